@@ -1,0 +1,386 @@
+//! The Ariadne agent (paper section 3): working memory, planning (sub-goals with
+//! reasons, revised every step), and a ReAct decision (a rationale, then exactly one
+//! admissible action), with AriGraph as long-term memory.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use anyhow::Result;
+use minijinja::context;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::env::GameState;
+use crate::llm::{CallLog, Llm};
+use crate::memory::{Memory, Observed, Retrieval, UpdateReport};
+
+/// A plan entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubGoal {
+    /// What to achieve next.
+    pub sub_goal: String,
+    /// Why it serves the goal.
+    pub reason: String,
+}
+
+/// Agent parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// Recent steps shown in working memory.
+    pub history: usize,
+    /// Longest feedback text per recent step, characters.
+    pub feedback_chars: usize,
+    /// Same action this many times in a row triggers a warning.
+    pub repeat_warning: usize,
+    /// This many steps without a score change trigger a warning.
+    pub stall_warning: usize,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            history: 4,
+            feedback_chars: 300,
+            repeat_warning: 3,
+            stall_warning: 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct HistoryItem {
+    step: u32,
+    action: String,
+    feedback: String,
+    reward: i64,
+}
+
+/// What the agent decided at one step, with everything that led to it.
+#[derive(Debug)]
+pub struct Decision {
+    /// The memory update from this step's observation.
+    pub update: UpdateReport,
+    /// What was retrieved.
+    pub retrieval: Retrieval,
+    /// The revised plan.
+    pub plan: Vec<SubGoal>,
+    /// Warnings shown to the planner.
+    pub warnings: Vec<String>,
+    /// The decision's rationale.
+    pub rationale: String,
+    /// The action, one of the admissible commands.
+    pub action: String,
+    /// "llm", "repaired" or "fallback".
+    pub action_source: String,
+    /// The step's LLM activity.
+    pub log: CallLog,
+    /// Time spent in this call, milliseconds.
+    pub elapsed_ms: u64,
+}
+
+#[derive(Deserialize)]
+struct PlanAnswer {
+    plan: Vec<SubGoal>,
+}
+
+#[derive(Deserialize)]
+struct ActionAnswer {
+    rationale: String,
+    action: String,
+}
+
+/// The Ariadne agent for one episode.
+pub struct Agent {
+    llm: Llm,
+    /// AriGraph memory.
+    pub memory: Memory,
+    /// Current plan.
+    pub plan: Vec<SubGoal>,
+    goal: String,
+    settings: AgentSettings,
+    history: VecDeque<HistoryItem>,
+    actions: Vec<String>,
+    last_gain_step: u32,
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= n {
+        s
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}
+
+fn canon(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Map an answer to an admissible command: exact, or equal after case and whitespace
+/// folding (a repair). Nothing looser: "most similar" matching picks near-opposites.
+pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&'a str, bool)> {
+    if let Some(a) = admissible.iter().find(|a| a.as_str() == answer) {
+        return Some((a, false));
+    }
+    let c = canon(answer);
+    admissible
+        .iter()
+        .find(|a| canon(a) == c)
+        .map(|a| (a.as_str(), true))
+}
+
+fn plan_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "plan": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 5,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "sub_goal": {"type": "string", "maxLength": 120},
+                        "reason": {"type": "string", "maxLength": 160}
+                    },
+                    "required": ["sub_goal", "reason"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["plan"],
+        "additionalProperties": false
+    })
+}
+
+fn action_schema(admissible: &[String]) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "rationale": {"type": "string", "maxLength": 300},
+            "action": {"type": "string", "enum": admissible}
+        },
+        "required": ["rationale", "action"],
+        "additionalProperties": false
+    })
+}
+
+impl Agent {
+    /// A fresh agent for an episode with this goal.
+    pub fn new(llm: Llm, memory: Memory, goal: String, settings: AgentSettings) -> Self {
+        Self {
+            llm,
+            memory,
+            plan: Vec::new(),
+            goal,
+            settings,
+            history: VecDeque::new(),
+            actions: Vec::new(),
+            last_gain_step: 0,
+        }
+    }
+
+    /// Tell the agent what its last action did (feeds recent history and loop detection).
+    pub fn observe_result(&mut self, step: u32, action: &str, after: &GameState) {
+        self.history.push_back(HistoryItem {
+            step,
+            action: action.to_string(),
+            feedback: clip(&after.observation, self.settings.feedback_chars),
+            reward: after.reward,
+        });
+        while self.history.len() > self.settings.history {
+            self.history.pop_front();
+        }
+        self.actions.push(action.to_string());
+        if after.reward != 0 {
+            self.last_gain_step = step;
+        }
+    }
+
+    /// Warnings about loops and stalls for the planner (small models at temperature 0
+    /// repeat the same command).
+    pub fn warnings(&self, step: u32) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(last) = self.actions.last() {
+            let run = self.actions.iter().rev().take_while(|a| *a == last).count();
+            if run >= self.settings.repeat_warning {
+                out.push(format!(
+                    "the last {run} actions were all \"{last}\" and they did not help; choose a different action"
+                ));
+            }
+        }
+        let stalled = step.saturating_sub(self.last_gain_step + 1);
+        if stalled as usize >= self.settings.stall_warning {
+            out.push(format!(
+                "no score gained in the last {stalled} steps; revise the plan, explore rooms and exits not yet visited"
+            ));
+        }
+        out
+    }
+
+    /// One step of the loop: update memory from the observation, retrieve, plan, act.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoints (bad answers are repaired, retried, counted).
+    pub async fn step(
+        &mut self,
+        step: u32,
+        state: &GameState,
+        last_action: &str,
+    ) -> Result<Decision> {
+        let started = Instant::now();
+        let mut log = CallLog::default();
+        let room = state.room.clone().unwrap_or_else(|| "unknown".into());
+        let seen = Observed {
+            step,
+            observation: &state.observation,
+            inventory: &state.inventory,
+            room: &room,
+            action: last_action,
+        };
+        let update = self.memory.update(&self.llm, &mut log, &seen).await?;
+
+        // Queries: the observation, the goal, and each sub-goal of the current plan.
+        let mut queries = vec![state.observation.clone(), self.goal.clone()];
+        queries.extend(self.plan.iter().map(|p| p.sub_goal.clone()));
+        let retrieval = self
+            .memory
+            .retrieve(&self.llm, &mut log, &queries, step)
+            .await?;
+        let warnings = self.warnings(step);
+
+        let history: Vec<&HistoryItem> = self.history.iter().collect();
+        let facts: Vec<&str> = retrieval
+            .triplets
+            .iter()
+            .map(|t| t.triplet.as_str())
+            .collect();
+        let wm = context! {
+            goal => &self.goal,
+            facts => facts,
+            episodes => &retrieval.episodes,
+            history => history,
+            warnings => &warnings,
+            step => step,
+            score => state.score,
+            max_score => state.max_score,
+            room => &room,
+            inventory => clip(&state.inventory, 400),
+            observation => &state.observation,
+        };
+        let messages = self
+            .llm
+            .prompts
+            .render("plan", context! { plan => &self.plan, ..wm.clone() })?;
+        let plan: Option<PlanAnswer> = self
+            .llm
+            .ask(
+                &mut log,
+                "plan",
+                messages,
+                plan_schema(),
+                400,
+                |p: &PlanAnswer| {
+                    if p.plan.is_empty() {
+                        Err("the plan is empty".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .await?;
+        if let Some(p) = plan {
+            self.plan = p.plan.into_iter().take(5).collect();
+        }
+
+        let admissible = &state.admissible_commands;
+        let messages = self.llm.prompts.render(
+            "action",
+            context! { plan => &self.plan, admissible => admissible, ..wm },
+        )?;
+        let answer: Option<ActionAnswer> = self
+            .llm
+            .ask(
+                &mut log,
+                "action",
+                messages,
+                action_schema(admissible),
+                250,
+                |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
+                    Some(_) => Ok(()),
+                    None => Err(format!(
+                        "\"{}\" is not one of the admissible actions",
+                        a.action
+                    )),
+                },
+            )
+            .await?;
+        let (action, rationale, source) = match answer {
+            Some(a) => match match_admissible(&a.action, admissible) {
+                Some((cmd, repaired)) => (
+                    cmd.to_string(),
+                    a.rationale,
+                    if repaired { "repaired" } else { "llm" },
+                ),
+                None => self.fallback(admissible),
+            },
+            None => self.fallback(admissible),
+        };
+        Ok(Decision {
+            update,
+            retrieval,
+            plan: self.plan.clone(),
+            warnings,
+            rationale,
+            action,
+            action_source: source.to_string(),
+            log,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
+    /// No valid answer after the retry: take the first admissible command that differs
+    /// from the last action ("look" when the list is empty).
+    fn fallback(&self, admissible: &[String]) -> (String, String, &'static str) {
+        let last = self.actions.last();
+        let action = admissible
+            .iter()
+            .find(|a| Some(*a) != last)
+            .or(admissible.first())
+            .cloned()
+            .unwrap_or_else(|| "look".into());
+        (
+            action,
+            "no valid answer from the LLM; fallback action".into(),
+            "fallback",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admissible_matching_is_exact_or_case_folded() {
+        let adm = vec![
+            "go north".to_string(),
+            "go south".to_string(),
+            "take old key".to_string(),
+        ];
+        assert_eq!(
+            match_admissible("go north", &adm),
+            Some(("go north", false))
+        );
+        assert_eq!(
+            match_admissible("  Go   NORTH ", &adm),
+            Some(("go north", true))
+        );
+        // Never a "most similar" guess.
+        assert_eq!(match_admissible("go northwest", &adm), None);
+        assert_eq!(match_admissible("take key", &adm), None);
+    }
+}

@@ -1,0 +1,116 @@
+//! Command-line types (clap). Nothing outside this module and [`crate::settings`] sees
+//! them: `settings` resolves them, with the config file and environment, into plain
+//! settings once.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::llm::JsonMode;
+
+/// Ariadne: an LLM agent for TextWorld games with AriGraph memory (arXiv:2407.04363).
+#[derive(Debug, Parser)]
+#[command(name = "ariadne", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play one TextWorld game with the Ariadne agent and log the trajectory.
+    Play(Box<PlayArgs>),
+    /// Install the managed Python environment (TextWorld, local model) without playing.
+    Setup(SetupArgs),
+}
+
+/// Endpoint and model options shared by every command that calls an LLM.
+#[derive(Debug, Clone, Args)]
+pub struct LlmArgs {
+    /// OpenAI-compatible base URL (with /v1). Unset: the embedded local model.
+    #[arg(long, env = "OPENAI_BASE_URL", help_heading = "LLM")]
+    pub base_url: Option<String>,
+    /// Chat model name sent to the endpoint.
+    #[arg(long, env = "ARIADNE_MODEL", help_heading = "LLM")]
+    pub model: Option<String>,
+    /// OpenAI-compatible base URL for embeddings. Unset: the embedded e5 server.
+    #[arg(long, env = "ARIADNE_EMBED_BASE_URL", help_heading = "LLM")]
+    pub embed_base_url: Option<String>,
+    /// Embedding model name (remote embeddings only).
+    #[arg(long, env = "ARIADNE_EMBED_MODEL", help_heading = "LLM")]
+    pub embed_model: Option<String>,
+    /// Embedded local chat model (see `ariadne setup --help`).
+    #[arg(long, help_heading = "LLM")]
+    pub local_model: Option<String>,
+    /// How structured answers are requested.
+    #[arg(long, value_enum, help_heading = "LLM")]
+    pub json_mode: Option<JsonMode>,
+    /// Sampling temperature.
+    #[arg(long, help_heading = "LLM")]
+    pub temperature: Option<f32>,
+    /// Per-request timeout in seconds.
+    #[arg(long, help_heading = "LLM")]
+    pub llm_timeout: Option<u64>,
+    /// Context window of the embedded local model, tokens (shared by its slots).
+    #[arg(long, help_heading = "LLM")]
+    pub ctx: Option<u32>,
+    /// CPU threads for the embedded local servers.
+    #[arg(long, help_heading = "LLM")]
+    pub threads: Option<u32>,
+    /// Keep maxLength bounds in JSON schemas sent to a remote endpoint (llama.cpp, vLLM).
+    #[arg(long, help_heading = "LLM")]
+    pub length_limits: bool,
+    /// Config file (TOML). Default: ./ariadne.toml if it exists.
+    #[arg(long, help_heading = "LLM")]
+    pub config: Option<PathBuf>,
+}
+
+/// Options of `ariadne play`.
+#[derive(Debug, Clone, Args)]
+pub struct PlayArgs {
+    /// A .z8 game path (its .json sidecar beside it) or a bundled game name (games/NAME.z8).
+    pub game: String,
+    /// Step cap (the paper uses 150; Cooking 60).
+    #[arg(long, default_value_t = 150)]
+    pub max_steps: u32,
+    /// Seed sent with every chat request (where the endpoint supports it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where run directories are written.
+    #[arg(long, default_value = "runs")]
+    pub runs_dir: PathBuf,
+    /// Semantic search depth d (Algorithm 2).
+    #[arg(long, help_heading = "Memory")]
+    pub depth: Option<u32>,
+    /// Semantic search width w (Algorithm 2).
+    #[arg(long, help_heading = "Memory")]
+    pub width: Option<usize>,
+    /// Episodic vertices retrieved, k (Eq. 1).
+    #[arg(long, help_heading = "Memory")]
+    pub episodes: Option<usize>,
+    /// Which existing triplets the outdated-edge check considers.
+    #[arg(long, value_enum, help_heading = "Memory")]
+    pub outdated_scope: Option<crate::memory::OutdatedScope>,
+    /// Directory of edited prompt files (default: the built-in prompts/).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// One line per step instead of the full view.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Endpoint and model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// Options of `ariadne setup`.
+#[derive(Debug, Clone, Args)]
+pub struct SetupArgs {
+    /// Also install this local model's runtime and weights (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b).
+    #[arg(long)]
+    pub local_model: Option<String>,
+    /// Only TextWorld (what the tests need).
+    #[arg(long, conflicts_with = "local_model")]
+    pub bridge_only: bool,
+}

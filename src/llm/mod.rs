@@ -1,0 +1,350 @@
+//! LLM access: one client for every OpenAI-compatible endpoint (chat and embeddings),
+//! structured JSON answers with tolerant parsing and one retry, and a record of every
+//! call (prompt, answer, tokens, latency) for the trajectory log.
+//!
+//! - [`client`]: [`ChatBackend`] over async-openai (OpenAI, vLLM, llama.cpp, Ollama).
+//! - [`structured`]: JSON-schema answers, repair, retry, failure counting.
+//! - [`local`]: the embedded default (a llama.cpp server and an e5 embedding server).
+
+pub mod client;
+pub mod local;
+pub mod structured;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use client::{EmbedConfig, EndpointConfig, OpenAiBackend};
+
+/// Errors from an LLM or embedding endpoint that callers branch on.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The endpoint did not accept a connection (after the client's retries).
+    #[error(
+        "cannot reach the {what} endpoint at {endpoint}: {detail}. Check --base-url / OPENAI_BASE_URL (or --embed-base-url), or unset them to use the embedded local model"
+    )]
+    Unreachable {
+        /// "chat" or "embedding".
+        what: &'static str,
+        /// Base URL, never with a key.
+        endpoint: String,
+        /// The transport error.
+        detail: String,
+    },
+    /// The endpoint answered with an HTTP error after the client's retries.
+    #[error("the {what} endpoint at {endpoint} answered with an error: {detail}")]
+    Api {
+        /// "chat" or "embedding".
+        what: &'static str,
+        /// Base URL, never with a key.
+        endpoint: String,
+        /// Status and message from the server.
+        detail: String,
+    },
+    /// The answer could not be read as a chat completion or embedding list.
+    #[error("the {what} endpoint at {endpoint} sent an unreadable response: {detail}")]
+    BadResponse {
+        /// "chat" or "embedding".
+        what: &'static str,
+        /// Base URL.
+        endpoint: String,
+        /// What was wrong, with the raw body where available.
+        detail: String,
+    },
+}
+
+impl LlmError {
+    /// True when the error is a setup problem the user must fix (unreachable endpoint,
+    /// authentication or unknown model), as opposed to a transient failure.
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            LlmError::Unreachable { .. } => true,
+            LlmError::Api { detail, .. } => {
+                detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
+            }
+            LlmError::BadResponse { .. } => false,
+        }
+    }
+}
+
+/// One chat message (OpenAI roles: "system", "user", "assistant").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// "system", "user" or "assistant".
+    pub role: String,
+    /// The text of the message.
+    pub content: String,
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system".into(),
+            content: content.into(),
+        }
+    }
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+    /// An assistant message.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: "assistant".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// Token counts reported by the endpoint for one call (0 where it reports none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt (input) tokens.
+    pub prompt_tokens: u64,
+    /// Completion (output) tokens.
+    pub completion_tokens: u64,
+    /// Prompt tokens served from the server's cache, where reported.
+    #[serde(default)]
+    pub cached_tokens: u64,
+}
+
+impl Usage {
+    /// Sum of two usages.
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
+    }
+}
+
+/// How a chat request asks for structured output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonMode {
+    /// `response_format: {type: json_schema}` (OpenAI, llama.cpp, vLLM).
+    Schema,
+    /// `response_format: {type: json_object}` (any JSON; the schema goes in the prompt only).
+    Object,
+    /// No `response_format`; the answer is parsed tolerantly.
+    None,
+}
+
+/// One chat request.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    /// What the call is for ("extract_triplets", "outdated", "plan", "action", ...).
+    pub purpose: String,
+    /// The conversation.
+    pub messages: Vec<Message>,
+    /// Name and JSON schema of the expected answer, if structured.
+    pub schema: Option<(String, Value)>,
+    /// Upper bound on completion tokens.
+    pub max_tokens: u32,
+}
+
+/// The text of a chat answer with its usage and latency.
+#[derive(Debug, Clone)]
+pub struct ChatAnswer {
+    /// `choices[0].message.content`.
+    pub content: String,
+    /// Tokens reported by the endpoint.
+    pub usage: Usage,
+    /// Wall time of the HTTP exchange, milliseconds.
+    pub latency_ms: u64,
+}
+
+/// Whether a text is embedded as a search query or as a stored passage (e5-style models
+/// embed the two differently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbedKind {
+    /// A search query (the observation, plan, goal, or a vertex in BFS).
+    Query,
+    /// A stored item (a triplet).
+    Passage,
+}
+
+/// Embedding vectors for a batch of texts, in input order, L2-normalized.
+#[derive(Debug, Clone)]
+pub struct Embeddings {
+    /// One vector per input text.
+    pub vectors: Vec<Vec<f32>>,
+    /// Tokens reported by the endpoint.
+    pub usage: Usage,
+    /// Wall time of the HTTP exchange, milliseconds.
+    pub latency_ms: u64,
+}
+
+/// A source of chat answers and embeddings: a live endpoint, or (later) a recorded
+/// trajectory. Implementations must be safe to share across tasks.
+#[async_trait]
+pub trait ChatBackend: Send + Sync {
+    /// Send one chat request; the client's own retries have already been spent on errors.
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError>;
+    /// Embed a batch of texts.
+    async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError>;
+    /// The chat model's name as recorded in the manifest.
+    fn model_name(&self) -> String;
+}
+
+/// One LLM call as recorded in the trajectory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// What the call was for.
+    pub purpose: String,
+    /// 1 for the first try, 2 for the retry after an invalid answer.
+    pub attempt: u32,
+    /// The messages sent.
+    pub messages: Vec<Message>,
+    /// The raw answer text ("" when the call itself failed).
+    pub answer: String,
+    /// Tokens reported by the endpoint.
+    pub usage: Usage,
+    /// Wall time, milliseconds.
+    pub latency_ms: u64,
+    /// Why the answer was rejected (unparseable, invalid), if it was.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+}
+
+/// One embedding call as recorded in the trajectory (vectors go to `embeddings.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmbedRecord {
+    /// Query or passage.
+    pub kind: EmbedKind,
+    /// The texts embedded.
+    pub texts: Vec<String>,
+    /// Tokens reported by the endpoint.
+    pub usage: Usage,
+    /// Wall time, milliseconds.
+    pub latency_ms: u64,
+}
+
+/// Cosine similarity of two vectors of equal length (0.0 when either is zero).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let mut dot = 0.0f32;
+    let mut na = 0.0f32;
+    let mut nb = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// Scale a vector to unit length in place (left as is when zero).
+pub fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+/// A vector computed during a step, written to the run's `embeddings.jsonl` so a replay
+/// can serve it without the network.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VectorRecord {
+    /// Query or passage.
+    pub kind: EmbedKind,
+    /// The text embedded (without prefix).
+    pub text: String,
+    /// The unit-length vector.
+    pub vector: Vec<f32>,
+}
+
+/// Everything the LLM did during one step: calls, embedding calls, new vectors, and
+/// the count of rejected and repaired answers.
+#[derive(Debug, Default)]
+pub struct CallLog {
+    /// Chat calls in order.
+    pub calls: Vec<CallRecord>,
+    /// Embedding calls in order.
+    pub embeds: Vec<EmbedRecord>,
+    /// Vectors computed this step.
+    pub vectors: Vec<VectorRecord>,
+    /// Rejected answers (unparseable or invalid) this step.
+    pub failures: u32,
+    /// Accepted answers that needed repair this step.
+    pub repairs: u32,
+}
+
+/// The LLM as the agent and memory use it: a backend plus the prompt templates.
+pub struct Llm {
+    /// Where answers come from.
+    pub backend: std::sync::Arc<dyn ChatBackend>,
+    /// The prompt templates.
+    pub prompts: crate::prompts::Prompts,
+}
+
+impl Llm {
+    /// Ask for a structured answer (see [`structured::ask`]) and log the calls.
+    ///
+    /// # Errors
+    /// Transport errors only; bad answers give `Ok(None)` and are counted in `log`.
+    pub async fn ask<T, F>(
+        &self,
+        log: &mut CallLog,
+        purpose: &str,
+        messages: Vec<Message>,
+        schema: Value,
+        max_tokens: u32,
+        validate: F,
+    ) -> Result<Option<T>, LlmError>
+    where
+        T: serde::de::DeserializeOwned,
+        F: Fn(&T) -> Result<(), String>,
+    {
+        let request = ChatRequest {
+            purpose: purpose.to_string(),
+            messages,
+            schema: Some((purpose.to_string(), schema)),
+            max_tokens,
+        };
+        let out = structured::ask(self.backend.as_ref(), request, validate).await?;
+        log.failures += out.failures;
+        if out.repaired {
+            log.repairs += 1;
+        }
+        log.calls.extend(out.calls);
+        Ok(out.value)
+    }
+
+    /// Embed texts and log the call and the vectors. An empty batch makes no call.
+    ///
+    /// # Errors
+    /// Transport errors and malformed embedding responses.
+    pub async fn embed(
+        &self,
+        log: &mut CallLog,
+        texts: Vec<String>,
+        kind: EmbedKind,
+    ) -> Result<Vec<Vec<f32>>, LlmError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let e = self.backend.embed(&texts, kind).await?;
+        for (text, vector) in texts.iter().zip(&e.vectors) {
+            log.vectors.push(VectorRecord {
+                kind,
+                text: text.clone(),
+                vector: vector.clone(),
+            });
+        }
+        log.embeds.push(EmbedRecord {
+            kind,
+            texts,
+            usage: e.usage,
+            latency_ms: e.latency_ms,
+        });
+        Ok(e.vectors)
+    }
+}

@@ -1,0 +1,467 @@
+//! `ariadne play`: set up (Python env, local servers), run one episode of the Ariadne
+//! loop on a TextWorld game, show each step live, log the trajectory, print a summary.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::agent::{Agent, AgentSettings, Decision};
+use crate::env::{self, GameState, TextWorldEnv};
+use crate::llm::local::{self, LocalOptions, LocalServer};
+use crate::llm::{ChatBackend, EmbedConfig, EndpointConfig, Llm, OpenAiBackend, Usage};
+use crate::memory::Memory;
+use crate::prompts::Prompts;
+use crate::pyenv;
+use crate::settings::PlaySettings;
+use crate::trajectory::{self, GraphStats, RunWriter, StepRecord, Summary, Timings};
+
+/// Local servers started for a run; stopped by [`Servers::stop`] (or killed on drop).
+#[derive(Default)]
+pub struct Servers {
+    llm: Option<LocalServer>,
+    embed: Option<LocalServer>,
+}
+
+impl Servers {
+    /// Stop every server.
+    pub async fn stop(self) {
+        if let Some(s) = self.llm {
+            s.stop().await;
+        }
+        if let Some(s) = self.embed {
+            s.stop().await;
+        }
+    }
+}
+
+/// Start what the settings need and build the backend.
+///
+/// # Errors
+/// Setup failures (pip, weights, servers) as one clear line.
+pub async fn connect(
+    settings: &crate::settings::LlmSettings,
+    py: &pyenv::PyEnv,
+    log_dir: &std::path::Path,
+) -> Result<(Arc<dyn ChatBackend>, Servers, serde_json::Value)> {
+    let mut servers = Servers::default();
+    let threads = settings.threads.max(1);
+    let (llm_srv, embed_srv) = tokio::join!(
+        async {
+            if settings.embedded_chat() {
+                let opts = LocalOptions {
+                    model_path: py.model_path(settings.local_model),
+                    n_ctx: settings.ctx,
+                    threads,
+                    parallel: 4,
+                    log_dir: log_dir.to_path_buf(),
+                };
+                local::start_llm(py, &opts).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        },
+        async {
+            if settings.embed_base_url.is_none() {
+                local::start_embed(py, threads, log_dir).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        }
+    );
+    servers.llm = llm_srv?;
+    servers.embed = embed_srv?;
+    let chat = EndpointConfig {
+        base_url: match &servers.llm {
+            Some(s) => s.base_url.clone(),
+            None => settings.base_url.clone().unwrap_or_default(),
+        },
+        api_key: settings.api_key.clone(),
+        model: settings.model.clone(),
+        json_mode: settings.json_mode,
+        temperature: settings.temperature,
+        timeout_s: settings.timeout_s,
+        length_limits: servers.llm.is_some() || settings.length_limits,
+    };
+    let embed = match (&servers.embed, &settings.embed_base_url) {
+        (Some(s), _) => EmbedConfig {
+            base_url: s.base_url.clone(),
+            api_key: None,
+            query_model: "e5-query".into(),
+            passage_model: "e5-passage".into(),
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+        },
+        (None, url) => EmbedConfig {
+            base_url: url.clone().unwrap_or_default(),
+            api_key: settings.embed_api_key.clone(),
+            query_model: settings.embed_model.clone(),
+            passage_model: settings.embed_model.clone(),
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+        },
+    };
+    let described = json!({
+        "chat": {
+            "base_url": chat.base_url,
+            "embedded": servers.llm.is_some(),
+            "model": chat.model,
+            "local_model": servers.llm.as_ref().map(|_| json!({
+                "name": settings.local_model.name,
+                "file": settings.local_model.file,
+                "sha256": settings.local_model.sha256,
+                "runtime": pyenv::LLM_REQ,
+                "ctx": settings.ctx,
+                "threads": threads,
+            })),
+            "api_key_set": chat.api_key.is_some(),
+            "json_mode": chat.json_mode,
+            "temperature": chat.temperature,
+            "timeout_s": chat.timeout_s,
+            "length_limits": chat.length_limits,
+        },
+        "embedding": {
+            "base_url": embed.base_url,
+            "embedded": servers.embed.is_some(),
+            "runtime": servers.embed.as_ref().map(|_| pyenv::EMBED_REQ),
+            "query_model": embed.query_model,
+            "passage_model": embed.passage_model,
+            "api_key_set": embed.api_key.is_some(),
+        },
+    });
+    let backend = OpenAiBackend::new(chat, embed)?;
+    Ok((Arc::new(backend), servers, described))
+}
+
+fn clip(s: &str, n: usize) -> String {
+    let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= n {
+        one
+    } else {
+        format!("{}...", one.chars().take(n).collect::<String>())
+    }
+}
+
+fn show_step(quiet: bool, step: u32, state: &GameState, d: &Decision, after: &GameState) {
+    let room = state.room.as_deref().unwrap_or("?");
+    if quiet {
+        println!(
+            "step {step:>3} | {room} | +{} -{} triplets | {} | score {}/{}",
+            d.update.added.len(),
+            d.update.removed.len(),
+            d.action,
+            after.score,
+            after.max_score
+        );
+        return;
+    }
+    println!(
+        "\n== step {step} | {room} | score {}/{} ==",
+        state.score, state.max_score
+    );
+    println!("observation: {}", clip(&state.observation, 400));
+    for t in &d.update.added {
+        println!("  + {t}");
+    }
+    for t in &d.update.removed {
+        println!("  - {t}");
+    }
+    if !d.retrieval.triplets.is_empty() {
+        println!(
+            "retrieved: {} triplets, episodes from steps {:?}",
+            d.retrieval.triplets.len(),
+            d.retrieval
+                .episodes
+                .iter()
+                .map(|e| e.step)
+                .collect::<Vec<_>>()
+        );
+    }
+    for w in &d.warnings {
+        println!("warning: {w}");
+    }
+    for (i, p) in d.plan.iter().enumerate() {
+        println!("plan {}: {} ({})", i + 1, p.sub_goal, clip(&p.reason, 100));
+    }
+    let source = if d.action_source == "llm" {
+        String::new()
+    } else {
+        format!(" [{}]", d.action_source)
+    };
+    println!("> {}{source}  -- {}", d.action, clip(&d.rationale, 160));
+    let reward = if after.reward != 0 {
+        format!(" ({:+})", after.reward)
+    } else {
+        String::new()
+    };
+    println!("{}{reward}", clip(&after.observation, 300));
+}
+
+fn spinner(quiet: bool, step: u32) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} step {msg}: updating memory, planning, acting [{elapsed}]",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    pb.set_message(step.to_string());
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+/// Run `ariadne play`. Returns the summary and the run directory.
+///
+/// # Errors
+/// Setup and input errors as one clear line (missing game or sidecar, unreachable
+/// endpoint, pip failure); errors during the episode after the finished steps were
+/// written and the summary saved.
+pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
+    env::check_game(&s.game)?;
+    let prompts = Prompts::load(s.prompts.as_deref())?;
+    let py = pyenv::ensure(
+        s.llm.embedded_chat().then_some(s.llm.local_model),
+        s.llm.embed_base_url.is_none(),
+    )
+    .await?;
+
+    let game_name = s
+        .game
+        .file_stem()
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let run_id = format!(
+        "{}-{game_name}",
+        chrono::Local::now().format("%Y%m%d-%H%M%S")
+    );
+    let mut manifest = json!({
+        "format_version": trajectory::FORMAT_VERSION,
+        "ariadne_version": env!("CARGO_PKG_VERSION"),
+        "command": "play",
+        "created_at": chrono::Local::now().to_rfc3339(),
+        "game": {"path": s.game.display().to_string(), "name": game_name},
+        "seed": s.seed,
+        "max_steps": s.max_steps,
+        "memory_design": "arigraph",
+        "memory": s.memory,
+        "agent": AgentSettings::default(),
+        "versions": {"ariadne": env!("CARGO_PKG_VERSION"), "textworld": pyenv::TEXTWORLD_REQ},
+        "prompts": s.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
+    });
+    let mut writer = RunWriter::create(&s.runs_dir, &run_id, &manifest)?;
+    if !s.quiet {
+        eprintln!(
+            "ariadne: starting {}",
+            if s.llm.embedded_chat() {
+                "the embedded local model (this takes a few seconds)"
+            } else {
+                "the embedding server"
+            }
+        );
+    }
+    let (backend, servers, described) = connect(&s.llm, &py, writer.dir()).await?;
+    manifest["llm"] = described;
+    writer.write_manifest(&manifest)?;
+    let result = run_episode(&s, &py, backend, prompts, writer).await;
+    servers.stop().await;
+    result
+}
+
+async fn run_episode(
+    s: &PlaySettings,
+    py: &pyenv::PyEnv,
+    backend: Arc<dyn ChatBackend>,
+    prompts: Prompts,
+    mut writer: RunWriter,
+) -> Result<(Summary, std::path::PathBuf)> {
+    let dir = writer.dir().to_path_buf();
+    let mut bridge =
+        TextWorldEnv::start(&py.python, &py.bridge_script(), &dir.join("bridge.log")).await?;
+    let started = Instant::now();
+    let mut state = bridge.reset(&s.game).await?;
+    let goal = if state.objective.trim().is_empty() {
+        state.observation.clone()
+    } else {
+        state.objective.clone()
+    };
+    let llm = Llm { backend, prompts };
+    let mut agent = Agent::new(
+        llm,
+        Memory::new(s.memory.clone()),
+        goal,
+        AgentSettings::default(),
+    );
+    println!(
+        "ariadne: playing {} (max score {}, step cap {}); trajectory in {}",
+        s.game.display(),
+        state.max_score,
+        s.max_steps,
+        dir.display()
+    );
+
+    let mut summary = Summary {
+        format_version: trajectory::FORMAT_VERSION,
+        max_score: state.max_score,
+        ..Summary::default()
+    };
+    let mut last_action = String::new();
+    let mut outcome = "step_cap".to_string();
+    let mut error: Option<anyhow::Error> = None;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    for step in 1..=s.max_steps {
+        let step_started = Instant::now();
+        let pb = spinner(s.quiet, step);
+        let decided = tokio::select! {
+            d = agent.step(step, &state, &last_action) => Some(d),
+            _ = &mut ctrl_c => None,
+        };
+        pb.finish_and_clear();
+        let decision = match decided {
+            None => {
+                outcome = "interrupted".into();
+                break;
+            }
+            Some(Err(e)) => {
+                outcome = "error".into();
+                error = Some(e);
+                break;
+            }
+            Some(Ok(d)) => d,
+        };
+        let env_started = Instant::now();
+        let after = match bridge.step(&decision.action).await {
+            Ok(a) => a,
+            Err(e) => {
+                outcome = "error".into();
+                error = Some(e.into());
+                break;
+            }
+        };
+        let env_ms = env_started.elapsed().as_millis() as u64;
+        show_step(s.quiet, step, &state, &decision, &after);
+        agent.observe_result(step, &decision.action, &after);
+        let mut usage = Usage::default();
+        decision.log.calls.iter().for_each(|c| usage.add(c.usage));
+        let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
+            + decision
+                .log
+                .embeds
+                .iter()
+                .map(|e| e.latency_ms)
+                .sum::<u64>();
+        let total_ms = step_started.elapsed().as_millis() as u64;
+        let g = &agent.memory.graph;
+        let record = StepRecord {
+            step,
+            room: state.room.clone(),
+            observation: state.observation.clone(),
+            inventory: state.inventory.clone(),
+            admissible_commands: state.admissible_commands.clone(),
+            memory: decision.update,
+            retrieval: decision.retrieval,
+            plan: decision.plan,
+            warnings: decision.warnings,
+            rationale: decision.rationale,
+            action: decision.action.clone(),
+            action_source: decision.action_source.clone(),
+            feedback: after.observation.clone(),
+            reward: after.reward,
+            score: after.score,
+            max_score: after.max_score,
+            done: after.done,
+            won: after.won,
+            lost: after.lost,
+            llm_calls: decision.log.calls,
+            embedding_calls: decision.log.embeds,
+            llm_failures: decision.log.failures,
+            llm_repairs: decision.log.repairs,
+            usage,
+            graph: GraphStats {
+                semantic_vertices: g.vertex_count(),
+                semantic_edges: g.edge_count(),
+                episodic_vertices: g.episodes().len(),
+            },
+            timings: Timings {
+                total_ms,
+                llm_ms,
+                env_ms,
+                agent_ms: total_ms.saturating_sub(llm_ms + env_ms),
+            },
+        };
+        writer.write_step(&record, &decision.log.vectors)?;
+        summary.steps = step;
+        summary.llm_calls += record.llm_calls.len() as u64;
+        summary.llm_failures += u64::from(record.llm_failures);
+        summary.llm_repairs += u64::from(record.llm_repairs);
+        summary.fallback_actions += u64::from(record.action_source == "fallback");
+        summary.usage.add(usage);
+        last_action = decision.action;
+        state = after;
+        if state.done {
+            outcome = if state.won {
+                "won"
+            } else if state.lost {
+                "lost"
+            } else {
+                "done"
+            }
+            .into();
+            break;
+        }
+    }
+    summary.outcome = outcome;
+    summary.error = error.as_ref().map(|e| format!("{e:#}"));
+    summary.score = state.score;
+    summary.max_score = state.max_score;
+    summary.normalized_score = if state.max_score > 0 {
+        state.score as f64 / state.max_score as f64
+    } else {
+        0.0
+    };
+    if summary.steps > 0 {
+        summary.prompt_tokens_per_step =
+            summary.usage.prompt_tokens as f64 / f64::from(summary.steps);
+        summary.completion_tokens_per_step =
+            summary.usage.completion_tokens as f64 / f64::from(summary.steps);
+    }
+    summary.wall_s = started.elapsed().as_secs_f64();
+    summary.final_observation = state.observation.clone();
+    writer.finish(&summary)?;
+    bridge.close().await;
+    print_summary(&summary, &dir);
+    if let Some(e) = error {
+        return Err(e.context(format!(
+            "the episode stopped at step {} (finished steps are in {})",
+            summary.steps + 1,
+            dir.display()
+        )));
+    }
+    Ok((summary, dir))
+}
+
+fn print_summary(s: &Summary, dir: &std::path::Path) {
+    println!(
+        "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} fallback actions) | tokens {} prompt / {} completion ({:.0}/{:.0} per step) | {:.1}s",
+        s.outcome,
+        s.score,
+        s.max_score,
+        s.normalized_score,
+        s.steps,
+        s.llm_calls,
+        s.llm_failures,
+        s.llm_repairs,
+        s.fallback_actions,
+        s.usage.prompt_tokens,
+        s.usage.completion_tokens,
+        s.prompt_tokens_per_step,
+        s.completion_tokens_per_step,
+        s.wall_s
+    );
+    println!("trajectory: {}", dir.display());
+}

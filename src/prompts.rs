@@ -1,0 +1,116 @@
+//! Prompt templates (`prompts/*.md`, minijinja syntax). Each prompt file holds the
+//! system message, a line `=== user ===`, then the user message template. The files are
+//! compiled into the binary; `--prompts DIR` loads a directory of edited copies instead.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use minijinja::Environment;
+use serde::Serialize;
+
+use crate::llm::Message;
+
+/// Names of the prompt files (without `.md`) and their compiled-in text.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "extract_triplets",
+        include_str!("../prompts/extract_triplets.md"),
+    ),
+    ("outdated", include_str!("../prompts/outdated.md")),
+    ("plan", include_str!("../prompts/plan.md")),
+    ("action", include_str!("../prompts/action.md")),
+    (
+        "working_memory",
+        include_str!("../prompts/working_memory.md"),
+    ),
+];
+
+const USER_MARK: &str = "=== user ===";
+
+/// The loaded templates.
+pub struct Prompts {
+    env: Environment<'static>,
+    systems: Vec<(String, String)>,
+}
+
+impl Prompts {
+    /// Load the compiled-in prompts, or those in `dir` (every file of [`BUILTIN`] must exist).
+    ///
+    /// # Errors
+    /// A missing or unreadable file, a template syntax error.
+    pub fn load(dir: Option<&Path>) -> Result<Self> {
+        let mut env = Environment::new();
+        env.set_trim_blocks(true);
+        env.set_keep_trailing_newline(true);
+        let mut systems = Vec::new();
+        for (name, builtin) in BUILTIN {
+            let text = match dir {
+                Some(d) => {
+                    let p = d.join(format!("{name}.md"));
+                    std::fs::read_to_string(&p)
+                        .with_context(|| format!("cannot read prompt {}", p.display()))?
+                }
+                None => builtin.to_string(),
+            };
+            let (system, user) = match text.split_once(USER_MARK) {
+                Some((s, u)) => (
+                    s.trim().to_string(),
+                    u.trim_start_matches(['\r', '\n']).to_string(),
+                ),
+                None if *name == "working_memory" => (String::new(), text.clone()),
+                None => bail!("prompt {name}.md has no '{USER_MARK}' line"),
+            };
+            env.add_template_owned(name.to_string(), user)
+                .with_context(|| format!("prompt {name}.md is not a valid template"))?;
+            systems.push((name.to_string(), system));
+        }
+        Ok(Self { env, systems })
+    }
+
+    /// Render prompt `name` with `ctx`: the system message and the user message.
+    ///
+    /// # Errors
+    /// An unknown name or a rendering error (a variable of the wrong shape).
+    pub fn render<S: Serialize>(&self, name: &str, ctx: S) -> Result<Vec<Message>> {
+        let system = self
+            .systems
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s.clone())
+            .with_context(|| format!("no prompt named {name}"))?;
+        let user = self
+            .env
+            .get_template(name)
+            .and_then(|t| t.render(ctx))
+            .with_context(|| format!("cannot render prompt {name}"))?;
+        Ok(vec![
+            Message::system(system),
+            Message::user(user.trim_end().to_string()),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minijinja::context;
+
+    #[test]
+    fn builtin_prompts_render() {
+        let p = Prompts::load(None).unwrap();
+        let m = p
+            .render(
+                "outdated",
+                context! { new => vec!["key, is in, inventory"], old => vec!["key, is in, locker", "locker, is, closed"] },
+            )
+            .unwrap();
+        assert_eq!(m[0].role, "system");
+        assert!(m[0].content.contains("When in doubt, keep the old fact."));
+        assert!(
+            m[1].content
+                .contains("1. key, is in, locker\n2. locker, is, closed"),
+            "{}",
+            m[1].content
+        );
+    }
+}

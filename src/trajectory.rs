@@ -1,0 +1,258 @@
+//! The trajectory log: one directory per run under `runs/`.
+//!
+//! - `manifest.json`: format version, game, seed, model and endpoint (never a key),
+//!   every setting, versions; written when the run starts.
+//! - `steps.jsonl`: one [`StepRecord`] per line, written and flushed when the step ends,
+//!   so a killed run loses at most the step in flight.
+//! - `embeddings.jsonl`: every vector computed ([`crate::llm::VectorRecord`]), appended
+//!   with the step that computed it.
+//! - `summary.json`: the [`Summary`], written at the end (also after Ctrl-C or an error).
+//!
+//! The format is versioned by [`FORMAT_VERSION`] and documented in the README.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::agent::SubGoal;
+use crate::llm::{CallRecord, EmbedRecord, Usage, VectorRecord};
+use crate::memory::{Retrieval, UpdateReport};
+
+/// Version of the on-disk format; bumped on any incompatible change.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Counts of the memory graph after a step (paper Figure 5).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct GraphStats {
+    /// Semantic vertices.
+    pub semantic_vertices: usize,
+    /// Semantic edges (triplets).
+    pub semantic_edges: usize,
+    /// Episodic vertices.
+    pub episodic_vertices: usize,
+}
+
+/// Wall-time split of a step, milliseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Timings {
+    /// Whole step.
+    pub total_ms: u64,
+    /// Waiting for chat and embedding endpoints.
+    pub llm_ms: u64,
+    /// Bridge round trip of the action.
+    pub env_ms: u64,
+    /// The agent's own work: graph update, retrieval, prompt building (total - llm - env).
+    pub agent_ms: u64,
+}
+
+/// One step of an episode: what the agent saw, remembered, retrieved, planned and did,
+/// and what the game answered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// Step number, 1-based.
+    pub step: u32,
+    /// Room at the start of the step.
+    pub room: Option<String>,
+    /// Observation at the start of the step.
+    pub observation: String,
+    /// Inventory at the start of the step.
+    pub inventory: String,
+    /// Admissible commands at the start of the step.
+    pub admissible_commands: Vec<String>,
+    /// Memory update: triplets extracted, added, removed.
+    pub memory: UpdateReport,
+    /// Two-step retrieval results.
+    pub retrieval: Retrieval,
+    /// Plan after this step's planning call.
+    pub plan: Vec<SubGoal>,
+    /// Warnings shown to the planner (repeated actions, no progress).
+    pub warnings: Vec<String>,
+    /// The decision's rationale.
+    pub rationale: String,
+    /// The action sent to the game.
+    pub action: String,
+    /// "llm" (valid answer), "repaired" (normalized to an admissible command) or
+    /// "fallback" (no valid answer after the retry).
+    pub action_source: String,
+    /// The game's answer to the action.
+    pub feedback: String,
+    /// Score gained by the action.
+    pub reward: i64,
+    /// Cumulative score after the action.
+    pub score: i64,
+    /// Maximum score.
+    pub max_score: i64,
+    /// Episode over after the action.
+    pub done: bool,
+    /// Won after the action.
+    pub won: bool,
+    /// Lost after the action.
+    pub lost: bool,
+    /// Every chat call of the step.
+    pub llm_calls: Vec<CallRecord>,
+    /// Every embedding call of the step.
+    pub embedding_calls: Vec<EmbedRecord>,
+    /// Rejected LLM answers this step.
+    pub llm_failures: u32,
+    /// Accepted LLM answers that needed repair this step.
+    pub llm_repairs: u32,
+    /// Tokens of the step's chat calls.
+    pub usage: Usage,
+    /// Graph size after the step.
+    pub graph: GraphStats,
+    /// Time split.
+    pub timings: Timings,
+}
+
+/// How an episode ended and what it cost.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Summary {
+    /// Format version.
+    pub format_version: u32,
+    /// "won", "lost", "done", "step_cap", "interrupted" or "error".
+    pub outcome: String,
+    /// The error, when outcome is "error".
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// Final score.
+    pub score: i64,
+    /// Maximum score.
+    pub max_score: i64,
+    /// score / max_score (0 when max_score is 0).
+    pub normalized_score: f64,
+    /// Steps played.
+    pub steps: u32,
+    /// Chat calls made.
+    pub llm_calls: u64,
+    /// Rejected LLM answers.
+    pub llm_failures: u64,
+    /// Repaired LLM answers.
+    pub llm_repairs: u64,
+    /// Actions chosen by fallback.
+    pub fallback_actions: u64,
+    /// Chat tokens.
+    pub usage: Usage,
+    /// Prompt tokens per step (mean).
+    pub prompt_tokens_per_step: f64,
+    /// Completion tokens per step (mean).
+    pub completion_tokens_per_step: f64,
+    /// Wall time of the episode, seconds (setup excluded).
+    pub wall_s: f64,
+    /// The last observation.
+    pub final_observation: String,
+}
+
+/// Writes one run directory.
+pub struct RunWriter {
+    dir: PathBuf,
+    steps: BufWriter<File>,
+    vectors: BufWriter<File>,
+}
+
+impl RunWriter {
+    /// Create `runs_dir/<run_id>` (a numeric suffix is added if it exists) and write the
+    /// manifest. Returns the writer; [`RunWriter::dir`] tells the directory.
+    ///
+    /// # Errors
+    /// File system errors, with the path.
+    pub fn create(runs_dir: &Path, run_id: &str, manifest: &serde_json::Value) -> Result<Self> {
+        std::fs::create_dir_all(runs_dir)
+            .with_context(|| format!("cannot create {}", runs_dir.display()))?;
+        let mut dir = runs_dir.join(run_id);
+        let mut n = 1;
+        while dir.exists() {
+            n += 1;
+            dir = runs_dir.join(format!("{run_id}-{n}"));
+        }
+        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let open = |name: &str| -> Result<BufWriter<File>> {
+            let p = dir.join(name);
+            Ok(BufWriter::new(File::create(&p).with_context(|| {
+                format!("cannot create {}", p.display())
+            })?))
+        };
+        let mut w = Self {
+            steps: open("steps.jsonl")?,
+            vectors: open("embeddings.jsonl")?,
+            dir,
+        };
+        w.write_manifest(manifest)?;
+        Ok(w)
+    }
+
+    /// (Re)write `manifest.json`, adding `run_id` (the directory name).
+    ///
+    /// # Errors
+    /// File system errors.
+    pub fn write_manifest(&mut self, manifest: &serde_json::Value) -> Result<()> {
+        let mut manifest = manifest.clone();
+        manifest["run_id"] = serde_json::Value::String(
+            self.dir
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let path = self.dir.join("manifest.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Append a step and its new vectors, then flush both files.
+    ///
+    /// # Errors
+    /// File system errors.
+    pub fn write_step(&mut self, record: &StepRecord, vectors: &[VectorRecord]) -> Result<()> {
+        for v in vectors {
+            serde_json::to_writer(&mut self.vectors, v)?;
+            self.vectors.write_all(b"\n")?;
+        }
+        self.vectors.flush()?;
+        serde_json::to_writer(&mut self.steps, record)?;
+        self.steps.write_all(b"\n")?;
+        self.steps.flush().context("cannot write steps.jsonl")?;
+        Ok(())
+    }
+
+    /// Write `summary.json`.
+    ///
+    /// # Errors
+    /// File system errors.
+    pub fn finish(&mut self, summary: &Summary) -> Result<()> {
+        let path = self.dir.join("summary.json");
+        std::fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+/// Read the steps of a run; a truncated last line (a run killed mid-write) is skipped
+/// and reported in the second value.
+///
+/// # Errors
+/// A missing file, or a malformed line before the last.
+pub fn read_steps(dir: &Path) -> Result<(Vec<StepRecord>, bool)> {
+    let path = dir.join("steps.jsonl");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = Vec::new();
+    let mut truncated = false;
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<StepRecord>(line) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() => truncated = true,
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("{} line {} is malformed", path.display(), i + 1));
+            }
+        }
+    }
+    Ok((out, truncated))
+}

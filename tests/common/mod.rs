@@ -1,0 +1,350 @@
+//! Test support: a scripted OpenAI-compatible server on loopback (axum), so end-to-end
+//! tests exercise the real client path (async-openai over HTTP), and helpers to run the
+//! `ariadne` binary on a bundled game through the real TextWorld bridge.
+//!
+//! The scripted "LLM" answers by rule, from what reaches it:
+//! - `extract_triplets`: facts read from the observation with a few patterns (the room
+//!   the player is in, closed/open things, exits, taken items);
+//! - `outdated`: old facts with the same subject and relation as a new fact but another
+//!   object;
+//! - `plan`: one sub-goal naming the next scripted action;
+//! - `action`: the next scripted action when it is admissible, else the first one.
+//!   Embeddings are hashed bags of words.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, Once};
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+/// What the scripted server was asked, and what it should answer.
+#[derive(Default)]
+pub struct Script {
+    /// Actions to play in order (e.g. the game's walkthrough).
+    pub actions: Vec<String>,
+    /// Next action index.
+    pub cursor: usize,
+    /// Raw answers to send instead of the rule's answer, by chat call number (0-based).
+    pub junk: Vec<(usize, String)>,
+    /// Every chat request body received.
+    pub chats: Vec<Value>,
+    /// Every embedding request body received.
+    pub embeds: Vec<Value>,
+}
+
+/// A running scripted server.
+pub struct Scripted {
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+    /// Shared script and request log.
+    pub script: Arc<Mutex<Script>>,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn lines_after<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
+    let Some(start) = text.find(header) else {
+        return Vec::new();
+    };
+    text[start + header.len()..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Answer"))
+        .collect()
+}
+
+fn parse_fact(line: &str) -> Option<(String, String, String)> {
+    let body =
+        line.trim_start_matches(|c: char| c == '-' || c == '.' || c.is_ascii_digit() || c == ' ');
+    let parts: Vec<&str> = body.split(", ").collect();
+    (parts.len() == 3).then(|| {
+        (
+            parts[0].to_string(),
+            parts[1].to_string(),
+            parts[2].to_string(),
+        )
+    })
+}
+
+fn field<'a>(text: &'a str, name: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name))
+        .map(str::trim)
+        .unwrap_or("")
+}
+
+/// The rule-based triplet extractor.
+pub fn extract(user: &str) -> Vec<Value> {
+    let room = field(user, "Location:").to_lowercase();
+    let obs = user
+        .split_once("Observation:")
+        .map(|(_, rest)| rest.split("\nInventory:").next().unwrap_or(rest))
+        .unwrap_or("")
+        .to_lowercase();
+    let action = field(user, "Last action:").to_lowercase();
+    let mut out = Vec::new();
+    let mut push =
+        |s: &str, r: &str, o: &str| out.push(json!({"subject": s, "relation": r, "object": o}));
+    if !room.is_empty() && room != "unknown" {
+        push("player", "is in", &room);
+    }
+    for dir in ["north", "south", "east", "west"] {
+        if obs.contains(&format!("leading {dir}")) || obs.contains(&format!("exit to the {dir}")) {
+            push(&room, "has exit", dir);
+        }
+    }
+    for (marker, state) in [
+        ("there is a closed ", "closed"),
+        ("there is an open ", "open"),
+    ] {
+        if let Some(i) = obs.find(marker) {
+            let rest = &obs[i + marker.len()..];
+            if let Some(j) = rest.find(" leading") {
+                push(&rest[..j], "is", state);
+            }
+        }
+    }
+    if let Some(thing) = action.strip_prefix("open ")
+        && (obs.starts_with("you open") || obs.contains("you open"))
+    {
+        push(thing, "is", "open");
+    }
+    if let Some(rest) = action.strip_prefix("take ")
+        && obs.contains("you take")
+    {
+        let item = rest.split(" from ").next().unwrap_or(rest);
+        push(item, "is in", "inventory");
+    }
+    out
+}
+
+fn answer(script: &mut Script, body: &Value) -> String {
+    let n = script.chats.len() - 1;
+    if let Some((_, junk)) = script.junk.iter().find(|(i, _)| *i == n) {
+        return junk.clone();
+    }
+    let purpose = body["response_format"]["json_schema"]["name"]
+        .as_str()
+        .unwrap_or("");
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let user = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_string();
+    match purpose {
+        "extract_triplets" => json!({"triplets": extract(&user)}).to_string(),
+        "outdated" => {
+            let new: Vec<_> = lines_after(&user, "New facts:")
+                .into_iter()
+                .filter_map(parse_fact)
+                .collect();
+            let old: Vec<_> = lines_after(&user, "Old facts:")
+                .into_iter()
+                .filter_map(parse_fact)
+                .collect();
+            let outdated: Vec<usize> = old
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| new.iter().any(|n| n.0 == o.0 && n.1 == o.1 && n.2 != o.2))
+                .map(|(i, _)| i + 1)
+                .collect();
+            json!({"outdated": outdated}).to_string()
+        }
+        "plan" => {
+            let next = script
+                .actions
+                .get(script.cursor)
+                .cloned()
+                .unwrap_or_else(|| "explore".into());
+            json!({"plan": [{"sub_goal": format!("do: {next}"), "reason": "it is the next scripted step"}]}).to_string()
+        }
+        "action" => {
+            let allowed: Vec<String> =
+                body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            let next = script.actions.get(script.cursor).cloned();
+            let action = match next {
+                Some(a) if allowed.contains(&a) => {
+                    script.cursor += 1;
+                    a
+                }
+                _ => allowed.first().cloned().unwrap_or_else(|| "look".into()),
+            };
+            json!({"rationale": "scripted", "action": action}).to_string()
+        }
+        other => json!({"error": format!("unknown purpose {other}")}).to_string(),
+    }
+}
+
+/// A deterministic 64-dimensional hashed bag-of-words embedding.
+pub fn embed_text(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; 64];
+    for word in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in word.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        v[(h % 64) as usize] += 1.0;
+    }
+    v
+}
+
+async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Json<Value> {
+    let mut s = script.lock().expect("script lock");
+    s.chats.push(body.clone());
+    let content = answer(&mut s, &body);
+    let prompt_chars: usize = body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|x| x["content"].as_str().map_or(0, str::len))
+                .sum()
+        })
+        .unwrap_or(0);
+    Json(json!({
+        "id": "scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4, "total_tokens": (prompt_chars + content.len()) / 4}
+    }))
+}
+
+async fn embeddings(
+    State(script): State<Arc<Mutex<Script>>>,
+    Json(body): Json<Value>,
+) -> Json<Value> {
+    script
+        .lock()
+        .expect("script lock")
+        .embeds
+        .push(body.clone());
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": embed_text(t)}))
+        .collect();
+    Json(
+        json!({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": inputs.len(), "total_tokens": inputs.len()}}),
+    )
+}
+
+impl Scripted {
+    /// Start a scripted server that plays `actions`.
+    pub fn start(actions: &[&str]) -> Self {
+        let script = Arc::new(Mutex::new(Script {
+            actions: actions.iter().map(|s| s.to_string()).collect(),
+            ..Script::default()
+        }));
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let app = Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .route("/v1/embeddings", post(embeddings))
+            .with_state(script.clone());
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind loopback");
+        let port = listener.local_addr().expect("local addr").port();
+        rt.spawn(async move {
+            axum::serve(listener, app).await.expect("scripted server");
+        });
+        Self {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            script,
+            _rt: rt,
+        }
+    }
+}
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The built binary.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ariadne"))
+}
+
+static SETUP: Once = Once::new();
+
+/// Install TextWorld into the managed environment once per test binary (so parallel
+/// tests do not race to create it).
+pub fn setup_bridge() {
+    SETUP.call_once(|| {
+        let out = Command::new(bin())
+            .args(["setup", "--bridge-only"])
+            .output()
+            .expect("run ariadne setup");
+        assert!(
+            out.status.success(),
+            "ariadne setup failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+/// Run `ariadne play` against a scripted server, in `workdir`.
+pub fn play(workdir: &Path, base_url: &str, args: &[&str]) -> Output {
+    setup_bridge();
+    Command::new(bin())
+        .current_dir(workdir)
+        .env("OPENAI_BASE_URL", base_url)
+        .env("ARIADNE_EMBED_BASE_URL", base_url)
+        .env("OPENAI_API_KEY", "sk-test-secret-key-123")
+        .env_remove("ARIADNE_MODEL")
+        .arg("play")
+        .args(args)
+        .output()
+        .expect("run ariadne play")
+}
+
+/// The single run directory under `workdir/runs`.
+pub fn run_dir(workdir: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(workdir.join("runs"))
+        .expect("runs dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(runs.len(), 1, "expected one run dir, got {runs:?}");
+    runs[0].clone()
+}
+
+/// Read a JSONL file.
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("read jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}

@@ -1,0 +1,278 @@
+//! End-to-end tests of `ariadne play`: the real binary, the real TextWorld bridge on a
+//! bundled game, and a scripted OpenAI-compatible server on loopback.
+
+mod common;
+
+use common::{Scripted, play, read_jsonl, root, run_dir};
+use serde_json::Value;
+
+const SIMPLE_WALKTHROUGH: &[&str] = &[
+    "open antique trunk",
+    "take old key from antique trunk",
+    "unlock wooden door with old key",
+    "open wooden door",
+    "go east",
+    "open screen door",
+    "go east",
+    "go south",
+    "take half of a bag of chips",
+    "go north",
+    "go west",
+    "put half of a bag of chips on stove",
+];
+
+fn game(name: &str) -> String {
+    root().join("games").join(name).display().to_string()
+}
+
+#[test]
+fn play_wins_simple_game_and_logs_every_step() {
+    let server = Scripted::start(SIMPLE_WALKTHROUGH);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("simple.z8"), "--max-steps", "20", "--quiet"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("won | score 10/10"), "{stdout}");
+
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps.len(), SIMPLE_WALKTHROUGH.len());
+    let actions: Vec<&str> = steps
+        .iter()
+        .map(|s| s["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, SIMPLE_WALKTHROUGH);
+    let last = steps.last().unwrap();
+    assert_eq!(last["won"], true);
+    assert_eq!(last["score"], 10);
+    assert_eq!(
+        steps
+            .iter()
+            .map(|s| s["reward"].as_i64().unwrap())
+            .sum::<i64>(),
+        10
+    );
+
+    // Every step records the observation, the admissible commands, and its LLM calls.
+    for s in &steps {
+        assert!(!s["observation"].as_str().unwrap().is_empty());
+        assert!(
+            s["admissible_commands"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == &s["action"])
+        );
+        let purposes: Vec<&str> = s["llm_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["purpose"].as_str().unwrap())
+            .collect();
+        assert_eq!(purposes.first(), Some(&"extract_triplets"));
+        assert!(purposes.ends_with(&["plan", "action"]), "{purposes:?}");
+        for c in s["llm_calls"].as_array().unwrap() {
+            assert!(c["usage"]["prompt_tokens"].as_u64().unwrap() > 0);
+            assert!(!c["messages"].as_array().unwrap().is_empty());
+        }
+        assert_eq!(s["action_source"], "llm");
+    }
+
+    // The banner is stripped; the room header gives the room.
+    assert!(!steps[0]["observation"].as_str().unwrap().contains("$$"));
+    assert_eq!(steps[0]["room"], "Bedroom");
+
+    // Outdated-edge replacement: after "go east" the player is no longer in the bedroom.
+    let removed: Vec<String> = steps
+        .iter()
+        .flat_map(|s| s["memory"]["removed"].as_array().unwrap().iter())
+        .map(|t| {
+            format!(
+                "{}, {}, {}",
+                t["subject"].as_str().unwrap(),
+                t["relation"].as_str().unwrap(),
+                t["object"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        removed.contains(&"player, is in, bedroom".to_string()),
+        "{removed:?}"
+    );
+    assert!(
+        removed.contains(&"wooden door, is, closed".to_string()),
+        "{removed:?}"
+    );
+    let added_at_5: Vec<&Value> = steps[5]["memory"]["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert!(
+        added_at_5.iter().any(|t| t["object"] == "kitchen"),
+        "{added_at_5:?}"
+    );
+
+    // Retrieval reaches the prompts: the action prompt holds retrieved facts.
+    let chats = server.script.lock().unwrap().chats.clone();
+    let action_prompt = chats
+        .iter()
+        .rev()
+        .find(|c| c["response_format"]["json_schema"]["name"] == "action")
+        .unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let facts = &last["retrieval"]["triplets"];
+    assert!(!facts.as_array().unwrap().is_empty());
+    assert!(
+        action_prompt.contains(facts[0]["triplet"].as_str().unwrap()),
+        "{action_prompt}"
+    );
+    // The action is constrained by an enum of the admissible commands.
+    assert!(chats.iter().any(|c| {
+        c["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"].is_array()
+    }));
+
+    // Embeddings: triplets once each, as passages.
+    let vectors = read_jsonl(&dir.join("embeddings.jsonl"));
+    let passages: Vec<&str> = vectors
+        .iter()
+        .filter(|v| v["kind"] == "passage")
+        .map(|v| v["text"].as_str().unwrap())
+        .collect();
+    let mut unique = passages.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(passages.len(), unique.len(), "a triplet was embedded twice");
+
+    // Manifest and summary; the key never reaches the disk.
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format_version"], 1);
+    assert_eq!(
+        manifest["llm"]["chat"]["base_url"],
+        server.base_url.as_str()
+    );
+    assert_eq!(manifest["llm"]["chat"]["api_key_set"], true);
+    assert_eq!(manifest["memory"]["depth"], 2);
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["outcome"], "won");
+    assert_eq!(summary["steps"], 12);
+    assert_eq!(summary["normalized_score"], 1.0);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        assert!(
+            !text.contains("sk-test-secret-key-123"),
+            "the API key reached the run directory"
+        );
+    }
+}
+
+#[test]
+fn junk_answers_are_retried_repaired_and_counted() {
+    let server = Scripted::start(SIMPLE_WALKTHROUGH);
+    {
+        let mut s = server.script.lock().unwrap();
+        // Call 0: extraction answers prose (retried); call 2: plan in a code fence
+        // (repaired); call 3 and 4: the action twice invalid (fallback).
+        s.junk = vec![
+            (0, "I see a bedroom.".into()),
+            (2, "```json\n{\"plan\": [{\"sub_goal\": \"open the trunk\", \"reason\": \"key\"}],}\n```".into()),
+            (3, "{\"rationale\": \"x\", \"action\": \"fly away\"}".into()),
+            (4, "not json at all".into()),
+        ];
+    }
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("simple.z8"), "--max-steps", "2", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 2);
+    let first = &steps[0];
+    assert_eq!(first["llm_failures"], 3);
+    assert_eq!(first["llm_repairs"], 1);
+    assert_eq!(first["action_source"], "fallback");
+    assert_eq!(first["plan"][0]["sub_goal"], "open the trunk");
+    let calls = first["llm_calls"].as_array().unwrap();
+    assert_eq!(
+        calls[0]["error"]
+            .as_str()
+            .map(|e| e.contains("no JSON object")),
+        Some(true)
+    );
+    assert_eq!(calls[1]["attempt"], 2);
+    assert!(
+        first["admissible_commands"]
+            .as_array()
+            .unwrap()
+            .contains(&first["action"])
+    );
+}
+
+#[test]
+fn missing_game_is_one_clear_line() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(work.path(), &server.base_url, &["no-such-game"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("game not found: no-such-game"), "{stderr}");
+}
+
+#[test]
+fn missing_sidecar_is_one_clear_line() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let z8 = work.path().join("lonely.z8");
+    std::fs::copy(root().join("games/simple.z8"), &z8).unwrap();
+    let out = play(work.path(), &server.base_url, &[z8.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("sidecar is missing") && stderr.contains("lonely.json"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unreachable_endpoint_is_one_clear_line() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let work = tempfile::tempdir().unwrap();
+    let out = play(work.path(), &url, &[&game("simple.z8"), "--max-steps", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].contains("cannot reach the") && errors[0].contains(&url),
+        "{stderr}"
+    );
+    // The run directory exists with its manifest and a summary that says why.
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir(work.path()).join("summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["outcome"], "error");
+}
