@@ -30,6 +30,8 @@ pub struct Script {
     pub cursor: usize,
     /// Raw answers to send instead of the rule's answer, by chat call number (0-based).
     pub junk: Vec<(usize, String)>,
+    /// Answer no chat call after this many (the server hangs instead), to test kills.
+    pub hang_after: Option<usize>,
     /// Every chat request body received.
     pub chats: Vec<Value>,
     /// Every embedding request body received.
@@ -207,6 +209,13 @@ pub fn embed_text(text: &str) -> Vec<f32> {
 }
 
 async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Json<Value> {
+    let hang = {
+        let s = script.lock().expect("script lock");
+        s.hang_after.is_some_and(|n| s.chats.len() >= n)
+    };
+    if hang {
+        tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+    }
     let mut s = script.lock().expect("script lock");
     s.chats.push(body.clone());
     let content = answer(&mut s, &body);
@@ -314,19 +323,36 @@ pub fn setup_bridge() {
     });
 }
 
-/// Run `ariadne play` against a scripted server, in `workdir`.
-pub fn play(workdir: &Path, base_url: &str, args: &[&str]) -> Output {
+/// The `ariadne play` command against a scripted server, in `workdir`.
+pub fn play_command(workdir: &Path, base_url: &str, args: &[&str]) -> Command {
     setup_bridge();
-    Command::new(bin())
-        .current_dir(workdir)
+    let mut cmd = Command::new(bin());
+    cmd.current_dir(workdir)
         .env("OPENAI_BASE_URL", base_url)
         .env("ARIADNE_EMBED_BASE_URL", base_url)
         .env("OPENAI_API_KEY", "sk-test-secret-key-123")
         .env_remove("ARIADNE_MODEL")
         .arg("play")
-        .args(args)
-        .output()
-        .expect("run ariadne play")
+        .args(args);
+    cmd
+}
+
+/// Run `ariadne play` against a scripted server, in `workdir`.
+pub fn play(workdir: &Path, base_url: &str, args: &[&str]) -> Output {
+    play_command(workdir, base_url, args).output().expect("run ariadne play")
+}
+
+/// Wait until `path` has at least `n` lines (up to 60 s).
+pub fn wait_for_lines(path: &Path, n: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let lines = std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0);
+        if lines >= n {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{} never reached {n} lines", path.display());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// The single run directory under `workdir/runs`.
