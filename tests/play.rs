@@ -281,15 +281,30 @@ fn unreachable_endpoint_is_one_clear_line() {
 /// extract, plan, action (step 1 has nothing to check for outdated facts).
 const CALLS_STEP_1: usize = 3;
 
-fn started_run(work: &std::path::Path, server: &Scripted) -> (std::process::Child, std::path::PathBuf) {
-    let child = common::play_command(work, &server.base_url, &[&game("simple.z8"), "--max-steps", "20", "--quiet"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+fn started_run(
+    work: &std::path::Path,
+    server: &Scripted,
+) -> (std::process::Child, std::path::PathBuf) {
+    let child = common::play_command(
+        work,
+        &server.base_url,
+        &[&game("simple.z8"), "--max-steps", "20", "--quiet"],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !work.join("runs").exists() || std::fs::read_dir(work.join("runs")).unwrap().next().is_none() {
-        assert!(std::time::Instant::now() < deadline, "no run directory appeared");
+    while !work.join("runs").exists()
+        || std::fs::read_dir(work.join("runs"))
+            .unwrap()
+            .next()
+            .is_none()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no run directory appeared"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let dir = run_dir(work);
@@ -323,11 +338,15 @@ fn ctrl_c_writes_the_summary_and_exits_130() {
     let (child, dir) = started_run(work.path(), &server);
     common::wait_for_lines(&dir.join("steps.jsonl"), 1);
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let summary: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["outcome"], "interrupted");
     assert_eq!(summary["steps"], 1);
     assert_eq!(summary["score"], 1);
@@ -338,7 +357,11 @@ fn truncated_last_line_is_skipped_when_reading() {
     let dir = tempfile::tempdir().unwrap();
     let server = Scripted::start(SIMPLE_WALKTHROUGH);
     let work = tempfile::tempdir().unwrap();
-    let out = play(work.path(), &server.base_url, &[&game("simple.z8"), "--max-steps", "2", "--quiet"]);
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("simple.z8"), "--max-steps", "2", "--quiet"],
+    );
     assert!(out.status.success());
     let run = run_dir(work.path());
     let text = std::fs::read_to_string(run.join("steps.jsonl")).unwrap();

@@ -339,18 +339,26 @@ pub fn play_command(workdir: &Path, base_url: &str, args: &[&str]) -> Command {
 
 /// Run `ariadne play` against a scripted server, in `workdir`.
 pub fn play(workdir: &Path, base_url: &str, args: &[&str]) -> Output {
-    play_command(workdir, base_url, args).output().expect("run ariadne play")
+    play_command(workdir, base_url, args)
+        .output()
+        .expect("run ariadne play")
 }
 
 /// Wait until `path` has at least `n` lines (up to 60 s).
 pub fn wait_for_lines(path: &Path, n: usize) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
-        let lines = std::fs::read_to_string(path).map(|t| t.lines().count()).unwrap_or(0);
+        let lines = std::fs::read_to_string(path)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
         if lines >= n {
             return;
         }
-        assert!(std::time::Instant::now() < deadline, "{} never reached {n} lines", path.display());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never reached {n} lines",
+            path.display()
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
