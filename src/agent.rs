@@ -2,7 +2,7 @@
 //! reasons, revised every step), and a ReAct decision (a rationale, then exactly one
 //! admissible action), with AriGraph as long-term memory.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 use crate::env::GameState;
 use crate::llm::{CallLog, Llm};
-use crate::memory::{Memory, Observed, Retrieval, UpdateReport};
+use crate::memory::{Memory, Observed, Retrieval, Triplet, UpdateReport};
+use crate::nav::{Direction, Move, SpatialMap, UnexploredExit, move_triplets};
 
 /// A plan entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +35,10 @@ pub struct AgentSettings {
     pub repeat_warning: usize,
     /// This many steps without a score change trigger a warning.
     pub stall_warning: usize,
+    /// Show unexplored exits in working memory (off: the paper's "w/o exploration").
+    pub exploration: bool,
+    /// Offer `go to <room>` for known reachable rooms.
+    pub go_to: bool,
 }
 
 impl Default for AgentSettings {
@@ -43,6 +48,8 @@ impl Default for AgentSettings {
             feedback_chars: 300,
             repeat_warning: 3,
             stall_warning: 10,
+            exploration: true,
+            go_to: true,
         }
     }
 }
@@ -72,6 +79,10 @@ pub struct Decision {
     pub action: String,
     /// "llm", "repaired" or "fallback".
     pub action_source: String,
+    /// Unexplored exits shown in working memory.
+    pub unexplored: Vec<UnexploredExit>,
+    /// Rooms offered as `go to <room>`.
+    pub go_to_targets: Vec<String>,
     /// The step's LLM activity.
     pub log: CallLog,
     /// Time spent in this call, milliseconds.
@@ -101,6 +112,16 @@ pub struct Agent {
     history: VecDeque<HistoryItem>,
     actions: Vec<String>,
     last_gain_step: u32,
+    visited: BTreeSet<String>,
+    explored: HashSet<(String, Direction)>,
+}
+
+/// The prefix of the navigation action.
+pub const GO_TO: &str = "go to ";
+
+/// A room name as the graph holds it (lowercase, single spaces).
+pub fn room_key(room: &str) -> String {
+    canon(room)
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -180,7 +201,55 @@ impl Agent {
             history: VecDeque::new(),
             actions: Vec::new(),
             last_gain_step: 0,
+            visited: BTreeSet::new(),
+            explored: HashSet::new(),
         }
+    }
+
+    /// The spatial map as the graph holds it now.
+    pub fn spatial_map(&self) -> SpatialMap {
+        SpatialMap::from_graph(&self.memory.graph, &self.visited)
+    }
+
+    /// The route of a `go to` from `from` (a room name as the game shows it).
+    pub fn route(&self, from: &str, target: &str) -> Option<Vec<Move>> {
+        self.spatial_map().route(&room_key(from), &room_key(target))
+    }
+
+    /// Record a movement command's result in the graph (ground truth, both ways):
+    /// going `dir` from `from` reached `to`. When `expected` names another room, the
+    /// triplets that promised it are removed as stale. A move that stayed in the same
+    /// room (a closed door) records nothing.
+    pub fn record_move(
+        &mut self,
+        from: &str,
+        dir: Direction,
+        to: &str,
+        expected: Option<&str>,
+    ) -> (Vec<Triplet>, Vec<Triplet>) {
+        let (from, to) = (room_key(from), room_key(to));
+        let mut added = Vec::new();
+        let mut removed = Vec::new();
+        if from == to || from.is_empty() || to.is_empty() {
+            return (added, removed);
+        }
+        if let Some(exp) = expected.map(room_key).filter(|e| *e != to) {
+            for stale in move_triplets(&from, dir, &exp) {
+                if let Some(id) = self.memory.graph.find(&stale)
+                    && self.memory.graph.remove(id)
+                {
+                    removed.push(stale);
+                }
+            }
+        }
+        for t in move_triplets(&from, dir, &to) {
+            if self.memory.graph.add(t.clone()).1 {
+                added.push(t);
+            }
+        }
+        self.visited.insert(to);
+        self.explored.insert((from, dir));
+        (added, removed)
     }
 
     /// Tell the agent what its last action did (feeds recent history and loop detection).
@@ -241,7 +310,36 @@ impl Agent {
             room: &room,
             action: last_action,
         };
-        let update = self.memory.update(&self.llm, &mut log, &seen).await?;
+        let mut update = self.memory.update(&self.llm, &mut log, &seen).await?;
+        let here = room_key(&room);
+        if state.room.is_some() {
+            self.visited.insert(here.clone());
+            // The admissible movement commands are ground truth about the room's exits.
+            for cmd in &state.admissible_commands {
+                if let Some(dir) = Direction::of_command(cmd)
+                    && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
+                    && self.memory.graph.add(t.clone()).1
+                {
+                    update.added.push(t);
+                }
+            }
+            self.memory.embed_missing(&self.llm, &mut log).await?;
+        }
+        let map = self.spatial_map();
+        let unexplored = if self.settings.exploration {
+            map.unexplored(&self.explored)
+        } else {
+            Vec::new()
+        };
+        let go_to_targets = if self.settings.go_to && state.room.is_some() {
+            map.reachable_from(&here)
+        } else {
+            Vec::new()
+        };
+        let exits: Vec<String> = unexplored
+            .iter()
+            .map(|u| format!("{}: {}", u.room, u.direction.as_str()))
+            .collect();
 
         // Queries: the observation, the goal, and each sub-goal of the current plan.
         let mut queries = vec![state.observation.clone(), self.goal.clone()];
@@ -270,6 +368,8 @@ impl Agent {
             room => &room,
             inventory => clip(&state.inventory, 400),
             observation => &state.observation,
+            unexplored => exits,
+            go_to_targets => &go_to_targets,
         };
         let messages = self
             .llm
@@ -296,7 +396,9 @@ impl Agent {
             self.plan = p.plan.into_iter().take(5).collect();
         }
 
-        let admissible = &state.admissible_commands;
+        let mut offered = state.admissible_commands.clone();
+        offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
+        let admissible = &offered;
         let messages = self.llm.prompts.render(
             "action",
             context! { plan => &self.plan, admissible => admissible, ..wm },
@@ -337,6 +439,8 @@ impl Agent {
             rationale,
             action,
             action_source: source.to_string(),
+            unexplored,
+            go_to_targets,
             log,
             elapsed_ms: started.elapsed().as_millis() as u64,
         })

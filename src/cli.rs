@@ -93,6 +93,12 @@ pub struct PlayArgs {
     /// Which existing triplets the outdated-edge check considers.
     #[arg(long, value_enum, help_heading = "Memory")]
     pub outdated_scope: Option<crate::memory::OutdatedScope>,
+    /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_exploration: bool,
+    /// Do not offer `go to <room>` (study the agent without the navigation module).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_go_to: bool,
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,

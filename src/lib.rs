@@ -17,6 +17,7 @@ pub mod env;
 pub mod error;
 pub mod llm;
 pub mod memory;
+pub mod nav;
 pub mod play;
 pub mod prompts;
 pub mod pyenv;

@@ -8,11 +8,12 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::agent::{Agent, AgentSettings, Decision};
+use crate::agent::{Agent, Decision, GO_TO, room_key};
 use crate::env::{self, GameState, TextWorldEnv};
 use crate::llm::local::{self, LocalOptions, LocalServer};
 use crate::llm::{ChatBackend, EmbedConfig, EndpointConfig, Llm, OpenAiBackend, Usage};
 use crate::memory::Memory;
+use crate::nav::Direction;
 use crate::prompts::Prompts;
 use crate::pyenv;
 use crate::settings::PlaySettings;
@@ -144,53 +145,84 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-fn show_step(quiet: bool, step: u32, state: &GameState, d: &Decision, after: &GameState) {
+fn show_step(quiet: bool, state: &GameState, r: &StepRecord, after: &GameState) {
     let room = state.room.as_deref().unwrap_or("?");
+    let sent = if r.command.is_empty() || r.command == r.action {
+        String::new()
+    } else {
+        format!(" [{}]", r.command)
+    };
     if quiet {
         println!(
-            "step {step:>3} | {room} | +{} -{} triplets | {} | score {}/{}",
-            d.update.added.len(),
-            d.update.removed.len(),
-            d.action,
+            "step {:>3} | {room} | +{} -{} triplets | {}{sent} | score {}/{}",
+            r.step,
+            r.memory.added.len(),
+            r.memory.removed.len(),
+            r.action,
             after.score,
             after.max_score
         );
         return;
     }
     println!(
-        "\n== step {step} | {room} | score {}/{} ==",
-        state.score, state.max_score
+        "\n== step {} | {room} | score {}/{} ==",
+        r.step, state.score, state.max_score
     );
+    if r.action_source == "route" {
+        if let Some(route) = &r.route {
+            println!(
+                "> {} (move {} of {}){sent}",
+                r.action, route.index, route.length
+            );
+        }
+        for t in &r.memory.added {
+            println!("  + {t}");
+        }
+        println!("{}", clip(&after.observation, 300));
+        return;
+    }
     println!("observation: {}", clip(&state.observation, 400));
-    for t in &d.update.added {
+    for t in &r.memory.added {
         println!("  + {t}");
     }
-    for t in &d.update.removed {
+    for t in &r.memory.removed {
         println!("  - {t}");
     }
-    if !d.retrieval.triplets.is_empty() {
+    if !r.retrieval.triplets.is_empty() {
         println!(
             "retrieved: {} triplets, episodes from steps {:?}",
-            d.retrieval.triplets.len(),
-            d.retrieval
+            r.retrieval.triplets.len(),
+            r.retrieval
                 .episodes
                 .iter()
                 .map(|e| e.step)
                 .collect::<Vec<_>>()
         );
     }
-    for w in &d.warnings {
+    if !r.unexplored_exits.is_empty() {
+        let exits: Vec<String> = r
+            .unexplored_exits
+            .iter()
+            .map(|u| format!("{} {}", u.room, u.direction.as_str()))
+            .collect();
+        println!("unexplored exits: {}", exits.join(", "));
+    }
+    for w in &r.warnings {
         println!("warning: {w}");
     }
-    for (i, p) in d.plan.iter().enumerate() {
+    for (i, p) in r.plan.iter().enumerate() {
         println!("plan {}: {} ({})", i + 1, p.sub_goal, clip(&p.reason, 100));
     }
-    let source = if d.action_source == "llm" {
+    let source = if r.action_source == "llm" {
         String::new()
     } else {
-        format!(" [{}]", d.action_source)
+        format!(" [{}]", r.action_source)
     };
-    println!("> {}{source}  -- {}", d.action, clip(&d.rationale, 160));
+    println!(
+        "> {}{source}{sent}  -- {}",
+        r.action,
+        clip(&r.rationale, 160)
+    );
     let reward = if after.reward != 0 {
         format!(" ({:+})", after.reward)
     } else {
@@ -249,7 +281,7 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
         "max_steps": s.max_steps,
         "memory_design": "arigraph",
         "memory": s.memory,
-        "agent": AgentSettings::default(),
+        "agent": s.agent,
         "versions": {"ariadne": env!("CARGO_PKG_VERSION"), "textworld": pyenv::TEXTWORLD_REQ},
         "prompts": s.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
     });
@@ -272,6 +304,71 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
     result
 }
 
+/// Where a step's command came from when it is part of a `go to` route.
+#[derive(Debug, Clone)]
+struct RouteStep {
+    target: String,
+    index: usize,
+    length: usize,
+}
+
+/// What one command did: the record's game-side fields.
+struct Executed {
+    command: String,
+    after: GameState,
+    env_ms: u64,
+    nav_added: Vec<crate::memory::Triplet>,
+    nav_removed: Vec<crate::memory::Triplet>,
+    /// The route stopped: the text the agent gets as its next observation.
+    route_failure: Option<String>,
+}
+
+/// Send `command` to the game and record a movement in the graph. `expected` is the
+/// room a route move should reach.
+async fn execute(
+    bridge: &mut TextWorldEnv,
+    agent: &mut Agent,
+    state: &GameState,
+    command: &str,
+    expected: Option<&str>,
+) -> Result<Executed> {
+    let started = Instant::now();
+    let after = bridge.step(command).await?;
+    let env_ms = started.elapsed().as_millis() as u64;
+    let mut nav_added = Vec::new();
+    let mut nav_removed = Vec::new();
+    let mut route_failure = None;
+    if let (Some(dir), Some(from), Some(to)) =
+        (Direction::of_command(command), &state.room, &after.room)
+    {
+        let (a, r) = agent.record_move(from, dir, to, expected);
+        nav_added = a;
+        nav_removed = r;
+        if let Some(exp) = expected
+            && room_key(exp) != room_key(to)
+        {
+            let went = if room_key(from) == room_key(to) {
+                "you did not move".to_string()
+            } else {
+                format!("you arrived in {to}")
+            };
+            route_failure = Some(format!(
+                "The route stopped: going {} from {from} was expected to reach {exp}, but {went}. The game said: {}",
+                dir.as_str(),
+                after.observation
+            ));
+        }
+    }
+    Ok(Executed {
+        command: command.to_string(),
+        after,
+        env_ms,
+        nav_added,
+        nav_removed,
+        route_failure,
+    })
+}
+
 async fn run_episode(
     s: &PlaySettings,
     py: &pyenv::PyEnv,
@@ -290,12 +387,7 @@ async fn run_episode(
         state.objective.clone()
     };
     let llm = Llm { backend, prompts };
-    let mut agent = Agent::new(
-        llm,
-        Memory::new(s.memory.clone()),
-        goal,
-        AgentSettings::default(),
-    );
+    let mut agent = Agent::new(llm, Memory::new(s.memory.clone()), goal, s.agent.clone());
     println!(
         "ariadne: playing {} (max score {}, step cap {}); trajectory in {}",
         s.game.display(),
@@ -314,7 +406,9 @@ async fn run_episode(
     let mut error: Option<anyhow::Error> = None;
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
-    for step in 1..=s.max_steps {
+    let mut step = 0u32;
+    'episode: while step < s.max_steps {
+        step += 1;
         let step_started = Instant::now();
         let pb = spinner(s.quiet, step);
         let decided = tokio::select! {
@@ -325,96 +419,157 @@ async fn run_episode(
         let decision = match decided {
             None => {
                 outcome = "interrupted".into();
+                step -= 1;
                 break;
             }
             Some(Err(e)) => {
                 outcome = "error".into();
                 error = Some(e);
+                step -= 1;
                 break;
             }
             Some(Ok(d)) => d,
         };
-        let env_started = Instant::now();
-        let after = match bridge.step(&decision.action).await {
-            Ok(a) => a,
-            Err(e) => {
-                outcome = "error".into();
-                error = Some(e.into());
+
+        // The commands this decision sends: one, or the moves of a `go to` route.
+        let mut plan: Vec<(String, Option<String>, Option<RouteStep>)> = Vec::new();
+        let mut no_route: Option<String> = None;
+        match decision
+            .action
+            .strip_prefix(GO_TO)
+            .filter(|t| decision.go_to_targets.iter().any(|g| g == t))
+        {
+            Some(target) => {
+                let from = state.room.clone().unwrap_or_default();
+                match agent.route(&from, target).filter(|r| !r.is_empty()) {
+                    Some(route) => {
+                        let length = route.len();
+                        for (i, m) in route.into_iter().enumerate() {
+                            plan.push((
+                                m.direction.command(),
+                                Some(m.to),
+                                Some(RouteStep {
+                                    target: target.to_string(),
+                                    index: i + 1,
+                                    length,
+                                }),
+                            ));
+                        }
+                    }
+                    None => {
+                        no_route = Some(format!("There is no known route from {from} to {target}."))
+                    }
+                }
+            }
+            None => plan.push((decision.action.clone(), None, None)),
+        }
+
+        let mut first = Some(decision);
+        if let Some(msg) = no_route {
+            let decision = first.take().expect("decision");
+            let mut after = state.clone();
+            after.observation = msg;
+            after.reward = 0;
+            let record = build_record(
+                step,
+                &state,
+                decision,
+                None,
+                String::new(),
+                &after,
+                0,
+                step_started,
+                &agent,
+                Vec::new(),
+                Vec::new(),
+            );
+            finish_step(
+                s,
+                &mut writer,
+                &mut summary,
+                &record,
+                &state,
+                &after,
+                &mut agent,
+            )?;
+            last_action = record.action.clone();
+            state = after;
+            continue;
+        }
+        for (k, (command, expected, route)) in plan.into_iter().enumerate() {
+            if k > 0 {
+                if step >= s.max_steps {
+                    break 'episode;
+                }
+                step += 1;
+            }
+            let step_started = if k == 0 { step_started } else { Instant::now() };
+            let executed = match execute(
+                &mut bridge,
+                &mut agent,
+                &state,
+                &command,
+                expected.as_deref(),
+            )
+            .await
+            {
+                Ok(x) => x,
+                Err(e) => {
+                    outcome = "error".into();
+                    error = Some(e);
+                    step -= 1;
+                    break 'episode;
+                }
+            };
+            let decision = match first.take() {
+                Some(d) => d,
+                None => continuation(route.as_ref()),
+            };
+            let mut after = executed.after.clone();
+            if let Some(msg) = &executed.route_failure {
+                after.observation = msg.clone();
+            }
+            let record = build_record(
+                step,
+                &state,
+                decision,
+                route.as_ref(),
+                executed.command.clone(),
+                &after,
+                executed.env_ms,
+                step_started,
+                &agent,
+                executed.nav_added,
+                executed.nav_removed,
+            );
+            finish_step(
+                s,
+                &mut writer,
+                &mut summary,
+                &record,
+                &state,
+                &after,
+                &mut agent,
+            )?;
+            last_action = record.action.clone();
+            state = after;
+            if state.done {
+                outcome = if state.won {
+                    "won"
+                } else if state.lost {
+                    "lost"
+                } else {
+                    "done"
+                }
+                .into();
+                break 'episode;
+            }
+            if executed.route_failure.is_some() {
                 break;
             }
-        };
-        let env_ms = env_started.elapsed().as_millis() as u64;
-        show_step(s.quiet, step, &state, &decision, &after);
-        agent.observe_result(step, &decision.action, &after);
-        let mut usage = Usage::default();
-        decision.log.calls.iter().for_each(|c| usage.add(c.usage));
-        let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
-            + decision
-                .log
-                .embeds
-                .iter()
-                .map(|e| e.latency_ms)
-                .sum::<u64>();
-        let total_ms = step_started.elapsed().as_millis() as u64;
-        let g = &agent.memory.graph;
-        let record = StepRecord {
-            step,
-            room: state.room.clone(),
-            observation: state.observation.clone(),
-            inventory: state.inventory.clone(),
-            admissible_commands: state.admissible_commands.clone(),
-            memory: decision.update,
-            retrieval: decision.retrieval,
-            plan: decision.plan,
-            warnings: decision.warnings,
-            rationale: decision.rationale,
-            action: decision.action.clone(),
-            action_source: decision.action_source.clone(),
-            feedback: after.observation.clone(),
-            reward: after.reward,
-            score: after.score,
-            max_score: after.max_score,
-            done: after.done,
-            won: after.won,
-            lost: after.lost,
-            llm_calls: decision.log.calls,
-            embedding_calls: decision.log.embeds,
-            llm_failures: decision.log.failures,
-            llm_repairs: decision.log.repairs,
-            usage,
-            graph: GraphStats {
-                semantic_vertices: g.vertex_count(),
-                semantic_edges: g.edge_count(),
-                episodic_vertices: g.episodes().len(),
-            },
-            timings: Timings {
-                total_ms,
-                llm_ms,
-                env_ms,
-                agent_ms: total_ms.saturating_sub(llm_ms + env_ms),
-            },
-        };
-        writer.write_step(&record, &decision.log.vectors)?;
-        summary.steps = step;
-        summary.llm_calls += record.llm_calls.len() as u64;
-        summary.llm_failures += u64::from(record.llm_failures);
-        summary.llm_repairs += u64::from(record.llm_repairs);
-        summary.fallback_actions += u64::from(record.action_source == "fallback");
-        summary.usage.add(usage);
-        last_action = decision.action;
-        state = after;
-        if state.done {
-            outcome = if state.won {
-                "won"
-            } else if state.lost {
-                "lost"
-            } else {
-                "done"
-            }
-            .into();
-            break;
         }
     }
+    summary.steps = step;
     summary.outcome = outcome;
     summary.error = error.as_ref().map(|e| format!("{e:#}"));
     summary.score = state.score;
@@ -443,6 +598,120 @@ async fn run_episode(
         )));
     }
     Ok((summary, dir))
+}
+
+/// The decision carried by the later moves of a route: no LLM call was made.
+fn continuation(route: Option<&RouteStep>) -> Decision {
+    let target = route.map(|r| r.target.clone()).unwrap_or_default();
+    Decision {
+        update: Default::default(),
+        retrieval: Default::default(),
+        plan: Vec::new(),
+        warnings: Vec::new(),
+        rationale: format!("following the route to {target}"),
+        action: format!("{GO_TO}{target}"),
+        action_source: "route".into(),
+        unexplored: Vec::new(),
+        go_to_targets: Vec::new(),
+        log: Default::default(),
+        elapsed_ms: 0,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_record(
+    step: u32,
+    state: &GameState,
+    decision: Decision,
+    route: Option<&RouteStep>,
+    command: String,
+    after: &GameState,
+    env_ms: u64,
+    step_started: Instant,
+    agent: &Agent,
+    nav_added: Vec<crate::memory::Triplet>,
+    nav_removed: Vec<crate::memory::Triplet>,
+) -> StepRecord {
+    let mut usage = Usage::default();
+    decision.log.calls.iter().for_each(|c| usage.add(c.usage));
+    let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
+        + decision
+            .log
+            .embeds
+            .iter()
+            .map(|e| e.latency_ms)
+            .sum::<u64>();
+    let total_ms = step_started.elapsed().as_millis() as u64;
+    let g = &agent.memory.graph;
+    let mut memory = decision.update;
+    memory.added.extend(nav_added);
+    memory.removed.extend(nav_removed);
+    StepRecord {
+        step,
+        room: state.room.clone(),
+        observation: state.observation.clone(),
+        inventory: state.inventory.clone(),
+        admissible_commands: state.admissible_commands.clone(),
+        memory,
+        retrieval: decision.retrieval,
+        unexplored_exits: decision.unexplored,
+        go_to_targets: decision.go_to_targets,
+        plan: decision.plan,
+        warnings: decision.warnings,
+        rationale: decision.rationale,
+        action: decision.action,
+        action_source: decision.action_source,
+        command,
+        route: route.map(|r| trajectory::RouteInfo {
+            target: r.target.clone(),
+            index: r.index,
+            length: r.length,
+        }),
+        feedback: after.observation.clone(),
+        reward: after.reward,
+        score: after.score,
+        max_score: after.max_score,
+        done: after.done,
+        won: after.won,
+        lost: after.lost,
+        llm_failures: decision.log.failures,
+        llm_repairs: decision.log.repairs,
+        llm_calls: decision.log.calls,
+        embedding_calls: decision.log.embeds,
+        vectors: decision.log.vectors,
+        usage,
+        graph: GraphStats {
+            semantic_vertices: g.vertex_count(),
+            semantic_edges: g.edge_count(),
+            episodic_vertices: g.episodes().len(),
+        },
+        timings: Timings {
+            total_ms,
+            llm_ms,
+            env_ms,
+            agent_ms: total_ms.saturating_sub(llm_ms + env_ms),
+        },
+    }
+}
+
+fn finish_step(
+    s: &PlaySettings,
+    writer: &mut RunWriter,
+    summary: &mut Summary,
+    record: &StepRecord,
+    state: &GameState,
+    after: &GameState,
+    agent: &mut Agent,
+) -> Result<()> {
+    show_step(s.quiet, state, record, after);
+    agent.observe_result(record.step, &record.action, after);
+    writer.write_step(record)?;
+    summary.llm_calls += record.llm_calls.len() as u64;
+    summary.llm_failures += u64::from(record.llm_failures);
+    summary.llm_repairs += u64::from(record.llm_repairs);
+    summary.fallback_actions += u64::from(record.action_source == "fallback");
+    summary.usage.add(record.usage);
+    Ok(())
 }
 
 fn print_summary(s: &Summary, dir: &std::path::Path) {

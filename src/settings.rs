@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::agent::AgentSettings;
 use crate::cli::{LlmArgs, PlayArgs};
 use crate::error::UserError;
 use crate::llm::JsonMode;
@@ -190,6 +191,8 @@ pub struct PlaySettings {
     pub quiet: bool,
     /// LLM settings.
     pub llm: LlmSettings,
+    /// Agent settings (exploration and `go to` switches).
+    pub agent: AgentSettings,
 }
 
 impl PlaySettings {
@@ -219,6 +222,11 @@ impl PlaySettings {
             prompts: args.prompts.clone(),
             quiet: args.quiet,
             llm: LlmSettings::resolve(&args.llm, &cfg).context("resolving the LLM settings")?,
+            agent: AgentSettings {
+                exploration: !args.no_exploration,
+                go_to: !args.no_go_to,
+                ..AgentSettings::default()
+            },
         })
     }
 }

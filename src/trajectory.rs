@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::SubGoal;
 use crate::llm::{CallRecord, EmbedRecord, Usage, VectorRecord};
 use crate::memory::{Retrieval, UpdateReport};
+use crate::nav::UnexploredExit;
 
 /// Version of the on-disk format; bumped on any incompatible change.
 pub const FORMAT_VERSION: u32 = 1;
@@ -48,6 +49,17 @@ pub struct Timings {
     pub agent_ms: u64,
 }
 
+/// A step that is one move of a `go to` route.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RouteInfo {
+    /// The room the route goes to.
+    pub target: String,
+    /// This move's position in the route, 1-based.
+    pub index: usize,
+    /// Moves in the route.
+    pub length: usize,
+}
+
 /// One step of an episode: what the agent saw, remembered, retrieved, planned and did,
 /// and what the game answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,7 +78,13 @@ pub struct StepRecord {
     pub memory: UpdateReport,
     /// Two-step retrieval results.
     pub retrieval: Retrieval,
-    /// Plan after this step's planning call.
+    /// Unexplored exits shown to the agent.
+    #[serde(default)]
+    pub unexplored_exits: Vec<UnexploredExit>,
+    /// Rooms offered as `go to <room>`.
+    #[serde(default)]
+    pub go_to_targets: Vec<String>,
+    /// Plan after this step's planning call (empty for the later moves of a route).
     pub plan: Vec<SubGoal>,
     /// Warnings shown to the planner (repeated actions, no progress).
     pub warnings: Vec<String>,
@@ -74,9 +92,16 @@ pub struct StepRecord {
     pub rationale: String,
     /// The action sent to the game.
     pub action: String,
-    /// "llm" (valid answer), "repaired" (normalized to an admissible command) or
-    /// "fallback" (no valid answer after the retry).
+    /// "llm" (valid answer), "repaired" (normalized to an admissible command),
+    /// "fallback" (no valid answer after the retry) or "route" (a later move of a `go to`).
     pub action_source: String,
+    /// The command sent to the game: the action, or a route's move ("go east"); empty
+    /// when nothing was sent (a `go to` with no route).
+    #[serde(default)]
+    pub command: String,
+    /// Set when the step is a move of a `go to` route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<RouteInfo>,
     /// The game's answer to the action.
     pub feedback: String,
     /// Score gained by the action.
@@ -95,6 +120,9 @@ pub struct StepRecord {
     pub llm_calls: Vec<CallRecord>,
     /// Every embedding call of the step.
     pub embedding_calls: Vec<EmbedRecord>,
+    /// Vectors computed this step (written to `embeddings.jsonl`, not to the step line).
+    #[serde(skip)]
+    pub vectors: Vec<VectorRecord>,
     /// Rejected LLM answers this step.
     pub llm_failures: u32,
     /// Accepted LLM answers that needed repair this step.
@@ -209,8 +237,8 @@ impl RunWriter {
     ///
     /// # Errors
     /// File system errors.
-    pub fn write_step(&mut self, record: &StepRecord, vectors: &[VectorRecord]) -> Result<()> {
-        for v in vectors {
+    pub fn write_step(&mut self, record: &StepRecord) -> Result<()> {
+        for v in &record.vectors {
             serde_json::to_writer(&mut self.vectors, v)?;
             self.vectors.write_all(b"\n")?;
         }

@@ -1,0 +1,450 @@
+//! Navigation and exploration (paper section 3 and Appendices A-B): a spatial map read
+//! from the semantic graph, `go to <room>` routed with A* (`pathfinding`), and the
+//! unexplored exits that go into working memory.
+//!
+//! The map's edges come from alive triplets only:
+//! - `X, is <dir> of, Y`: from Y, going `<dir>` reaches X (and from X, the opposite way
+//!   reaches Y);
+//! - the moves the agent made, recorded by [`move_triplets`] as such triplets both ways
+//!   (ground truth: going east from A arrived in B);
+//! - `room, has exit, <dir>`: an exit exists (its destination may be unknown).
+//!
+//! A triplet removed as outdated is gone from the map, so A* never routes over it.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::{AriGraph, Triplet};
+
+/// A compass or vertical direction a game command can move in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// north
+    North,
+    /// south
+    South,
+    /// east
+    East,
+    /// west
+    West,
+    /// northeast
+    Northeast,
+    /// northwest
+    Northwest,
+    /// southeast
+    Southeast,
+    /// southwest
+    Southwest,
+    /// up
+    Up,
+    /// down
+    Down,
+    /// in
+    In,
+    /// out
+    Out,
+}
+
+impl Direction {
+    /// Every direction.
+    pub const ALL: [Direction; 12] = [
+        Direction::North,
+        Direction::South,
+        Direction::East,
+        Direction::West,
+        Direction::Northeast,
+        Direction::Northwest,
+        Direction::Southeast,
+        Direction::Southwest,
+        Direction::Up,
+        Direction::Down,
+        Direction::In,
+        Direction::Out,
+    ];
+
+    /// The word the game uses ("north").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::North => "north",
+            Direction::South => "south",
+            Direction::East => "east",
+            Direction::West => "west",
+            Direction::Northeast => "northeast",
+            Direction::Northwest => "northwest",
+            Direction::Southeast => "southeast",
+            Direction::Southwest => "southwest",
+            Direction::Up => "up",
+            Direction::Down => "down",
+            Direction::In => "in",
+            Direction::Out => "out",
+        }
+    }
+
+    /// The way back.
+    pub fn opposite(self) -> Direction {
+        match self {
+            Direction::North => Direction::South,
+            Direction::South => Direction::North,
+            Direction::East => Direction::West,
+            Direction::West => Direction::East,
+            Direction::Northeast => Direction::Southwest,
+            Direction::Southwest => Direction::Northeast,
+            Direction::Northwest => Direction::Southeast,
+            Direction::Southeast => Direction::Northwest,
+            Direction::Up => Direction::Down,
+            Direction::Down => Direction::Up,
+            Direction::In => Direction::Out,
+            Direction::Out => Direction::In,
+        }
+    }
+
+    /// Parse a direction word, with the usual abbreviations ("n", "ne", "u") and
+    /// "above"/"below"/"inside"/"outside".
+    pub fn parse(word: &str) -> Option<Direction> {
+        let w = word.trim().to_lowercase();
+        Some(match w.as_str() {
+            "north" | "n" => Direction::North,
+            "south" | "s" => Direction::South,
+            "east" | "e" => Direction::East,
+            "west" | "w" => Direction::West,
+            "northeast" | "north-east" | "ne" => Direction::Northeast,
+            "northwest" | "north-west" | "nw" => Direction::Northwest,
+            "southeast" | "south-east" | "se" => Direction::Southeast,
+            "southwest" | "south-west" | "sw" => Direction::Southwest,
+            "up" | "u" | "above" => Direction::Up,
+            "down" | "d" | "below" => Direction::Down,
+            "in" | "inside" => Direction::In,
+            "out" | "outside" => Direction::Out,
+            _ => return None,
+        })
+    }
+
+    /// The direction of a movement command ("go east", "east", "e"), if it is one.
+    pub fn of_command(command: &str) -> Option<Direction> {
+        let c = command.trim().to_lowercase();
+        let word = c.strip_prefix("go ").unwrap_or(&c);
+        Direction::parse(word)
+    }
+
+    /// The command that moves this way.
+    pub fn command(self) -> String {
+        format!("go {}", self.as_str())
+    }
+}
+
+/// The direction in a spatial relation: "is north of", "north of", "lies east of",
+/// "is above" (-> up).
+pub fn relation_direction(relation: &str) -> Option<Direction> {
+    let r = relation.trim().to_lowercase();
+    let r = r
+        .strip_prefix("is ")
+        .or_else(|| r.strip_prefix("lies "))
+        .unwrap_or(&r);
+    let r = r.strip_suffix(" of").unwrap_or(r);
+    Direction::parse(r)
+}
+
+/// The two triplets that record a move actually made: going `dir` from `from` reached
+/// `to`, so `to, is <dir> of, from` and `from, is <opposite> of, to`.
+pub fn move_triplets(from: &str, dir: Direction, to: &str) -> Vec<Triplet> {
+    [
+        Triplet::new(to, &format!("is {} of", dir.as_str()), from),
+        Triplet::new(from, &format!("is {} of", dir.opposite().as_str()), to),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// An exit the graph knows of but no move has taken and no triplet resolves.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct UnexploredExit {
+    /// The room it belongs to.
+    pub room: String,
+    /// The direction.
+    pub direction: Direction,
+}
+
+/// One move of a route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Move {
+    /// Direction to go.
+    pub direction: Direction,
+    /// Room expected on arrival.
+    pub to: String,
+}
+
+/// Rooms and directed moves between them, read from the graph.
+#[derive(Debug, Clone, Default)]
+pub struct SpatialMap {
+    /// room -> direction -> room reached.
+    edges: BTreeMap<String, BTreeMap<Direction, String>>,
+    /// room -> directions with a known exit (from `has exit` triplets and the edges).
+    exits: BTreeMap<String, BTreeSet<Direction>>,
+    rooms: BTreeSet<String>,
+}
+
+impl SpatialMap {
+    /// Build the map from the alive triplets of `graph`. `rooms` are the rooms the agent
+    /// has been in (from the game's room header); rooms named by spatial triplets are
+    /// added. `has exit` triplets count only for known rooms.
+    pub fn from_graph(graph: &AriGraph, visited: &BTreeSet<String>) -> Self {
+        let mut map = SpatialMap {
+            rooms: visited.clone(),
+            ..SpatialMap::default()
+        };
+        let mut exits: Vec<(String, Direction)> = Vec::new();
+        for id in graph.alive_ids() {
+            let t = graph.triplet(id);
+            if let Some(dir) = relation_direction(&t.relation) {
+                // t.subject is `dir` of t.object: from object go dir -> subject.
+                map.add_edge(&t.object, dir, &t.subject);
+                map.add_edge(&t.subject, dir.opposite(), &t.object);
+            } else if matches!(
+                t.relation.as_str(),
+                "has exit" | "has an exit" | "has an unexplored exit" | "exit"
+            ) && let Some(dir) = Direction::parse(&t.object)
+            {
+                exits.push((t.subject.clone(), dir));
+            }
+        }
+        for (room, dir) in exits {
+            if map.rooms.contains(&room) {
+                map.exits.entry(room).or_default().insert(dir);
+            }
+        }
+        map
+    }
+
+    fn add_edge(&mut self, from: &str, dir: Direction, to: &str) {
+        self.rooms.insert(from.to_string());
+        self.rooms.insert(to.to_string());
+        // The first triplet read wins when two disagree (they are read oldest first).
+        self.edges
+            .entry(from.to_string())
+            .or_default()
+            .entry(dir)
+            .or_insert_with(|| to.to_string());
+        self.exits.entry(from.to_string()).or_default().insert(dir);
+    }
+
+    /// Every known room.
+    pub fn rooms(&self) -> &BTreeSet<String> {
+        &self.rooms
+    }
+
+    /// Where going `dir` from `room` leads, if known.
+    pub fn destination(&self, room: &str, dir: Direction) -> Option<&str> {
+        self.edges
+            .get(room)
+            .and_then(|m| m.get(&dir))
+            .map(String::as_str)
+    }
+
+    /// The shortest route from `from` to `to` by A* with unit edge cost and a zero
+    /// heuristic (there are no coordinates; zero is admissible). Empty when
+    /// `from == to`; `None` when `to` cannot be reached over known moves.
+    pub fn route(&self, from: &str, to: &str) -> Option<Vec<Move>> {
+        let (path, _cost) = pathfinding::prelude::astar(
+            &from.to_string(),
+            |room| {
+                self.edges
+                    .get(room)
+                    .map(|m| {
+                        m.values()
+                            .map(|next| (next.clone(), 1u32))
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            },
+            |_| 0u32,
+            |room| room == to,
+        )?;
+        let mut moves = Vec::new();
+        for pair in path.windows(2) {
+            let dir = self
+                .edges
+                .get(&pair[0])?
+                .iter()
+                .find(|(_, r)| **r == pair[1])
+                .map(|(d, _)| *d)?;
+            moves.push(Move {
+                direction: dir,
+                to: pair[1].clone(),
+            });
+        }
+        Some(moves)
+    }
+
+    /// Rooms other than `current` that a route reaches.
+    pub fn reachable_from(&self, current: &str) -> Vec<String> {
+        self.rooms
+            .iter()
+            .filter(|r| r.as_str() != current && self.route(current, r).is_some())
+            .cloned()
+            .collect()
+    }
+
+    /// Exits that the graph knows exist but that no move has taken (`explored`) and no
+    /// triplet resolves, sorted by room then direction.
+    pub fn unexplored(&self, explored: &HashSet<(String, Direction)>) -> Vec<UnexploredExit> {
+        let mut out = Vec::new();
+        for (room, dirs) in &self.exits {
+            for dir in dirs {
+                if explored.contains(&(room.clone(), *dir))
+                    || self.destination(room, *dir).is_some()
+                {
+                    continue;
+                }
+                out.push(UnexploredExit {
+                    room: room.clone(),
+                    direction: *dir,
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str, r: &str, o: &str) -> Triplet {
+        Triplet::new(s, r, o).unwrap()
+    }
+
+    fn rooms(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// hall - kitchen (east), kitchen - pantry (north), hall - garden (south),
+    /// and a one-way slide from garden down to the cellar.
+    fn house() -> AriGraph {
+        let mut g = AriGraph::new();
+        for tr in move_triplets("hall", Direction::East, "kitchen")
+            .into_iter()
+            .chain(move_triplets("kitchen", Direction::North, "pantry"))
+            .chain(move_triplets("hall", Direction::South, "garden"))
+        {
+            g.add(tr);
+        }
+        g
+    }
+
+    #[test]
+    fn directions_parse_and_reverse() {
+        assert_eq!(Direction::of_command("go north"), Some(Direction::North));
+        assert_eq!(Direction::of_command("NE"), Some(Direction::Northeast));
+        assert_eq!(Direction::of_command("take key"), None);
+        assert_eq!(relation_direction("is west of"), Some(Direction::West));
+        assert_eq!(relation_direction("lies above"), Some(Direction::Up));
+        assert_eq!(relation_direction("has exit"), None);
+        for d in Direction::ALL {
+            assert_eq!(d.opposite().opposite(), d);
+            assert_eq!(Direction::parse(d.as_str()), Some(d));
+        }
+    }
+
+    #[test]
+    fn astar_finds_the_shortest_route() {
+        let g = house();
+        let map = SpatialMap::from_graph(&g, &rooms(&["hall"]));
+        let route = map.route("garden", "pantry").unwrap();
+        let dirs: Vec<Direction> = route.iter().map(|m| m.direction).collect();
+        assert_eq!(
+            dirs,
+            vec![Direction::North, Direction::East, Direction::North]
+        );
+        assert_eq!(route.last().unwrap().to, "pantry");
+        assert_eq!(map.route("hall", "hall"), Some(vec![]));
+    }
+
+    #[test]
+    fn a_shortcut_is_preferred() {
+        let mut g = house();
+        // A direct door from the garden to the pantry.
+        for tr in move_triplets("garden", Direction::West, "pantry") {
+            g.add(tr);
+        }
+        let map = SpatialMap::from_graph(&g, &BTreeSet::new());
+        assert_eq!(map.route("garden", "pantry").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn unreachable_room_has_no_route() {
+        let mut g = house();
+        g.add(t("attic", "has exit", "down"));
+        let map = SpatialMap::from_graph(&g, &rooms(&["attic"]));
+        assert_eq!(map.route("hall", "attic"), None);
+        assert_eq!(map.route("hall", "nowhere"), None);
+        assert!(!map.reachable_from("hall").contains(&"attic".to_string()));
+    }
+
+    #[test]
+    fn one_way_edges_route_one_way() {
+        // A spatial relation holds both ways by its meaning ("below" / "above")...
+        let mut g = AriGraph::new();
+        g.add(t("cellar", "is below", "garden"));
+        let map = SpatialMap::from_graph(&g, &BTreeSet::new());
+        assert_eq!(
+            map.route("garden", "cellar").unwrap()[0].direction,
+            Direction::Down
+        );
+        assert_eq!(
+            map.route("cellar", "garden").unwrap()[0].direction,
+            Direction::Up
+        );
+        // ...but a one-way edge (a slide) is routed one way only.
+        let mut one_way = SpatialMap::default();
+        one_way.add_edge("garden", Direction::Down, "cellar");
+        assert!(one_way.route("garden", "cellar").is_some());
+        assert!(one_way.route("cellar", "garden").is_none());
+    }
+
+    #[test]
+    fn a_stale_edge_removed_by_replacement_is_not_routed() {
+        let mut g = house();
+        let stale = g.find(&t("kitchen", "is east of", "hall")).unwrap();
+        let back = g.find(&t("hall", "is west of", "kitchen")).unwrap();
+        g.remove(stale);
+        g.remove(back);
+        let map = SpatialMap::from_graph(&g, &rooms(&["hall", "kitchen"]));
+        assert_eq!(map.route("hall", "pantry"), None);
+        assert_eq!(map.route("kitchen", "pantry").map(|r| r.len()), Some(1));
+    }
+
+    #[test]
+    fn unexplored_exits_shrink_as_moves_are_made() {
+        let mut g = AriGraph::new();
+        g.add(t("hall", "has exit", "east"));
+        g.add(t("hall", "has exit", "north"));
+        g.add(t("box", "has exit", "west")); // not a room: ignored
+        let visited = rooms(&["hall"]);
+        let explored = HashSet::new();
+        let map = SpatialMap::from_graph(&g, &visited);
+        let names: Vec<String> = map
+            .unexplored(&explored)
+            .iter()
+            .map(|u| format!("{} {}", u.room, u.direction.as_str()))
+            .collect();
+        assert_eq!(names, vec!["hall north", "hall east"]);
+        // Go east: recorded as a move; the east exit is explored, the kitchen's west exit
+        // is known (it leads back).
+        for tr in move_triplets("hall", Direction::East, "kitchen") {
+            g.add(tr);
+        }
+        let explored: HashSet<(String, Direction)> = [("hall".to_string(), Direction::East)].into();
+        let map = SpatialMap::from_graph(&g, &rooms(&["hall", "kitchen"]));
+        let left: Vec<UnexploredExit> = map.unexplored(&explored);
+        assert_eq!(
+            left,
+            vec![UnexploredExit {
+                room: "hall".into(),
+                direction: Direction::North
+            }]
+        );
+    }
+}

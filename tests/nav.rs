@@ -1,0 +1,270 @@
+//! End-to-end tests of navigation and exploration: `go to <room>` routed with A* over
+//! the graph and executed move by move through the real bridge; unexplored exits in the
+//! trajectory; the ablation switches.
+
+mod common;
+
+use common::{Scripted, play, read_jsonl, root, run_dir};
+use serde_json::Value;
+
+fn game(name: &str) -> String {
+    root().join("games").join(name).display().to_string()
+}
+
+/// The first six moves of the coin game's walkthrough visit seven rooms:
+/// Chamber, Dish-Pit, Vault, Bedchamber, Garage, Laundry Place, Washroom.
+const COIN_WALK: &[&str] = &[
+    "go north", "go north", "go east", "go east", "go east", "go east",
+];
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn exits(step: &Value) -> Vec<String> {
+    step["unexplored_exits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["room"].as_str().unwrap(),
+                e["direction"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn go_to_first_room_arrives_through_the_bridge_with_every_move_logged() {
+    let mut actions: Vec<&str> = COIN_WALK.to_vec();
+    actions.push("go to chamber");
+    let server = Scripted::start(&actions);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("coin.z8"), "--max-steps", "12", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 12);
+
+    // The walk: each move recorded both ways as ground truth.
+    let added: Vec<String> = steps[0]["memory"]["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{}, {}, {}",
+                t["subject"].as_str().unwrap(),
+                t["relation"].as_str().unwrap(),
+                t["object"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        added.contains(&"dish-pit, is north of, chamber".to_string()),
+        "{added:?}"
+    );
+    assert!(
+        added.contains(&"chamber, is south of, dish-pit".to_string()),
+        "{added:?}"
+    );
+
+    // Step 7 offers every visited room and chooses the first one.
+    let offered = strings(&steps[6]["go_to_targets"]);
+    for room in [
+        "chamber",
+        "dish-pit",
+        "vault",
+        "bedchamber",
+        "garage",
+        "laundry place",
+    ] {
+        assert!(
+            offered.contains(&room.to_string()),
+            "{room} not in {offered:?}"
+        );
+    }
+    assert!(
+        !offered.contains(&"washroom".to_string()),
+        "the current room is not a target"
+    );
+
+    // The route: six moves back, each a logged step flagged as part of the route.
+    let route = &steps[6..12];
+    let commands: Vec<&str> = route
+        .iter()
+        .map(|s| s["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "go west", "go west", "go west", "go west", "go south", "go south"
+        ]
+    );
+    for (i, s) in route.iter().enumerate() {
+        assert_eq!(s["action"], "go to chamber");
+        assert_eq!(s["route"]["target"], "chamber");
+        assert_eq!(s["route"]["index"], i + 1);
+        assert_eq!(s["route"]["length"], 6);
+        if i > 0 {
+            assert_eq!(s["action_source"], "route");
+            assert!(
+                s["llm_calls"].as_array().unwrap().is_empty(),
+                "a route move called the LLM"
+            );
+        }
+    }
+    let arrived = route.last().unwrap()["feedback"].as_str().unwrap();
+    assert!(arrived.contains("-= Chamber =-"), "{arrived}");
+    // The action schema offered `go to` targets in its enum.
+    let chats = server.script.lock().unwrap().chats.clone();
+    let step7_enum = chats
+        .iter()
+        .filter(|c| c["response_format"]["json_schema"]["name"] == "action")
+        .nth(6)
+        .unwrap()["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+        .clone();
+    assert!(strings(&step7_enum).contains(&"go to chamber".to_string()));
+}
+
+#[test]
+fn unexplored_exits_are_recorded_and_shrink_as_the_agent_explores() {
+    let server = Scripted::start(COIN_WALK);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("coin.z8"), "--max-steps", "3", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    // Step 1: only the chamber is known, with its exit north.
+    assert_eq!(exits(&steps[0]), vec!["chamber north"]);
+    // Step 2: chamber north was taken (explored); the dish-pit's north exit is new, and
+    // its south exit is known to lead back, so it is not unexplored.
+    assert_eq!(exits(&steps[1]), vec!["dish-pit north"]);
+    // Step 3: in the vault, east is unexplored.
+    assert_eq!(exits(&steps[2]), vec!["vault east"]);
+    // What was shown reached the prompt.
+    let chats = server.script.lock().unwrap().chats.clone();
+    let plan_prompt = chats
+        .iter()
+        .find(|c| c["response_format"]["json_schema"]["name"] == "plan")
+        .unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        plan_prompt.contains("Unexplored exits (room: direction):\n- chamber: north"),
+        "{plan_prompt}"
+    );
+}
+
+#[test]
+fn switches_turn_off_exploration_and_go_to() {
+    let server = Scripted::start(COIN_WALK);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[
+            &game("coin.z8"),
+            "--max-steps",
+            "4",
+            "--quiet",
+            "--no-exploration",
+            "--no-go-to",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    for s in &steps {
+        assert!(s["unexplored_exits"].as_array().unwrap().is_empty());
+        assert!(s["go_to_targets"].as_array().unwrap().is_empty());
+    }
+    let chats = server.script.lock().unwrap().chats.clone();
+    for c in &chats {
+        let text = c["messages"].to_string();
+        assert!(!text.contains("Unexplored exits"));
+        assert!(!text.contains("go to <room>"));
+        if let Some(choices) =
+            c["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"].as_array()
+        {
+            assert!(
+                choices
+                    .iter()
+                    .all(|a| !a.as_str().unwrap().starts_with("go to ")),
+                "{choices:?}"
+            );
+        }
+    }
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["agent"]["exploration"], false);
+    assert_eq!(manifest["agent"]["go_to"], false);
+}
+
+#[test]
+fn a_blocked_route_stops_and_tells_the_agent() {
+    // Walk from the bedroom into the kitchen, close the door behind, then ask to go back.
+    let actions = [
+        "open antique trunk",
+        "take old key from antique trunk",
+        "unlock wooden door with old key",
+        "open wooden door",
+        "go east",
+        "close wooden door",
+        "go to bedroom",
+    ];
+    let server = Scripted::start(&actions);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&game("simple.z8"), "--max-steps", "8", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 8);
+    let blocked = &steps[6];
+    assert_eq!(blocked["action"], "go to bedroom");
+    assert_eq!(blocked["command"], "go west");
+    let feedback = blocked["feedback"].as_str().unwrap();
+    assert!(
+        feedback.contains("The route stopped") && feedback.contains("you did not move"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("open the wooden door first"),
+        "{feedback}"
+    );
+    // The agent's next observation is that report, and it is still in the kitchen.
+    assert_eq!(steps[7]["observation"], blocked["feedback"]);
+    assert_eq!(steps[7]["room"], "Kitchen");
+}
