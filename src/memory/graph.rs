@@ -27,6 +27,9 @@ pub struct Triplet {
     pub object: String,
 }
 
+/// Words a small model writes when it has no object; a triplet with one says nothing.
+const PLACEHOLDERS: &[&str] = &["none", "nothing", "unknown", "n/a", "null", "nowhere"];
+
 fn norm(s: &str) -> String {
     s.split_whitespace()
         .collect::<Vec<_>>()
@@ -36,18 +39,16 @@ fn norm(s: &str) -> String {
 }
 
 impl Triplet {
-    /// Normalize and build a triplet; `None` if a part is empty or subject == object.
+    /// Normalize and build a triplet; `None` if a part is empty or a placeholder
+    /// ("none", "nothing", "unknown", "n/a"), or subject == object.
     pub fn new(subject: &str, relation: &str, object: &str) -> Option<Self> {
         let t = Self {
             subject: norm(subject),
             relation: norm(relation),
             object: norm(object),
         };
-        if t.subject.is_empty()
-            || t.relation.is_empty()
-            || t.object.is_empty()
-            || t.subject == t.object
-        {
+        let void = |s: &str| s.is_empty() || PLACEHOLDERS.contains(&s);
+        if void(&t.subject) || t.relation.is_empty() || void(&t.object) || t.subject == t.object {
             None
         } else {
             Some(t)
@@ -413,6 +414,8 @@ mod tests {
         assert_eq!(g.vertex_count(), 2);
         assert!(Triplet::new("key", "is", "key").is_none());
         assert!(Triplet::new("", "is", "key").is_none());
+        assert!(Triplet::new("trunk", "has exit", "None").is_none());
+        assert!(Triplet::new("nothing", "is in", "inventory").is_none());
     }
 
     #[test]
