@@ -83,6 +83,8 @@ pub struct Decision {
     pub unexplored: Vec<UnexploredExit>,
     /// Rooms offered as `go to <room>`.
     pub go_to_targets: Vec<String>,
+    /// Retrieval under the what-if settings, when asked for.
+    pub what_if: Option<Retrieval>,
     /// The step's LLM activity.
     pub log: CallLog,
     /// Time spent in this call, milliseconds.
@@ -114,6 +116,9 @@ pub struct Agent {
     last_gain_step: u32,
     visited: BTreeSet<String>,
     explored: HashSet<(String, Direction)>,
+    /// Also compute retrieval with these settings each step (replay's what-if), from the
+    /// same cached vectors and graph; the result goes to [`Decision::what_if`].
+    pub what_if: Option<crate::memory::MemorySettings>,
 }
 
 /// The prefix of the navigation action.
@@ -203,7 +208,13 @@ impl Agent {
             last_gain_step: 0,
             visited: BTreeSet::new(),
             explored: HashSet::new(),
+            what_if: None,
         }
+    }
+
+    /// The exits taken so far, as (room, direction).
+    pub fn explored(&self) -> HashSet<(String, Direction)> {
+        self.explored.clone()
     }
 
     /// The spatial map as the graph holds it now.
@@ -348,6 +359,10 @@ impl Agent {
             .memory
             .retrieve(&self.llm, &mut log, &queries, step)
             .await?;
+        let what_if = self
+            .what_if
+            .as_ref()
+            .map(|alt| self.memory.retrieve_with_settings(&queries, step, alt));
         let warnings = self.warnings(step);
 
         let history: Vec<&HistoryItem> = self.history.iter().collect();
@@ -441,6 +456,7 @@ impl Agent {
             action_source: source.to_string(),
             unexplored,
             go_to_targets,
+            what_if,
             log,
             elapsed_ms: started.elapsed().as_millis() as u64,
         })

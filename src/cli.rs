@@ -22,8 +22,57 @@ pub struct Cli {
 pub enum Command {
     /// Play one TextWorld game with the Ariadne agent and log the trajectory.
     Play(Box<PlayArgs>),
+    /// Re-execute a logged run with no LLM call, check it, inspect or export the graph at
+    /// any step, hand over to the live LLM, or try other retrieval settings.
+    Replay(Box<ReplayArgs>),
     /// Install the managed Python environment (TextWorld, local model) without playing.
     Setup(SetupArgs),
+}
+
+/// Options of `ariadne replay`.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// A run directory (runs/<run-id>).
+    pub run: PathBuf,
+    /// Stop after step N and print the memory as it stood (triplets, episodes, plan,
+    /// unexplored exits).
+    #[arg(long)]
+    pub step: Option<u32>,
+    /// Write the graph at --step (or at the end) as Graphviz DOT or JSON.
+    #[arg(long, value_parser = ["dot", "json"])]
+    pub export: Option<String>,
+    /// Where --export writes (default: <run>/graph-step-N.<dot|json>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replay steps 1..N from the log, then continue with the live LLM into a new run
+    /// directory that records its parent run and step.
+    #[arg(long, conflicts_with = "step")]
+    pub continue_from: Option<u32>,
+    /// Step cap of a continued run (default: the original's).
+    #[arg(long, requires = "continue_from")]
+    pub max_steps: Option<u32>,
+    /// What-if: semantic search depth d to recompute retrieval with.
+    #[arg(long, help_heading = "What-if")]
+    pub depth: Option<u32>,
+    /// What-if: semantic search width w.
+    #[arg(long, help_heading = "What-if")]
+    pub width: Option<usize>,
+    /// What-if: episodic vertices k.
+    #[arg(long, help_heading = "What-if")]
+    pub episodes: Option<usize>,
+    /// Print graph statistics per step (semantic vertices, edges, episodic vertices,
+    /// additions, removals).
+    #[arg(long)]
+    pub stats: bool,
+    /// Write the graph statistics per step to a CSV file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// One line per step.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Endpoint and model for --continue-from.
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Endpoint and model options shared by every command that calls an LLM.

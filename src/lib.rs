@@ -21,5 +21,6 @@ pub mod nav;
 pub mod play;
 pub mod prompts;
 pub mod pyenv;
+pub mod replay;
 pub mod settings;
 pub mod trajectory;

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use ariadne::cli::{Cli, Command};
-use ariadne::settings::PlaySettings;
+use ariadne::replay::{self, ReplayOptions};
+use ariadne::settings::{ConfigFile, LlmSettings, PlaySettings};
 use ariadne::{error, play, pyenv};
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -19,6 +20,32 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Replay(args) => {
+            let what_if = (args.depth.is_some() || args.width.is_some() || args.episodes.is_some())
+                .then_some((args.depth, args.width, args.episodes));
+            let llm = match args.continue_from {
+                Some(_) => {
+                    let cfg = ConfigFile::load(args.llm.config.as_deref())?;
+                    Some(LlmSettings::resolve(&args.llm, &cfg)?)
+                }
+                None => None,
+            };
+            replay::replay(ReplayOptions {
+                run: args.run,
+                step: args.step,
+                export: args.export,
+                out: args.out,
+                continue_from: args.continue_from,
+                max_steps: args.max_steps,
+                what_if,
+                stats: args.stats,
+                csv: args.csv,
+                quiet: args.quiet,
+                llm,
+            })
+            .await?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Setup(args) => {
             let model = match (&args.local_model, args.bridge_only) {

@@ -135,7 +135,8 @@ impl Direction {
 }
 
 /// The direction in a spatial relation: "is north of", "north of", "lies east of",
-/// "is above" (-> up).
+/// "is above" (-> up). "in"/"out" are not read from relations: "key, is in, box" is
+/// containment, not a move.
 pub fn relation_direction(relation: &str) -> Option<Direction> {
     let r = relation.trim().to_lowercase();
     let r = r
@@ -143,7 +144,7 @@ pub fn relation_direction(relation: &str) -> Option<Direction> {
         .or_else(|| r.strip_prefix("lies "))
         .unwrap_or(&r);
     let r = r.strip_suffix(" of").unwrap_or(r);
-    Direction::parse(r)
+    Direction::parse(r).filter(|d| !matches!(d, Direction::In | Direction::Out))
 }
 
 /// The two triplets that record a move actually made: going `dir` from `from` reached
@@ -342,6 +343,11 @@ mod tests {
         assert_eq!(relation_direction("is west of"), Some(Direction::West));
         assert_eq!(relation_direction("lies above"), Some(Direction::Up));
         assert_eq!(relation_direction("has exit"), None);
+        // Containment is not a direction (a regression: "player, is in, bedroom" made
+        // "player" a room reachable by going in).
+        assert_eq!(relation_direction("is in"), None);
+        assert_eq!(relation_direction("is inside"), None);
+        assert_eq!(Direction::of_command("go in"), Some(Direction::In));
         for d in Direction::ALL {
             assert_eq!(d.opposite().opposite(), d);
             assert_eq!(Direction::parse(d.as_str()), Some(d));

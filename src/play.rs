@@ -8,11 +8,13 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::agent::{Agent, Decision, GO_TO, room_key};
+use std::path::PathBuf;
+
+use crate::agent::{Agent, AgentSettings, Decision, GO_TO, room_key};
 use crate::env::{self, GameState, TextWorldEnv};
 use crate::llm::local::{self, LocalOptions, LocalServer};
 use crate::llm::{ChatBackend, EmbedConfig, EndpointConfig, Llm, OpenAiBackend, Usage};
-use crate::memory::Memory;
+use crate::memory::{Memory, MemorySettings};
 use crate::nav::Direction;
 use crate::prompts::Prompts;
 use crate::pyenv;
@@ -44,6 +46,7 @@ impl Servers {
 /// Setup failures (pip, weights, servers) as one clear line.
 pub async fn connect(
     settings: &crate::settings::LlmSettings,
+    seed: u64,
     py: &pyenv::PyEnv,
     log_dir: &std::path::Path,
 ) -> Result<(Arc<dyn ChatBackend>, Servers, serde_json::Value)> {
@@ -84,6 +87,7 @@ pub async fn connect(
         json_mode: settings.json_mode,
         temperature: settings.temperature,
         timeout_s: settings.timeout_s,
+        seed: Some(seed),
         length_limits: servers.llm.is_some() || settings.length_limits,
     };
     let embed = match (&servers.embed, &settings.embed_base_url) {
@@ -296,12 +300,71 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
             }
         );
     }
-    let (backend, servers, described) = connect(&s.llm, &py, writer.dir()).await?;
+    let (backend, servers, described) = connect(&s.llm, s.seed, &py, writer.dir()).await?;
     manifest["llm"] = described;
     writer.write_manifest(&manifest)?;
-    let result = run_episode(&s, &py, backend, prompts, writer).await;
+    let episode = Episode {
+        game: s.game.clone(),
+        max_steps: s.max_steps,
+        memory: s.memory.clone(),
+        agent: s.agent.clone(),
+        quiet: s.quiet,
+        py: &py,
+        backend,
+        prompts,
+        log_dir: writer.dir().to_path_buf(),
+        writer: Some(writer),
+        check: None,
+        what_if: None,
+    };
+    let result = run_episode(episode).await;
     servers.stop().await;
-    result
+    let done = result?;
+    Ok((done.summary, done.dir))
+}
+
+/// Checks a step before it is written; an error stops the episode (replay uses it to
+/// compare each replayed step with the log).
+pub type StepCheck<'a> = Box<dyn FnMut(&StepRecord) -> Result<()> + 'a>;
+
+/// One episode to run: the game, the agent's settings, where answers come from, and
+/// what to do with each finished step.
+pub struct Episode<'a> {
+    /// The game file.
+    pub game: PathBuf,
+    /// Step cap.
+    pub max_steps: u32,
+    /// Memory parameters.
+    pub memory: MemorySettings,
+    /// Agent parameters.
+    pub agent: AgentSettings,
+    /// One line per step.
+    pub quiet: bool,
+    /// The Python environment (bridge).
+    pub py: &'a pyenv::PyEnv,
+    /// Where chat answers and embeddings come from.
+    pub backend: Arc<dyn ChatBackend>,
+    /// Prompt templates.
+    pub prompts: Prompts,
+    /// Where steps are written (`None`: nowhere, as in a replay).
+    pub writer: Option<RunWriter>,
+    /// Where the bridge's log goes.
+    pub log_dir: PathBuf,
+    /// Called with each step before it is written.
+    pub check: Option<StepCheck<'a>>,
+    /// Also compute retrieval with these settings at every step (replay's what-if).
+    pub what_if: Option<MemorySettings>,
+}
+
+/// What an episode left: its summary, the agent (memory, plan) as it ended, and the run
+/// directory if one was written.
+pub struct EpisodeResult {
+    /// The summary.
+    pub summary: Summary,
+    /// The agent after the last step.
+    pub agent: Agent,
+    /// The run directory (empty when nothing was written).
+    pub dir: PathBuf,
 }
 
 /// Where a step's command came from when it is part of a `go to` route.
@@ -369,16 +432,26 @@ async fn execute(
     })
 }
 
-async fn run_episode(
-    s: &PlaySettings,
-    py: &pyenv::PyEnv,
-    backend: Arc<dyn ChatBackend>,
-    prompts: Prompts,
-    mut writer: RunWriter,
-) -> Result<(Summary, std::path::PathBuf)> {
-    let dir = writer.dir().to_path_buf();
-    let mut bridge =
-        TextWorldEnv::start(&py.python, &py.bridge_script(), &dir.join("bridge.log")).await?;
+/// Run one episode of the Ariadne loop: reset the game, then observe, update memory,
+/// retrieve, plan and act until the game ends or `max_steps` steps are played; show
+/// each step, check it, write it, and write the summary.
+///
+/// # Errors
+/// The first error of the episode (bridge, endpoint, a failed check), after the
+/// finished steps and the summary were written.
+pub async fn run_episode(mut s: Episode<'_>) -> Result<EpisodeResult> {
+    let dir = s
+        .writer
+        .as_ref()
+        .map(|w| w.dir().to_path_buf())
+        .unwrap_or_default();
+    let py = s.py;
+    let mut bridge = TextWorldEnv::start(
+        &py.python,
+        &py.bridge_script(),
+        &s.log_dir.join("bridge.log"),
+    )
+    .await?;
     let started = Instant::now();
     let mut state = bridge.reset(&s.game).await?;
     let goal = if state.objective.trim().is_empty() {
@@ -386,15 +459,21 @@ async fn run_episode(
     } else {
         state.objective.clone()
     };
-    let llm = Llm { backend, prompts };
+    let llm = Llm {
+        backend: s.backend.clone(),
+        prompts: std::mem::replace(&mut s.prompts, Prompts::load(None)?),
+    };
     let mut agent = Agent::new(llm, Memory::new(s.memory.clone()), goal, s.agent.clone());
-    println!(
-        "ariadne: playing {} (max score {}, step cap {}); trajectory in {}",
-        s.game.display(),
-        state.max_score,
-        s.max_steps,
-        dir.display()
-    );
+    agent.what_if = s.what_if.clone();
+    if s.writer.is_some() {
+        println!(
+            "ariadne: playing {} (max score {}, step cap {}); trajectory in {}",
+            s.game.display(),
+            state.max_score,
+            s.max_steps,
+            dir.display()
+        );
+    }
 
     let mut summary = Summary {
         format_version: trajectory::FORMAT_VERSION,
@@ -483,15 +562,12 @@ async fn run_episode(
                 Vec::new(),
                 Vec::new(),
             );
-            finish_step(
-                s,
-                &mut writer,
-                &mut summary,
-                &record,
-                &state,
-                &after,
-                &mut agent,
-            )?;
+            if let Err(e) = finish_step(&mut s, &mut summary, &record, &state, &after, &mut agent) {
+                outcome = "error".into();
+                error = Some(e);
+                step -= 1;
+                break 'episode;
+            }
             last_action = record.action.clone();
             state = after;
             continue;
@@ -542,15 +618,12 @@ async fn run_episode(
                 executed.nav_added,
                 executed.nav_removed,
             );
-            finish_step(
-                s,
-                &mut writer,
-                &mut summary,
-                &record,
-                &state,
-                &after,
-                &mut agent,
-            )?;
+            if let Err(e) = finish_step(&mut s, &mut summary, &record, &state, &after, &mut agent) {
+                outcome = "error".into();
+                error = Some(e);
+                step -= 1;
+                break 'episode;
+            }
             last_action = record.action.clone();
             state = after;
             if state.done {
@@ -587,17 +660,26 @@ async fn run_episode(
     }
     summary.wall_s = started.elapsed().as_secs_f64();
     summary.final_observation = state.observation.clone();
-    writer.finish(&summary)?;
     bridge.close().await;
-    print_summary(&summary, &dir);
+    if let Some(w) = s.writer.as_mut() {
+        w.finish(&summary)?;
+        print_summary(&summary, &dir);
+    }
     if let Some(e) = error {
+        if e.downcast_ref::<crate::error::UserError>().is_some() || s.writer.is_none() {
+            return Err(e);
+        }
         return Err(e.context(format!(
             "the episode stopped at step {} (finished steps are in {})",
             summary.steps + 1,
             dir.display()
         )));
     }
-    Ok((summary, dir))
+    Ok(EpisodeResult {
+        summary,
+        agent,
+        dir,
+    })
 }
 
 /// The decision carried by the later moves of a route: no LLM call was made.
@@ -613,6 +695,7 @@ fn continuation(route: Option<&RouteStep>) -> Decision {
         action_source: "route".into(),
         unexplored: Vec::new(),
         go_to_targets: Vec::new(),
+        what_if: None,
         log: Default::default(),
         elapsed_ms: 0,
     }
@@ -654,6 +737,7 @@ fn build_record(
         admissible_commands: state.admissible_commands.clone(),
         memory,
         retrieval: decision.retrieval,
+        what_if: decision.what_if,
         unexplored_exits: decision.unexplored,
         go_to_targets: decision.go_to_targets,
         plan: decision.plan,
@@ -695,8 +779,7 @@ fn build_record(
 }
 
 fn finish_step(
-    s: &PlaySettings,
-    writer: &mut RunWriter,
+    s: &mut Episode<'_>,
     summary: &mut Summary,
     record: &StepRecord,
     state: &GameState,
@@ -704,8 +787,13 @@ fn finish_step(
     agent: &mut Agent,
 ) -> Result<()> {
     show_step(s.quiet, state, record, after);
+    if let Some(check) = s.check.as_mut() {
+        check(record)?;
+    }
     agent.observe_result(record.step, &record.action, after);
-    writer.write_step(record)?;
+    if let Some(w) = s.writer.as_mut() {
+        w.write_step(record)?;
+    }
     summary.llm_calls += record.llm_calls.len() as u64;
     summary.llm_failures += u64::from(record.llm_failures);
     summary.llm_repairs += u64::from(record.llm_repairs);

@@ -78,6 +78,9 @@ pub struct StepRecord {
     pub memory: UpdateReport,
     /// Two-step retrieval results.
     pub retrieval: Retrieval,
+    /// Retrieval under other d, w, k (only in a what-if replay; never in a play log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<Retrieval>,
     /// Unexplored exits shown to the agent.
     #[serde(default)]
     pub unexplored_exits: Vec<UnexploredExit>,

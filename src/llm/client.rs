@@ -32,6 +32,8 @@ pub struct EndpointConfig {
     pub temperature: f32,
     /// Per-request timeout, seconds.
     pub timeout_s: u64,
+    /// Sampling seed sent with each request (`seed`), where set.
+    pub seed: Option<u64>,
     /// Keep `maxLength` bounds in JSON schemas. llama.cpp's grammar enforces them (they
     /// stop a small model's run-on strings); OpenAI's strict mode rejects them, so they
     /// are stripped for remote endpoints unless asked for.
@@ -155,6 +157,9 @@ impl OpenAiBackend {
             "max_tokens": request.max_tokens,
             "stream": false,
         });
+        if let Some(seed) = self.chat_cfg.seed {
+            body["seed"] = json!(seed);
+        }
         if let Some((name, schema)) = &request.schema {
             let mut schema = schema.clone();
             if !self.chat_cfg.length_limits {

@@ -41,6 +41,10 @@ pub enum LlmError {
         /// Status and message from the server.
         detail: String,
     },
+    /// A replay met a request that the log does not answer (the prompt differs from the
+    /// recorded one, or the log has no more answers).
+    #[error("{0}")]
+    Replay(String),
     /// The answer could not be read as a chat completion or embedding list.
     #[error("the {what} endpoint at {endpoint} sent an unreadable response: {detail}")]
     BadResponse {
@@ -54,6 +58,11 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// True for a replay whose recorded answers no longer fit the requests.
+    pub fn is_replay(&self) -> bool {
+        matches!(self, LlmError::Replay(_))
+    }
+
     /// True when the error is a setup problem the user must fix (unreachable endpoint,
     /// authentication or unknown model), as opposed to a transient failure.
     pub fn is_user_error(&self) -> bool {
@@ -62,7 +71,7 @@ impl LlmError {
             LlmError::Api { detail, .. } => {
                 detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
             }
-            LlmError::BadResponse { .. } => false,
+            LlmError::BadResponse { .. } | LlmError::Replay(_) => false,
         }
     }
 }
@@ -159,7 +168,7 @@ pub struct ChatAnswer {
 
 /// Whether a text is embedded as a search query or as a stored passage (e5-style models
 /// embed the two differently).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EmbedKind {
     /// A search query (the observation, plan, goal, or a vertex in BFS).

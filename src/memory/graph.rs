@@ -170,6 +170,23 @@ impl AriGraph {
         self.incident.values().filter(|s| !s.is_empty()).count()
     }
 
+    /// The semantic vertices now (with at least one alive edge), sorted.
+    pub fn vertices(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .incident
+            .iter()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(k, _)| k.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether a triplet id is in the graph now.
+    pub fn is_alive(&self, id: TripletId) -> bool {
+        self.triplets.get(id).is_some_and(|r| r.alive)
+    }
+
     /// The episodic vertices, oldest first.
     pub fn episodes(&self) -> &[Episode] {
         &self.episodes

@@ -2,6 +2,7 @@
 //! observation (triplet extraction, outdated-edge detection and replacement, episodic
 //! vertex and edge) and two-step retrieval (semantic BFS, then episodic search).
 
+pub mod export;
 pub mod graph;
 
 use std::collections::{HashMap, HashSet};
@@ -376,15 +377,30 @@ impl Memory {
     /// The pure part of retrieval, over cached query vectors (queries without a vector
     /// are skipped).
     pub fn retrieve_with(&self, queries: &[String], current_step: u32) -> Retrieval {
+        self.retrieve_with_settings(queries, current_step, &self.settings)
+    }
+
+    /// [`Memory::retrieve_with`] under other d, w, k (no network: cached vectors only).
+    pub fn retrieve_with_settings(
+        &self,
+        queries: &[String],
+        current_step: u32,
+        settings: &MemorySettings,
+    ) -> Retrieval {
+        let queries: Vec<String> = queries
+            .iter()
+            .map(|q| q.chars().take(settings.query_chars).collect::<String>())
+            .filter(|q| !q.trim().is_empty())
+            .collect();
         let mut best: Vec<Retrieved> = Vec::new();
         let mut pos: HashMap<TripletId, usize> = HashMap::new();
-        for q in queries {
+        for q in &queries {
             let Some(v) = self.query_cache.get(q) else {
                 continue;
             };
             for r in self
                 .graph
-                .semantic_search(v, self.settings.depth, self.settings.width)
+                .semantic_search(v, settings.depth, settings.width)
             {
                 match pos.get(&r.id) {
                     Some(&i) => {
@@ -402,7 +418,7 @@ impl Memory {
         let ids: HashSet<TripletId> = best.iter().map(|r| r.id).collect();
         let episodes = self
             .graph
-            .episodic_search(&ids, self.settings.episodes, Some(current_step))
+            .episodic_search(&ids, settings.episodes, Some(current_step))
             .into_iter()
             .map(|s| RetrievedEpisode {
                 step: s.step,

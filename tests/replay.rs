@@ -1,0 +1,321 @@
+//! End-to-end tests of `ariadne replay`: a scripted run replayed with no LLM server,
+//! a tampered log, a truncated log, continue-from, inspection, export, what-if, stats.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{Scripted, bin, play, read_jsonl, root, run_dir};
+use serde_json::Value;
+
+const WALK: &[&str] = &[
+    "open antique trunk",
+    "take old key from antique trunk",
+    "unlock wooden door with old key",
+    "open wooden door",
+    "go east",
+    "open screen door",
+    "go east",
+    "go south",
+    "take half of a bag of chips",
+    "go north",
+    "go west",
+    "put half of a bag of chips on stove",
+];
+
+fn game() -> String {
+    root().join("games/simple.z8").display().to_string()
+}
+
+/// Play `steps` steps of the simple game with the scripted server; return the run dir.
+fn scripted_run(work: &Path, steps: u32) -> std::path::PathBuf {
+    let server = Scripted::start(WALK);
+    let out = play(
+        work,
+        &server.base_url,
+        &[&game(), "--max-steps", &steps.to_string(), "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run_dir(work)
+}
+
+/// `ariadne replay` with no reachable LLM: any network call would fail the test.
+fn replay(work: &Path, args: &[&str]) -> Output {
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    Command::new(bin())
+        .current_dir(work)
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{dead}/v1"))
+        .env(
+            "ARIADNE_EMBED_BASE_URL",
+            format!("http://127.0.0.1:{dead}/v1"),
+        )
+        .arg("replay")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn replay_of_an_unmodified_run_matches_every_step_without_network() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 20);
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("replayed 12 steps of") && stdout.contains("every step matches the log"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn tampered_trajectory_reports_the_first_divergence() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 6);
+    let path = dir.join("steps.jsonl");
+    let mut steps = read_jsonl(&path);
+    steps[2]["action"] = Value::String("go north".into());
+    let lines: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("replay diverged at step 3, field action: recorded \"go north\", replayed \"unlock wooden door with old key\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tampered_prompt_is_caught_by_the_llm_check() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 4);
+    let path = dir.join("steps.jsonl");
+    let mut steps = read_jsonl(&path);
+    // The recorded plan prompt of step 2 no longer matches what the agent asks.
+    let content = steps[1]["llm_calls"][1]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .replace("Goal:", "Aim:");
+    steps[1]["llm_calls"][1]["messages"][1]["content"] = Value::String(content);
+    let lines: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("replay diverged at step 2, field llm_calls"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("recorded \"Aim:"), "{stderr}");
+}
+
+#[test]
+fn truncated_trajectory_is_replayed_up_to_the_partial_line_with_a_warning() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 5);
+    let path = dir.join("steps.jsonl");
+    let text_all = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, &text_all[..text_all.len() - 100]).unwrap();
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("warning: the last line of") && stderr.contains("incomplete"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("replayed 4 steps"), "{stdout}");
+}
+
+#[test]
+fn continue_from_hands_over_to_the_live_llm_and_records_the_parent() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 3);
+    // The live LLM picks up the walkthrough where step 2 left it.
+    let live = Scripted::start(&WALK[2..]);
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &live.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &live.base_url)
+        .args([
+            "replay",
+            dir.to_str().unwrap(),
+            "--continue-from",
+            "2",
+            "--max-steps",
+            "6",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let runs: Vec<_> = std::fs::read_dir(work.path().join("runs"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir() && *p != dir)
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let child = &runs[0];
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(child.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["parent"]["step"], 2);
+    assert_eq!(manifest["parent"]["run"], dir.to_str().unwrap());
+    let steps = read_jsonl(&child.join("steps.jsonl"));
+    assert_eq!(steps.len(), 6);
+    let actions: Vec<&str> = steps
+        .iter()
+        .map(|s| s["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, &WALK[..6]);
+    // Steps 1-2 came from the log: the live server answered only from step 3 on.
+    let parent = read_jsonl(&dir.join("steps.jsonl"));
+    let calls = |s: &Value| -> Vec<(Value, Value)> {
+        s["llm_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["messages"].clone(), c["answer"].clone()))
+            .collect()
+    };
+    assert_eq!(calls(&steps[0]), calls(&parent[0]));
+    assert_eq!(calls(&steps[1]), calls(&parent[1]));
+    let live_calls = live.script.lock().unwrap().chats.len();
+    let logged_after_2: usize = steps[2..]
+        .iter()
+        .map(|s| s["llm_calls"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(live_calls, logged_after_2);
+}
+
+#[test]
+fn inspect_export_what_if_and_stats() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 8);
+    let d = dir.to_str().unwrap();
+
+    let out = replay(
+        work.path(),
+        &[d, "--quiet", "--step", "6", "--export", "json"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("memory after step 6:"), "{stdout}");
+    assert!(stdout.contains("player, is in, kitchen"), "{stdout}");
+    assert!(
+        stdout.contains("player, is in, bedroom (removed)"),
+        "{stdout}"
+    );
+    let graph: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-6.json")).unwrap())
+            .unwrap();
+    assert_eq!(graph["step"], 6);
+    assert_eq!(graph["episodic_vertices"].as_array().unwrap().len(), 6);
+    let edges = graph["semantic_edges"].as_array().unwrap();
+    assert!(
+        edges
+            .iter()
+            .any(|e| e["subject"] == "player" && e["object"] == "kitchen")
+    );
+    assert!(
+        !edges
+            .iter()
+            .any(|e| e["subject"] == "player" && e["object"] == "bedroom")
+    );
+
+    let dot_path = work.path().join("g.dot");
+    let out = replay(
+        work.path(),
+        &[
+            d,
+            "--quiet",
+            "--step",
+            "3",
+            "--export",
+            "dot",
+            "--out",
+            dot_path.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let dot = std::fs::read_to_string(&dot_path).unwrap();
+    assert!(
+        dot.starts_with("digraph arigraph {") && dot.contains("\"step 3\""),
+        "{dot}"
+    );
+
+    let out = replay(work.path(), &[d, "--quiet", "--width", "1", "--depth", "1"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("what-if retrieval: d=1 w=1 k=2 (recorded: d=2 w=6 k=2)"),
+        "{stdout}"
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(" -> ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(rows.len(), 8, "{stdout}");
+    // With w=1, d=1 each query finds at most one triplet: steps lose triplets, and no
+    // step gains any.
+    let cols: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|r| r.split(" | ").map(str::trim).collect())
+        .collect();
+    assert!(
+        cols.iter().any(|c| c[2] != "-"),
+        "some step must lose triplets: {stdout}"
+    );
+    assert!(
+        cols.iter().all(|c| c[3] == "-"),
+        "no step may gain triplets: {stdout}"
+    );
+
+    let csv = work.path().join("stats.csv");
+    let out = replay(
+        work.path(),
+        &[d, "--quiet", "--stats", "--csv", csv.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "step,semantic_vertices,semantic_edges,episodic_vertices,added,removed"
+    );
+    assert_eq!(lines.len(), 9);
+    assert!(lines[8].starts_with("8,"));
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let last_edges = steps[7]["graph"]["semantic_edges"].as_u64().unwrap();
+    assert_eq!(
+        lines[8].split(',').nth(2).unwrap().parse::<u64>().unwrap(),
+        last_edges
+    );
+}
+
+#[test]
+fn replay_of_a_missing_run_is_one_clear_line() {
+    let work = tempfile::tempdir().unwrap();
+    let out = replay(work.path(), &["runs/nope"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("not a run directory"), "{stderr}");
+}
