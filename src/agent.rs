@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::env::GameState;
 use crate::llm::{CallLog, Llm};
-use crate::memory::{Memory, Observed, Retrieval, Triplet, UpdateReport};
+use crate::memory::{AriGraph, MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::{Direction, Move, SpatialMap, UnexploredExit, move_triplets};
 
 /// A plan entry.
@@ -105,8 +105,8 @@ struct ActionAnswer {
 /// The Ariadne agent for one episode.
 pub struct Agent {
     llm: Llm,
-    /// AriGraph memory.
-    pub memory: Memory,
+    /// Long-term memory (AriGraph or a baseline).
+    pub memory: Box<dyn MemoryModule>,
     /// Current plan.
     pub plan: Vec<SubGoal>,
     goal: String,
@@ -196,7 +196,12 @@ fn action_schema(admissible: &[String]) -> Value {
 
 impl Agent {
     /// A fresh agent for an episode with this goal.
-    pub fn new(llm: Llm, memory: Memory, goal: String, settings: AgentSettings) -> Self {
+    pub fn new(
+        llm: Llm,
+        memory: Box<dyn MemoryModule>,
+        goal: String,
+        settings: AgentSettings,
+    ) -> Self {
         Self {
             llm,
             memory,
@@ -212,6 +217,11 @@ impl Agent {
         }
     }
 
+    /// The episode's goal.
+    pub fn goal(&self) -> &str {
+        &self.goal
+    }
+
     /// The exits taken so far, as (room, direction).
     pub fn explored(&self) -> HashSet<(String, Direction)> {
         self.explored.clone()
@@ -219,7 +229,10 @@ impl Agent {
 
     /// The spatial map as the graph holds it now.
     pub fn spatial_map(&self) -> SpatialMap {
-        SpatialMap::from_graph(&self.memory.graph, &self.visited)
+        match self.memory.graph() {
+            Some(g) => SpatialMap::from_graph(g, &self.visited),
+            None => SpatialMap::from_graph(&AriGraph::new(), &BTreeSet::new()),
+        }
     }
 
     /// The route of a `go to` from `from` (a room name as the game shows it).
@@ -244,27 +257,31 @@ impl Agent {
         if from == to || from.is_empty() || to.is_empty() {
             return (added, removed);
         }
+        self.visited.insert(to.clone());
+        self.explored.insert((from.clone(), dir));
+        let Some(graph) = self.memory.graph_mut() else {
+            return (added, removed);
+        };
         if let Some(exp) = expected.map(room_key).filter(|e| *e != to) {
             for stale in move_triplets(&from, dir, &exp) {
-                if let Some(id) = self.memory.graph.find(&stale)
-                    && self.memory.graph.remove(id)
+                if let Some(id) = graph.find(&stale)
+                    && graph.remove(id)
                 {
                     removed.push(stale);
                 }
             }
         }
         for t in move_triplets(&from, dir, &to) {
-            if self.memory.graph.add(t.clone()).1 {
+            if graph.add(t.clone()).1 {
                 added.push(t);
             }
         }
-        self.visited.insert(to);
-        self.explored.insert((from, dir));
         (added, removed)
     }
 
     /// Tell the agent what its last action did (feeds recent history and loop detection).
     pub fn observe_result(&mut self, step: u32, action: &str, after: &GameState) {
+        self.memory.observe_result(step, action, &after.observation);
         self.history.push_back(HistoryItem {
             step,
             action: action.to_string(),
@@ -320,21 +337,24 @@ impl Agent {
             inventory: &state.inventory,
             room: &room,
             action: last_action,
+            goal: &self.goal,
         };
         let mut update = self.memory.update(&self.llm, &mut log, &seen).await?;
         let here = room_key(&room);
         if state.room.is_some() {
             self.visited.insert(here.clone());
             // The admissible movement commands are ground truth about the room's exits.
-            for cmd in &state.admissible_commands {
-                if let Some(dir) = Direction::of_command(cmd)
-                    && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
-                    && self.memory.graph.add(t.clone()).1
-                {
-                    update.added.push(t);
+            if let Some(graph) = self.memory.graph_mut() {
+                for cmd in &state.admissible_commands {
+                    if let Some(dir) = Direction::of_command(cmd)
+                        && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
+                        && graph.add(t.clone()).1
+                    {
+                        update.added.push(t);
+                    }
                 }
             }
-            self.memory.embed_missing(&self.llm, &mut log).await?;
+            self.memory.sync(&self.llm, &mut log).await?;
         }
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
@@ -353,16 +373,18 @@ impl Agent {
             .collect();
 
         // Queries: the observation, the goal, and each sub-goal of the current plan.
-        let mut queries = vec![state.observation.clone(), self.goal.clone()];
-        queries.extend(self.plan.iter().map(|p| p.sub_goal.clone()));
-        let retrieval = self
-            .memory
-            .retrieve(&self.llm, &mut log, &queries, step)
-            .await?;
+        let sub_goals: Vec<String> = self.plan.iter().map(|p| p.sub_goal.clone()).collect();
+        let queries = Queries {
+            step,
+            observation: &state.observation,
+            goal: &self.goal,
+            plan: &sub_goals,
+        };
+        let retrieval = self.memory.retrieve(&self.llm, &mut log, &queries).await?;
         let what_if = self
             .what_if
             .as_ref()
-            .map(|alt| self.memory.retrieve_with_settings(&queries, step, alt));
+            .and_then(|alt| self.memory.what_if(&queries, alt));
         let warnings = self.warnings(step);
 
         let history: Vec<&HistoryItem> = self.history.iter().collect();
@@ -375,6 +397,7 @@ impl Agent {
             goal => &self.goal,
             facts => facts,
             episodes => &retrieval.episodes,
+            notes => &retrieval.notes,
             history => history,
             warnings => &warnings,
             step => step,

@@ -130,6 +130,12 @@ pub struct PlayArgs {
     /// Where run directories are written.
     #[arg(long, default_value = "runs")]
     pub runs_dir: PathBuf,
+    /// Memory design: AriGraph, an ablation, or a baseline of the paper's Table 4.
+    #[arg(long, value_enum, default_value_t = crate::memory::MemoryDesign::Arigraph, help_heading = "Memory")]
+    pub memory: crate::memory::MemoryDesign,
+    /// Reflexion: trials of the same game; a lesson is written after each failed one.
+    #[arg(long, default_value_t = 3, help_heading = "Memory")]
+    pub trials: u32,
     /// Semantic search depth d (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
     pub depth: Option<u32>,

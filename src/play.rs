@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -14,7 +14,7 @@ use crate::agent::{Agent, AgentSettings, Decision, GO_TO, room_key};
 use crate::env::{self, GameState, TextWorldEnv};
 use crate::llm::local::{self, LocalOptions, LocalServer};
 use crate::llm::{ChatBackend, EmbedConfig, EndpointConfig, Llm, OpenAiBackend, Usage};
-use crate::memory::{Memory, MemorySettings};
+use crate::memory::{self, MemoryDesign, MemorySettings};
 use crate::nav::Direction;
 use crate::prompts::Prompts;
 use crate::pyenv;
@@ -259,37 +259,12 @@ fn spinner(quiet: bool, step: u32) -> ProgressBar {
 /// written and the summary saved.
 pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
     env::check_game(&s.game)?;
-    let prompts = Prompts::load(s.prompts.as_deref())?;
+    Prompts::load(s.prompts.as_deref())?;
     let py = pyenv::ensure(
         s.llm.embedded_chat().then_some(s.llm.local_model),
         s.llm.embed_base_url.is_none(),
     )
     .await?;
-
-    let game_name = s
-        .game
-        .file_stem()
-        .map(|x| x.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let run_id = format!(
-        "{}-{game_name}",
-        chrono::Local::now().format("%Y%m%d-%H%M%S")
-    );
-    let mut manifest = json!({
-        "format_version": trajectory::FORMAT_VERSION,
-        "ariadne_version": env!("CARGO_PKG_VERSION"),
-        "command": "play",
-        "created_at": chrono::Local::now().to_rfc3339(),
-        "game": {"path": s.game.display().to_string(), "name": game_name},
-        "seed": s.seed,
-        "max_steps": s.max_steps,
-        "memory_design": "arigraph",
-        "memory": s.memory,
-        "agent": s.agent,
-        "versions": {"ariadne": env!("CARGO_PKG_VERSION"), "textworld": pyenv::TEXTWORLD_REQ},
-        "prompts": s.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
-    });
-    let mut writer = RunWriter::create(&s.runs_dir, &run_id, &manifest)?;
     if !s.quiet {
         eprintln!(
             "ariadne: starting {}",
@@ -300,27 +275,157 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
             }
         );
     }
-    let (backend, servers, described) = connect(&s.llm, s.seed, &py, writer.dir()).await?;
-    manifest["llm"] = described;
-    writer.write_manifest(&manifest)?;
-    let episode = Episode {
-        game: s.game.clone(),
-        max_steps: s.max_steps,
-        memory: s.memory.clone(),
-        agent: s.agent.clone(),
-        quiet: s.quiet,
-        py: &py,
-        backend,
-        prompts,
-        log_dir: writer.dir().to_path_buf(),
-        writer: Some(writer),
-        check: None,
-        what_if: None,
+    let game_name = s
+        .game
+        .file_stem()
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
+    let trials = if s.design == MemoryDesign::Reflexion {
+        s.trials.max(1)
+    } else {
+        1
     };
-    let result = run_episode(episode).await;
-    servers.stop().await;
-    let done = result?;
-    Ok((done.summary, done.dir))
+    let mut lessons: Vec<String> = Vec::new();
+    let mut connection: Option<(Arc<dyn ChatBackend>, Servers, serde_json::Value)> = None;
+    let mut last = None;
+    for trial in 1..=trials {
+        let run_id = if trials > 1 {
+            format!("{stamp}-{game_name}-trial-{trial}")
+        } else {
+            format!("{stamp}-{game_name}")
+        };
+        let mut manifest = json!({
+            "format_version": trajectory::FORMAT_VERSION,
+            "ariadne_version": env!("CARGO_PKG_VERSION"),
+            "command": "play",
+            "created_at": chrono::Local::now().to_rfc3339(),
+            "game": {"path": s.game.display().to_string(), "name": game_name},
+            "seed": s.seed,
+            "max_steps": s.max_steps,
+            "memory_design": s.design,
+            "memory": s.memory,
+            "agent": s.agent,
+            "versions": {"ariadne": env!("CARGO_PKG_VERSION"), "textworld": pyenv::TEXTWORLD_REQ},
+            "prompts": s.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
+        });
+        if s.design == MemoryDesign::Reflexion {
+            manifest["trial"] = json!(trial);
+            manifest["trials"] = json!(trials);
+            manifest["lessons"] = json!(lessons);
+        }
+        let mut writer = RunWriter::create(&s.runs_dir, &run_id, &manifest)?;
+        if connection.is_none() {
+            connection = Some(connect(&s.llm, s.seed, &py, writer.dir()).await?);
+        }
+        let Some((backend, _, described)) = connection.as_ref() else {
+            bail!("no LLM connection");
+        };
+        manifest["llm"] = described.clone();
+        writer.write_manifest(&manifest)?;
+        if trials > 1 {
+            println!("ariadne: Reflexion trial {trial} of {trials}");
+        }
+        let episode = Episode {
+            game: s.game.clone(),
+            max_steps: s.max_steps,
+            memory: s.memory.clone(),
+            design: s.design,
+            lessons: lessons.clone(),
+            agent: s.agent.clone(),
+            quiet: s.quiet,
+            py: &py,
+            backend: backend.clone(),
+            prompts: Prompts::load(s.prompts.as_deref())?,
+            log_dir: writer.dir().to_path_buf(),
+            writer: Some(writer),
+            check: None,
+            what_if: None,
+        };
+        let done = match run_episode(episode).await {
+            Ok(d) => d,
+            Err(e) => {
+                if let Some((_, servers, _)) = connection.take() {
+                    servers.stop().await;
+                }
+                return Err(e);
+            }
+        };
+        let won = done.summary.outcome == "won";
+        let interrupted = done.summary.outcome == "interrupted";
+        if trial < trials && !won && !interrupted {
+            let llm = Llm {
+                backend: backend.clone(),
+                prompts: Prompts::load(s.prompts.as_deref())?,
+            };
+            let (lesson, calls) = write_lesson(&llm, &done, &lessons).await?;
+            let mut summary = done.summary.clone();
+            summary.lesson = lesson.clone();
+            summary.lesson_calls = calls;
+            RunWriter::rewrite_summary(&done.dir, &summary)?;
+            if let Some(l) = lesson {
+                println!("lesson for the next trial: {l}");
+                lessons.push(l);
+            }
+        }
+        last = Some((done.summary, done.dir));
+        if won || interrupted {
+            break;
+        }
+    }
+    if let Some((_, servers, _)) = connection.take() {
+        servers.stop().await;
+    }
+    last.context("no trial was played")
+}
+
+#[derive(serde::Deserialize)]
+struct LessonAnswer {
+    lesson: String,
+}
+
+/// Reflexion's verbal lesson after a failed trial, from its trajectory (actions and
+/// results, read back from the run directory) and the earlier lessons.
+async fn write_lesson(
+    llm: &Llm,
+    done: &EpisodeResult,
+    earlier: &[String],
+) -> Result<(Option<String>, Vec<crate::llm::CallRecord>)> {
+    let (steps, _) = trajectory::read_steps(&done.dir)?;
+    let trajectory: Vec<serde_json::Value> = steps
+        .iter()
+        .map(|r| json!({"step": r.step, "action": r.action, "feedback": clip(&r.feedback, 160)}))
+        .collect();
+    let messages = llm.prompts.render(
+        "lesson",
+        minijinja::context! {
+            goal => done.agent.goal(),
+            score => done.summary.score,
+            max_score => done.summary.max_score,
+            steps => done.summary.steps,
+            outcome => &done.summary.outcome,
+            trajectory => trajectory,
+            lessons => earlier,
+        },
+    )?;
+    let schema = json!({
+        "type": "object",
+        "properties": {"lesson": {"type": "string", "maxLength": 600}},
+        "required": ["lesson"],
+        "additionalProperties": false
+    });
+    let mut log = crate::llm::CallLog::default();
+    let answer: Option<LessonAnswer> = llm
+        .ask(
+            &mut log,
+            "lesson",
+            messages,
+            schema,
+            250,
+            |_: &LessonAnswer| Ok(()),
+        )
+        .await?;
+    Ok((answer.map(|a| a.lesson), log.calls))
 }
 
 /// Checks a step before it is written; an error stops the episode (replay uses it to
@@ -336,6 +441,10 @@ pub struct Episode<'a> {
     pub max_steps: u32,
     /// Memory parameters.
     pub memory: MemorySettings,
+    /// Which memory.
+    pub design: MemoryDesign,
+    /// Reflexion's lessons from earlier trials.
+    pub lessons: Vec<String>,
     /// Agent parameters.
     pub agent: AgentSettings,
     /// One line per step.
@@ -463,7 +572,12 @@ pub async fn run_episode(mut s: Episode<'_>) -> Result<EpisodeResult> {
         backend: s.backend.clone(),
         prompts: std::mem::replace(&mut s.prompts, Prompts::load(None)?),
     };
-    let mut agent = Agent::new(llm, Memory::new(s.memory.clone()), goal, s.agent.clone());
+    let mut agent = Agent::new(
+        llm,
+        memory::build(s.design, s.memory.clone(), s.lessons.clone()),
+        goal,
+        s.agent.clone(),
+    );
     agent.what_if = s.what_if.clone();
     if s.writer.is_some() {
         println!(
@@ -725,7 +839,11 @@ fn build_record(
             .map(|e| e.latency_ms)
             .sum::<u64>();
     let total_ms = step_started.elapsed().as_millis() as u64;
-    let g = &agent.memory.graph;
+    let stats = agent.memory.graph().map(|g| GraphStats {
+        semantic_vertices: g.vertex_count(),
+        semantic_edges: g.edge_count(),
+        episodic_vertices: g.episodes().len(),
+    });
     let mut memory = decision.update;
     memory.added.extend(nav_added);
     memory.removed.extend(nav_removed);
@@ -764,11 +882,7 @@ fn build_record(
         embedding_calls: decision.log.embeds,
         vectors: decision.log.vectors,
         usage,
-        graph: GraphStats {
-            semantic_vertices: g.vertex_count(),
-            semantic_edges: g.edge_count(),
-            episodic_vertices: g.episodes().len(),
-        },
+        graph: stats.unwrap_or_default(),
         timings: Timings {
             total_ms,
             llm_ms,

@@ -23,6 +23,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "working_memory",
         include_str!("../prompts/working_memory.md"),
     ),
+    ("summary", include_str!("../prompts/summary.md")),
+    ("importance", include_str!("../prompts/importance.md")),
+    ("reflection", include_str!("../prompts/reflection.md")),
+    ("lesson", include_str!("../prompts/lesson.md")),
 ];
 
 const USER_MARK: &str = "=== user ===";

@@ -18,7 +18,7 @@ use crate::error::UserError;
 use crate::llm::{
     CallRecord, ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, LlmError, VectorRecord,
 };
-use crate::memory::{MemorySettings, Retrieval, export};
+use crate::memory::{MemoryDesign, MemorySettings, Retrieval, export};
 use crate::play::{self, Episode};
 use crate::prompts::Prompts;
 use crate::pyenv;
@@ -395,6 +395,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     crate::env::check_game(&game)?;
     let memory: MemorySettings =
         serde_json::from_value(m["memory"].clone()).context("the manifest's memory settings")?;
+    let design: MemoryDesign = match m.get("memory_design") {
+        Some(v) => serde_json::from_value(v.clone()).context("the manifest's memory design")?,
+        None => MemoryDesign::Arigraph,
+    };
+    let lessons: Vec<String> = serde_json::from_value(m["lessons"].clone()).unwrap_or_default();
     let agent: AgentSettings =
         serde_json::from_value(m["agent"].clone()).context("the manifest's agent settings")?;
     let prompts_dir = m["prompts"]
@@ -521,6 +526,8 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         game: game.clone(),
         max_steps,
         memory: memory.clone(),
+        design,
+        lessons,
         agent,
         quiet: opts.quiet,
         py: &py,
@@ -632,9 +639,18 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     }
 
     let at = opts.step.unwrap_or(done.summary.steps);
+    let design = done.agent.memory.design();
+    let empty = crate::memory::AriGraph::new();
+    let graph = done.agent.memory.graph();
     if opts.step.is_some() {
-        let g = &done.agent.memory.graph;
-        println!("\nmemory after step {at}:");
+        let g = graph.unwrap_or(&empty);
+        println!("\nmemory after step {at} ({}):", design.name());
+        if graph.is_none() {
+            println!(
+                "(the {} memory has no graph; its retrieval is in each step's `retrieval`)",
+                design.name()
+            );
+        }
         println!("semantic triplets ({}):", g.edge_count());
         for id in g.alive_ids() {
             println!("  {}", g.triplet(id));
@@ -677,7 +693,12 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         );
     }
     if let Some(fmt) = &opts.export {
-        let g = &done.agent.memory.graph;
+        let Some(g) = graph else {
+            bail!(UserError::new(format!(
+                "the {} memory has no graph to export",
+                design.name()
+            )));
+        };
         let (text, ext) = match fmt.as_str() {
             "dot" => (export::to_dot(g), "dot"),
             "json" => {

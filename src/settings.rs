@@ -11,7 +11,7 @@ use crate::agent::AgentSettings;
 use crate::cli::{LlmArgs, PlayArgs};
 use crate::error::UserError;
 use crate::llm::JsonMode;
-use crate::memory::{MemorySettings, OutdatedScope};
+use crate::memory::{MemoryDesign, MemorySettings, OutdatedScope};
 use crate::pyenv::{self, LocalModel};
 
 /// The config file's keys (all optional); flags and environment variables override them.
@@ -193,6 +193,10 @@ pub struct PlaySettings {
     pub llm: LlmSettings,
     /// Agent settings (exploration and `go to` switches).
     pub agent: AgentSettings,
+    /// Memory design.
+    pub design: MemoryDesign,
+    /// Reflexion trials.
+    pub trials: u32,
 }
 
 impl PlaySettings {
@@ -222,6 +226,8 @@ impl PlaySettings {
             prompts: args.prompts.clone(),
             quiet: args.quiet,
             llm: LlmSettings::resolve(&args.llm, &cfg).context("resolving the LLM settings")?,
+            design: args.memory,
+            trials: args.trials,
             agent: AgentSettings {
                 exploration: !args.no_exploration,
                 go_to: !args.no_go_to,

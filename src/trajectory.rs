@@ -174,6 +174,12 @@ pub struct Summary {
     pub wall_s: f64,
     /// The last observation.
     pub final_observation: String,
+    /// Reflexion: the lesson written after this failed trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<String>,
+    /// Reflexion: the LLM call(s) that wrote the lesson.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lesson_calls: Vec<CallRecord>,
 }
 
 /// Writes one run directory.
@@ -250,6 +256,16 @@ impl RunWriter {
         self.steps.write_all(b"\n")?;
         self.steps.flush().context("cannot write steps.jsonl")?;
         Ok(())
+    }
+
+    /// Rewrite the `summary.json` of a finished run (Reflexion adds its lesson).
+    ///
+    /// # Errors
+    /// File system errors.
+    pub fn rewrite_summary(dir: &Path, summary: &Summary) -> Result<()> {
+        let path = dir.join("summary.json");
+        std::fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// Write `summary.json`.

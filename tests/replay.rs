@@ -217,7 +217,10 @@ fn inspect_export_what_if_and_stats() {
     );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("memory after step 6:"), "{stdout}");
+    assert!(
+        stdout.contains("memory after step 6 (arigraph):"),
+        "{stdout}"
+    );
     assert!(stdout.contains("player, is in, kitchen"), "{stdout}");
     assert!(
         stdout.contains("player, is in, bedroom (removed)"),

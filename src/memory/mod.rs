@@ -2,6 +2,7 @@
 //! observation (triplet extraction, outdated-edge detection and replacement, episodic
 //! vertex and edge) and two-step retrieval (semantic BFS, then episodic search).
 
+pub mod baselines;
 pub mod export;
 pub mod graph;
 
@@ -75,6 +76,8 @@ pub struct Observed<'a> {
     pub room: &'a str,
     /// The action that led here ("" at step 1).
     pub action: &'a str,
+    /// The episode's goal.
+    pub goal: &'a str,
 }
 
 /// What one update did (recorded per step in the trajectory).
@@ -101,16 +104,19 @@ pub struct RetrievedTriplet {
     pub similarity: f32,
 }
 
-/// A retrieved episode as recorded.
+/// A retrieved episode (a past observation) as recorded.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RetrievedEpisode {
     /// Its step.
     pub step: u32,
-    /// Eq. 1 score.
+    /// Its score: Eq. 1 for AriGraph, cosine for RAG, the summed normalized score for
+    /// Simulacra, 0 for full history.
     pub score: f64,
-    /// n_i.
+    /// n_i (AriGraph; 0 otherwise).
+    #[serde(default)]
     pub n: usize,
-    /// N_i.
+    /// N_i (AriGraph; 0 otherwise).
+    #[serde(default)]
     pub total: usize,
     /// The observation.
     pub observation: String,
@@ -125,11 +131,180 @@ pub struct Retrieval {
     pub triplets: Vec<RetrievedTriplet>,
     /// Episodic search result, best first.
     pub episodes: Vec<RetrievedEpisode>,
+    /// Free-text memory for working memory: the running summary, Simulacra's
+    /// reflections, Reflexion's lessons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryDesign {
+    /// AriGraph: semantic triplets + episodic vertices, two-step retrieval (section 2).
+    Arigraph,
+    /// AriGraph without episodic search (the paper's "w/o episodic" ablation).
+    ArigraphNoEpisodic,
+    /// Every past observation and action, unbounded ("Full history").
+    FullHistory,
+    /// An LLM-maintained running summary plus the last few steps ("Summary").
+    Summary,
+    /// Top-k past observations by embedding similarity to observation + plan ("RAG").
+    Rag,
+    /// Generative Agents' memory stream: recency + importance + relevance, with
+    /// reflections (Park et al. 2023; "Simulacra").
+    Simulacra,
+    /// Several trials; after a failed one the LLM writes a lesson for the next
+    /// (Shinn et al. 2023; "Reflexion").
+    Reflexion,
+}
+
+impl MemoryDesign {
+    /// Every design, in the order of the paper's Table 4.
+    pub const ALL: [MemoryDesign; 7] = [
+        MemoryDesign::FullHistory,
+        MemoryDesign::Summary,
+        MemoryDesign::Rag,
+        MemoryDesign::Reflexion,
+        MemoryDesign::Simulacra,
+        MemoryDesign::Arigraph,
+        MemoryDesign::ArigraphNoEpisodic,
+    ];
+
+    /// The name used on the command line and in logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryDesign::Arigraph => "arigraph",
+            MemoryDesign::ArigraphNoEpisodic => "arigraph-no-episodic",
+            MemoryDesign::FullHistory => "full-history",
+            MemoryDesign::Summary => "summary",
+            MemoryDesign::Rag => "rag",
+            MemoryDesign::Simulacra => "simulacra",
+            MemoryDesign::Reflexion => "reflexion",
+        }
+    }
+
+    /// Whether the design has the knowledge graph that navigation and exploration use.
+    pub fn has_graph(self) -> bool {
+        matches!(
+            self,
+            MemoryDesign::Arigraph | MemoryDesign::ArigraphNoEpisodic
+        )
+    }
+}
+
+/// What a memory is asked with at a step.
+#[derive(Debug, Clone, Copy)]
+pub struct Queries<'a> {
+    /// Step number.
+    pub step: u32,
+    /// The current observation.
+    pub observation: &'a str,
+    /// The goal.
+    pub goal: &'a str,
+    /// The current plan's sub-goals.
+    pub plan: &'a [String],
+}
+
+impl Queries<'_> {
+    /// AriGraph's query list: the observation, the goal, each sub-goal.
+    pub fn list(&self) -> Vec<String> {
+        let mut q = vec![self.observation.to_string(), self.goal.to_string()];
+        q.extend(self.plan.iter().cloned());
+        q
+    }
+
+    /// One query text: the observation and the plan (RAG, Simulacra).
+    pub fn joined(&self, max_chars: usize) -> String {
+        let mut q: String = self.observation.chars().take(max_chars).collect();
+        if !self.plan.is_empty() {
+            q.push_str("\nPlan: ");
+            q.push_str(&self.plan.join("; "));
+        }
+        q
+    }
+}
+
+/// A long-term memory the agent loop calls: update with each observation, retrieve
+/// working-memory content for the plan and action prompts. Every implementation logs
+/// its LLM calls in the step's [`CallLog`], so designs are compared on equal terms.
+#[async_trait::async_trait]
+pub trait MemoryModule: Send + Sync {
+    /// Which design this is.
+    fn design(&self) -> MemoryDesign;
+
+    /// Take in the observation of a step.
+    ///
+    /// # Errors
+    /// Transport errors (bad LLM answers are counted, not raised).
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport>;
+
+    /// Retrieve what goes into working memory for this step.
+    ///
+    /// # Errors
+    /// Transport errors.
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        queries: &Queries<'_>,
+    ) -> Result<Retrieval>;
+
+    /// The game's answer to the step's action (full history keeps it).
+    fn observe_result(&mut self, _step: u32, _action: &str, _feedback: &str) {}
+
+    /// Retrieval under other settings from cached vectors only (AriGraph's what-if).
+    fn what_if(&self, _queries: &Queries<'_>, _settings: &MemorySettings) -> Option<Retrieval> {
+        None
+    }
+
+    /// The knowledge graph, for designs that have one.
+    fn graph(&self) -> Option<&AriGraph> {
+        None
+    }
+
+    /// The knowledge graph, mutable (navigation records moves and exits in it).
+    fn graph_mut(&mut self) -> Option<&mut AriGraph> {
+        None
+    }
+
+    /// Embed whatever was added outside [`MemoryModule::update`] (navigation's triplets).
+    ///
+    /// # Errors
+    /// Transport errors.
+    async fn sync(&mut self, _llm: &Llm, _log: &mut CallLog) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Build the memory of a design. `lessons` are Reflexion's lessons from earlier trials.
+pub fn build(
+    design: MemoryDesign,
+    settings: MemorySettings,
+    lessons: Vec<String>,
+) -> Box<dyn MemoryModule> {
+    match design {
+        MemoryDesign::Arigraph => Box::new(AriGraphMemory::new(settings)),
+        MemoryDesign::ArigraphNoEpisodic => Box::new(AriGraphMemory::new(MemorySettings {
+            episodes: 0,
+            ..settings
+        })),
+        MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
+        MemoryDesign::Summary => Box::new(baselines::Summary::default()),
+        MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
+        MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),
+        MemoryDesign::Reflexion => Box::new(baselines::Reflexion::new(lessons)),
+    }
 }
 
 /// The AriGraph memory with its settings and a cache of query embeddings.
 #[derive(Debug, Default)]
-pub struct Memory {
+pub struct AriGraphMemory {
     /// The graph.
     pub graph: AriGraph,
     /// Parameters.
@@ -193,7 +368,7 @@ fn outdated_schema(n: usize) -> Value {
     })
 }
 
-impl Memory {
+impl AriGraphMemory {
     /// An empty memory.
     pub fn new(settings: MemorySettings) -> Self {
         Self {
@@ -211,7 +386,7 @@ impl Memory {
     ///
     /// # Errors
     /// Transport errors from the endpoint ([`crate::llm::LlmError`]), prompt rendering errors.
-    pub async fn update(
+    pub async fn update_graph(
         &mut self,
         llm: &Llm,
         log: &mut CallLog,
@@ -342,7 +517,7 @@ impl Memory {
     ///
     /// # Errors
     /// Transport errors while embedding the queries.
-    pub async fn retrieve(
+    pub async fn retrieve_list(
         &mut self,
         llm: &Llm,
         log: &mut CallLog,
@@ -380,7 +555,7 @@ impl Memory {
         self.retrieve_with_settings(queries, current_step, &self.settings)
     }
 
-    /// [`Memory::retrieve_with`] under other d, w, k (no network: cached vectors only).
+    /// [`AriGraphMemory::retrieve_with`] under other d, w, k (no network: cached vectors only).
     pub fn retrieve_with_settings(
         &self,
         queries: &[String],
@@ -439,6 +614,53 @@ impl Memory {
                 })
                 .collect(),
             episodes,
+            notes: Vec::new(),
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for AriGraphMemory {
+    fn design(&self) -> MemoryDesign {
+        if self.settings.episodes == 0 {
+            MemoryDesign::ArigraphNoEpisodic
+        } else {
+            MemoryDesign::Arigraph
+        }
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        self.update_graph(llm, log, seen).await
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        queries: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        self.retrieve_list(llm, log, &queries.list(), queries.step)
+            .await
+    }
+
+    fn what_if(&self, queries: &Queries<'_>, settings: &MemorySettings) -> Option<Retrieval> {
+        Some(self.retrieve_with_settings(&queries.list(), queries.step, settings))
+    }
+
+    fn graph(&self) -> Option<&AriGraph> {
+        Some(&self.graph)
+    }
+
+    fn graph_mut(&mut self) -> Option<&mut AriGraph> {
+        Some(&mut self.graph)
+    }
+
+    async fn sync(&mut self, llm: &Llm, log: &mut CallLog) -> Result<()> {
+        self.embed_missing(llm, log).await
     }
 }

@@ -186,6 +186,17 @@ fn answer(script: &mut Script, body: &Value) -> String {
             };
             json!({"rationale": "scripted", "action": action}).to_string()
         }
+        "summary" => {
+            let n = script
+                .chats
+                .iter()
+                .filter(|c| c["response_format"]["json_schema"]["name"] == "summary")
+                .count();
+            json!({"summary": format!("summary #{n}")}).to_string()
+        }
+        "importance" => json!({"importance": 9}).to_string(),
+        "reflection" => json!({"insights": [{"insight": "the old key opens the wooden door", "importance": 10}]}).to_string(),
+        "lesson" => json!({"lesson": "open the antique trunk first"}).to_string(),
         other => json!({"error": format!("unknown purpose {other}")}).to_string(),
     }
 }

@@ -1,0 +1,550 @@
+//! The memories the paper compares AriGraph with (section 4.1, Table 4), behind the same
+//! [`MemoryModule`] interface and the same planning and decision modules:
+//!
+//! - [`FullHistory`]: every past observation and action, unbounded.
+//! - [`Summary`]: an LLM-maintained running summary, updated every step.
+//! - [`Rag`]: top-k past observations by embedding similarity to observation + plan.
+//! - [`Simulacra`]: Generative Agents' memory stream (Park et al. 2023): score =
+//!   recency (0.995^steps since) + importance (LLM, 1-10, asked once per memory) +
+//!   relevance (cosine), each min-max normalized, weights 1; top-k; reflections when the
+//!   importance accumulated since the last one passes a threshold.
+//! - [`Reflexion`]: multi-trial (Shinn et al. 2023); within a trial only the recent steps,
+//!   plus the lessons written after earlier failed trials.
+//!
+//! Every one keeps the last few steps through the agent's recent history, as in the paper.
+
+use anyhow::Result;
+use minijinja::context;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{
+    CallLog, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval,
+    RetrievedEpisode, UpdateReport,
+};
+use crate::llm::{EmbedKind, Llm, cosine};
+
+/// Longest observation kept as a memory's text, characters.
+const MEMORY_CHARS: usize = 1200;
+
+fn clip(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// Full history: every past observation with the action taken after it.
+#[derive(Debug, Default)]
+pub struct FullHistory {
+    steps: Vec<(u32, String, String)>,
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for FullHistory {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::FullHistory
+    }
+
+    async fn update(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        self.steps
+            .push((seen.step, seen.observation.to_string(), String::new()));
+        Ok(UpdateReport::default())
+    }
+
+    fn observe_result(&mut self, step: u32, action: &str, _feedback: &str) {
+        if let Some(s) = self.steps.iter_mut().rev().find(|s| s.0 == step) {
+            s.2 = action.to_string();
+        }
+    }
+
+    async fn retrieve(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        Ok(Retrieval {
+            episodes: self
+                .steps
+                .iter()
+                .filter(|s| s.0 < q.step)
+                .map(|(step, obs, action)| RetrievedEpisode {
+                    step: *step,
+                    score: 0.0,
+                    n: 0,
+                    total: 0,
+                    observation: format!("{obs}\n  action taken: {action}"),
+                })
+                .collect(),
+            ..Retrieval::default()
+        })
+    }
+}
+
+/// Summary: one running summary, rewritten by the LLM each step.
+#[derive(Debug, Default)]
+pub struct Summary {
+    summary: String,
+}
+
+#[derive(Deserialize)]
+struct SummaryAnswer {
+    summary: String,
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Summary {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Summary
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        let messages = llm.prompts.render(
+            "summary",
+            context! { goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
+                       action => seen.action, observation => seen.observation, inventory => seen.inventory },
+        )?;
+        let schema = json!({
+            "type": "object",
+            "properties": {"summary": {"type": "string", "maxLength": 1500}},
+            "required": ["summary"],
+            "additionalProperties": false
+        });
+        let answer: Option<SummaryAnswer> = llm
+            .ask(
+                log,
+                "summary",
+                messages,
+                schema,
+                400,
+                |_: &SummaryAnswer| Ok(()),
+            )
+            .await?;
+        if let Some(a) = answer {
+            self.summary = a.summary;
+        }
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        _q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        Ok(Retrieval {
+            notes: if self.summary.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.summary.clone()]
+            },
+            ..Retrieval::default()
+        })
+    }
+}
+
+/// RAG: past observations embedded once, retrieved by cosine similarity.
+#[derive(Debug)]
+pub struct Rag {
+    settings: MemorySettings,
+    entries: Vec<(u32, String, Vec<f32>)>,
+}
+
+impl Rag {
+    /// An empty store; k is `settings.episodes`.
+    pub fn new(settings: MemorySettings) -> Self {
+        Self {
+            settings,
+            entries: Vec::new(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Rag {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Rag
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        let text = clip(seen.observation, MEMORY_CHARS);
+        let v = llm
+            .embed(log, vec![text.clone()], EmbedKind::Passage)
+            .await?;
+        if let Some(v) = v.into_iter().next() {
+            self.entries.push((seen.step, text, v));
+        }
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        let query = q.joined(self.settings.query_chars);
+        let qv = llm
+            .embed(log, vec![query.clone()], EmbedKind::Query)
+            .await?;
+        let Some(qv) = qv.into_iter().next() else {
+            return Ok(Retrieval::default());
+        };
+        let mut scored: Vec<(f64, &(u32, String, Vec<f32>))> = self
+            .entries
+            .iter()
+            .filter(|e| e.0 < q.step)
+            .map(|e| (f64::from(cosine(&qv, &e.2)), e))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.0.cmp(&a.1.0)));
+        scored.truncate(self.settings.episodes);
+        Ok(Retrieval {
+            queries: vec![query],
+            episodes: scored
+                .into_iter()
+                .map(|(score, e)| RetrievedEpisode {
+                    step: e.0,
+                    score,
+                    n: 0,
+                    total: 0,
+                    observation: e.1.clone(),
+                })
+                .collect(),
+            ..Retrieval::default()
+        })
+    }
+}
+
+/// Generative Agents' recency decay per step.
+pub const RECENCY_DECAY: f64 = 0.995;
+/// Importance accumulated since the last reflection that triggers the next one.
+pub const REFLECTION_THRESHOLD: f64 = 40.0;
+
+/// One memory of the stream.
+#[derive(Debug, Clone)]
+struct Entry {
+    step: u32,
+    text: String,
+    importance: f64,
+    vector: Vec<f32>,
+    reflection: bool,
+}
+
+/// Min-max normalize to [0, 1]; all 0.5 when every value is equal (as Generative Agents).
+pub fn normalize_min_max(xs: &[f64]) -> Vec<f64> {
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    xs.iter()
+        .map(|x| {
+            if max - min > 0.0 {
+                (x - min) / (max - min)
+            } else {
+                0.5
+            }
+        })
+        .collect()
+}
+
+/// Simulacra's retrieval score for memories given as (created step, importance 1-10,
+/// cosine relevance) at step `now`: recency = 0.995^(now - step), then each of recency,
+/// importance, relevance min-max normalized over the candidates, summed with weights 1.
+pub fn simulacra_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
+    let recency: Vec<f64> = memories
+        .iter()
+        .map(|m| RECENCY_DECAY.powi(now.saturating_sub(m.0) as i32))
+        .collect();
+    let importance: Vec<f64> = memories.iter().map(|m| m.1).collect();
+    let relevance: Vec<f64> = memories.iter().map(|m| m.2).collect();
+    let (r, i, v) = (
+        normalize_min_max(&recency),
+        normalize_min_max(&importance),
+        normalize_min_max(&relevance),
+    );
+    (0..memories.len()).map(|k| r[k] + i[k] + v[k]).collect()
+}
+
+/// Simulacra: the Generative Agents memory stream.
+#[derive(Debug)]
+pub struct Simulacra {
+    settings: MemorySettings,
+    entries: Vec<Entry>,
+    since_reflection: f64,
+}
+
+impl Simulacra {
+    /// An empty stream; k is `settings.episodes`.
+    pub fn new(settings: MemorySettings) -> Self {
+        Self {
+            settings,
+            entries: Vec::new(),
+            since_reflection: 0.0,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ImportanceAnswer {
+    importance: i64,
+}
+
+#[derive(Deserialize)]
+struct Insight {
+    insight: String,
+    importance: i64,
+}
+
+#[derive(Deserialize)]
+struct ReflectionAnswer {
+    insights: Vec<Insight>,
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Simulacra {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Simulacra
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        let text = if seen.action.is_empty() {
+            clip(seen.observation, MEMORY_CHARS)
+        } else {
+            format!(
+                "After \"{}\": {}",
+                seen.action,
+                clip(seen.observation, MEMORY_CHARS)
+            )
+        };
+        let messages = llm.prompts.render(
+            "importance",
+            context! { goal => seen.goal, memory => &text },
+        )?;
+        let schema = json!({
+            "type": "object",
+            "properties": {"importance": {"type": "integer", "minimum": 1, "maximum": 10}},
+            "required": ["importance"],
+            "additionalProperties": false
+        });
+        let answer: Option<ImportanceAnswer> = llm
+            .ask(
+                log,
+                "importance",
+                messages,
+                schema,
+                20,
+                |a: &ImportanceAnswer| {
+                    if (1..=10).contains(&a.importance) {
+                        Ok(())
+                    } else {
+                        Err(format!("importance {} is not in 1..10", a.importance))
+                    }
+                },
+            )
+            .await?;
+        // No valid answer: the midpoint, counted as a failure in the log.
+        let importance = answer.map_or(5.0, |a| a.importance as f64);
+        let v = llm
+            .embed(log, vec![text.clone()], EmbedKind::Passage)
+            .await?;
+        if let Some(vector) = v.into_iter().next() {
+            self.entries.push(Entry {
+                step: seen.step,
+                text,
+                importance,
+                vector,
+                reflection: false,
+            });
+        }
+        self.since_reflection += importance;
+        if self.since_reflection >= REFLECTION_THRESHOLD {
+            self.since_reflection = 0.0;
+            let recent: Vec<String> = self
+                .entries
+                .iter()
+                .rev()
+                .take(15)
+                .rev()
+                .map(|e| clip(&e.text, 300))
+                .collect();
+            let messages = llm.prompts.render(
+                "reflection",
+                context! { goal => seen.goal, memories => recent },
+            )?;
+            let schema = json!({
+                "type": "object",
+                "properties": {"insights": {"type": "array", "maxItems": 3, "items": {
+                    "type": "object",
+                    "properties": {
+                        "insight": {"type": "string", "maxLength": 200},
+                        "importance": {"type": "integer", "minimum": 1, "maximum": 10}
+                    },
+                    "required": ["insight", "importance"],
+                    "additionalProperties": false
+                }}},
+                "required": ["insights"],
+                "additionalProperties": false
+            });
+            let answer: Option<ReflectionAnswer> = llm
+                .ask(
+                    log,
+                    "reflection",
+                    messages,
+                    schema,
+                    300,
+                    |_: &ReflectionAnswer| Ok(()),
+                )
+                .await?;
+            let insights: Vec<Insight> = answer.map(|a| a.insights).unwrap_or_default();
+            let texts: Vec<String> = insights.iter().map(|i| i.insight.clone()).collect();
+            let vectors = llm.embed(log, texts, EmbedKind::Passage).await?;
+            for (ins, vector) in insights.into_iter().zip(vectors) {
+                self.entries.push(Entry {
+                    step: seen.step,
+                    text: ins.insight,
+                    importance: ins.importance.clamp(1, 10) as f64,
+                    vector,
+                    reflection: true,
+                });
+            }
+        }
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        let query = q.joined(self.settings.query_chars);
+        let qv = llm
+            .embed(log, vec![query.clone()], EmbedKind::Query)
+            .await?;
+        let Some(qv) = qv.into_iter().next() else {
+            return Ok(Retrieval::default());
+        };
+        // Candidates: every memory but the current observation (already in working memory).
+        let candidates: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.step < q.step || e.reflection)
+            .collect();
+        let inputs: Vec<(u32, f64, f64)> = candidates
+            .iter()
+            .map(|e| (e.step, e.importance, f64::from(cosine(&qv, &e.vector))))
+            .collect();
+        let scores = simulacra_scores(&inputs, q.step);
+        let mut ranked: Vec<(f64, &Entry)> = scores.into_iter().zip(candidates).collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.step.cmp(&a.1.step)));
+        ranked.truncate(self.settings.episodes);
+        let mut out = Retrieval {
+            queries: vec![query],
+            ..Retrieval::default()
+        };
+        for (score, e) in ranked {
+            if e.reflection {
+                out.notes.push(e.text.clone());
+            } else {
+                out.episodes.push(RetrievedEpisode {
+                    step: e.step,
+                    score,
+                    n: 0,
+                    total: 0,
+                    observation: e.text.clone(),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Reflexion: within a trial, the recent steps only; across trials, the lessons.
+#[derive(Debug, Default)]
+pub struct Reflexion {
+    lessons: Vec<String>,
+}
+
+impl Reflexion {
+    /// A trial's memory with the lessons of the earlier trials.
+    pub fn new(lessons: Vec<String>) -> Self {
+        Self { lessons }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Reflexion {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Reflexion
+    }
+
+    async fn update(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        _seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        _q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        Ok(Retrieval {
+            notes: self
+                .lessons
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("Lesson from attempt {}: {l}", i + 1))
+                .collect(),
+            ..Retrieval::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_max_normalization() {
+        assert_eq!(normalize_min_max(&[2.0, 4.0, 3.0]), vec![0.0, 1.0, 0.5]);
+        assert_eq!(normalize_min_max(&[7.0, 7.0]), vec![0.5, 0.5]);
+    }
+
+    #[test]
+    fn simulacra_scores_follow_the_formula_on_hand_values() {
+        // now = 10. Memories: (step, importance, relevance).
+        let m = [(10, 2.0, 0.9), (0, 8.0, 0.1), (5, 5.0, 0.5)];
+        let s = simulacra_scores(&m, 10);
+        // recency: 1, 0.995^10 = 0.951110..., 0.995^5 = 0.975248...; normalized:
+        // 1, 0, (0.975248 - 0.951110) / (1 - 0.951110) = 0.493734...
+        let r2 = 0.995f64.powi(10);
+        let r3 = 0.995f64.powi(5);
+        let rec3 = (r3 - r2) / (1.0 - r2);
+        // importance normalized: 0, 1, 0.5; relevance: 1, 0, 0.5
+        assert!((s[0] - (1.0 + 0.0 + 1.0)).abs() < 1e-12);
+        assert!((s[1] - (0.0 + 1.0 + 0.0)).abs() < 1e-12);
+        assert!((s[2] - (rec3 + 0.5 + 0.5)).abs() < 1e-12, "{}", s[2]);
+        assert!((rec3 - 0.493_734).abs() < 1e-5, "{rec3}");
+    }
+}

@@ -1,0 +1,265 @@
+//! End-to-end tests of the memory designs behind `--memory`: each plays a bundled game
+//! through the real bridge against the scripted loopback LLM, and what reaches the
+//! prompts is checked against the design's rule.
+
+mod common;
+
+use common::{Scripted, embed_text, play, read_jsonl, root, run_dir};
+use serde_json::Value;
+
+const WALK: &[&str] = &[
+    "open antique trunk",
+    "take old key from antique trunk",
+    "unlock wooden door with old key",
+    "open wooden door",
+    "go east",
+    "open screen door",
+];
+
+fn game() -> String {
+    root().join("games/simple.z8").display().to_string()
+}
+
+/// Run a design for `steps` steps; return the steps and the scripted server's chats.
+fn run(design: &str, steps: u32, extra: &[&str]) -> (Vec<Value>, Vec<Value>, tempfile::TempDir) {
+    let server = Scripted::start(WALK);
+    let work = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        game(),
+        "--max-steps".into(),
+        steps.to_string(),
+        "--quiet".into(),
+        "--memory".into(),
+        design.to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = play(work.path(), &server.base_url, &args);
+    assert!(
+        out.status.success(),
+        "{design}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let chats = server.script.lock().unwrap().chats.clone();
+    let steps = if design == "reflexion" {
+        Vec::new()
+    } else {
+        read_jsonl(&run_dir(work.path()).join("steps.jsonl"))
+    };
+    (steps, chats, work)
+}
+
+fn prompts_of(chats: &[Value], purpose: &str) -> Vec<String> {
+    chats
+        .iter()
+        .filter(|c| c["response_format"]["json_schema"]["name"] == purpose)
+        .map(|c| c["messages"][1]["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn purposes(step: &Value) -> Vec<String> {
+    step["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["purpose"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn full_history_shows_every_past_observation_and_action() {
+    let (steps, chats, _w) = run("full-history", 4, &[]);
+    let plan4 = &prompts_of(&chats, "plan")[3];
+    for s in &steps[..3] {
+        assert!(plan4.contains(&format!("[step {}]", s["step"])), "{plan4}");
+        assert!(
+            plan4.contains(&format!("action taken: {}", s["action"].as_str().unwrap())),
+            "{plan4}"
+        );
+    }
+    // No graph: no triplet extraction, no navigation.
+    assert!(
+        steps
+            .iter()
+            .all(|s| !purposes(s).contains(&"extract_triplets".to_string()))
+    );
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["go_to_targets"].as_array().unwrap().is_empty())
+    );
+    // The history grows: step 4's prompts are longer than step 2's.
+    assert!(
+        steps[3]["usage"]["prompt_tokens"].as_u64().unwrap()
+            > steps[1]["usage"]["prompt_tokens"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn summary_is_rewritten_every_step_and_shown() {
+    let (steps, chats, _w) = run("summary", 3, &[]);
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(purposes(s), vec!["summary", "plan", "action"]);
+        assert_eq!(s["retrieval"]["notes"][0], format!("summary #{}", i + 1));
+    }
+    let plan3 = &prompts_of(&chats, "plan")[2];
+    assert!(
+        plan3.contains("Notes from memory:\n- summary #3"),
+        "{plan3}"
+    );
+    let summary2 = &prompts_of(&chats, "summary")[1];
+    assert!(
+        summary2.contains("Summary so far:\nsummary #1"),
+        "{summary2}"
+    );
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    f64::from(dot / (na * nb))
+}
+
+#[test]
+fn rag_retrieves_the_most_similar_past_observations() {
+    let (steps, chats, _w) = run("rag", 5, &["--episodes", "2"]);
+    for s in &steps[2..] {
+        let query = s["retrieval"]["queries"][0].as_str().unwrap();
+        let qv = embed_text(query);
+        let step = s["step"].as_u64().unwrap();
+        // Rank the earlier observations by cosine with the same embedding the server uses.
+        let mut ranked: Vec<(f64, u64)> = steps
+            .iter()
+            .filter(|p| p["step"].as_u64().unwrap() < step)
+            .map(|p| {
+                let text: String = p["observation"]
+                    .as_str()
+                    .unwrap()
+                    .chars()
+                    .take(1200)
+                    .collect();
+                (cosine(&qv, &embed_text(&text)), p["step"].as_u64().unwrap())
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        let want: Vec<u64> = ranked.iter().take(2).map(|r| r.1).collect();
+        let got: Vec<u64> = s["retrieval"]["episodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["step"].as_u64().unwrap())
+            .collect();
+        assert_eq!(got, want, "step {step}");
+        // And they reach the prompt.
+        let plan = &prompts_of(&chats, "plan")[step as usize - 1];
+        assert!(plan.contains(&format!("[step {}]", want[0])), "{plan}");
+    }
+}
+
+#[test]
+fn simulacra_asks_importance_once_per_memory_and_reflects() {
+    let (steps, chats, _w) = run("simulacra", 6, &["--episodes", "3"]);
+    for s in &steps {
+        let p = purposes(s);
+        assert_eq!(p.iter().filter(|x| *x == "importance").count(), 1, "{p:?}");
+    }
+    // Importance 9 each step: 9 * 5 = 45 >= 40, so step 5 writes a reflection.
+    assert!(purposes(&steps[4]).contains(&"reflection".to_string()));
+    assert!(!purposes(&steps[3]).contains(&"reflection".to_string()));
+    // The reflection is a memory: the most important (10 against 9) and as recent as the
+    // newest observation, it ranks first and reaches the notes of the next step.
+    assert_eq!(
+        steps[5]["retrieval"]["notes"][0],
+        "the old key opens the wooden door"
+    );
+    let plan6 = &prompts_of(&chats, "plan")[5];
+    assert!(
+        plan6.contains("Notes from memory:\n- the old key opens the wooden door"),
+        "{plan6}"
+    );
+    // Scores are the sum of three normalized terms: within [0, 3].
+    for s in &steps {
+        for e in s["retrieval"]["episodes"].as_array().unwrap() {
+            let score = e["score"].as_f64().unwrap();
+            assert!((0.0..=3.0).contains(&score), "{score}");
+        }
+    }
+}
+
+#[test]
+fn arigraph_without_episodic_memory_retrieves_no_episodes() {
+    let (steps, _chats, _w) = run("arigraph-no-episodic", 5, &[]);
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["retrieval"]["episodes"].as_array().unwrap().is_empty())
+    );
+    assert!(steps[4]["retrieval"]["triplets"].as_array().unwrap().len() > 1);
+}
+
+#[test]
+fn reflexion_lesson_from_trial_one_reaches_trial_two() {
+    // Two steps cannot win: trial 1 fails, a lesson is written, trial 2 sees it.
+    let (_, chats, work) = run("reflexion", 2, &["--trials", "2"]);
+    let lessons = prompts_of(&chats, "lesson");
+    assert_eq!(
+        lessons.len(),
+        1,
+        "one lesson, after the failed first trial only"
+    );
+    assert!(
+        lessons[0].contains("1. open antique trunk ->"),
+        "{}",
+        lessons[0]
+    );
+    let plans = prompts_of(&chats, "plan");
+    assert_eq!(plans.len(), 4);
+    assert!(!plans[1].contains("Lesson from attempt"));
+    assert!(
+        plans[2].contains("Lesson from attempt 1: open the antique trunk first"),
+        "{}",
+        plans[2]
+    );
+    let mut runs: Vec<_> = std::fs::read_dir(work.path().join("runs"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 2);
+    let s1: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s1["lesson"], "open the antique trunk first");
+    let m2: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[1].join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m2["trial"], 2);
+    assert_eq!(m2["lessons"][0], "open the antique trunk first");
+    assert_eq!(m2["memory_design"], "reflexion");
+}
+
+#[test]
+fn every_design_replays_identically() {
+    for design in ["full-history", "summary", "rag", "simulacra"] {
+        let (_, _, work) = run(design, 5, &[]);
+        let dir = run_dir(work.path());
+        let out = std::process::Command::new(common::bin())
+            .current_dir(work.path())
+            .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+            .env("ARIADNE_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+            .args(["replay", dir.to_str().unwrap(), "--quiet"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{design}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("every step matches the log"),
+            "{design}: {stdout}"
+        );
+    }
+}
