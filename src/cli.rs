@@ -25,8 +25,59 @@ pub enum Command {
     /// Re-execute a logged run with no LLM call, check it, inspect or export the graph at
     /// any step, hand over to the live LLM, or try other retrieval settings.
     Replay(Box<ReplayArgs>),
+    /// Play a set of games several times with one or more memory designs and report
+    /// the paper's table (normalized score as the mean of the best 3 of N, cost).
+    Bench(Box<BenchArgs>),
     /// Install the managed Python environment (TextWorld, local model) without playing.
     Setup(SetupArgs),
+}
+
+/// Options of `ariadne bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Games: bundled names, .z8 paths, directories, or `all`; comma-separated or repeated.
+    #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
+    pub games: Vec<String>,
+    /// Attempts per game and memory design (the paper: 5).
+    #[arg(long, default_value_t = 5)]
+    pub runs: u32,
+    /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
+    /// arigraph-no-exploration, full-history, summary, rag, simulacra, reflexion.
+    #[arg(long, value_delimiter = ',', default_value = "arigraph")]
+    pub memory: Vec<String>,
+    /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    /// Episodes played at once.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Base seed; attempt i sends seed + i with its chat requests.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Reflexion trials per episode.
+    #[arg(long, default_value_t = 3)]
+    pub trials: u32,
+    /// Bench directory (default: runs/bench-<date>-<time>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Resume an interrupted bench: finished episodes are kept, the rest are played.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Semantic search depth d.
+    #[arg(long, help_heading = "Memory")]
+    pub depth: Option<u32>,
+    /// Semantic search width w.
+    #[arg(long, help_heading = "Memory")]
+    pub width: Option<usize>,
+    /// Episodic vertices k (also RAG's and Simulacra's k).
+    #[arg(long, help_heading = "Memory")]
+    pub episodes: Option<usize>,
+    /// Directory of edited prompt files.
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Endpoint and model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Options of `ariadne replay`.

@@ -25,9 +25,17 @@ impl UserError {
     }
 }
 
+/// The user pressed Ctrl-C; finished work was saved. Exits with 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; finished episodes are saved")]
+pub struct Interrupted;
+
 /// Map an error chain to the process exit code.
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
     for cause in err.chain() {
+        if cause.downcast_ref::<Interrupted>().is_some() {
+            return ExitCode::from(130);
+        }
         if cause.downcast_ref::<UserError>().is_some() {
             return ExitCode::from(UserError::EXIT_CODE);
         }

@@ -12,9 +12,11 @@
 //! - [`cli`] and [`settings`]: command-line parsing and the settings resolved from it.
 
 pub mod agent;
+pub mod bench;
 pub mod cli;
 pub mod env;
 pub mod error;
+pub mod interrupt;
 pub mod llm;
 pub mod memory;
 pub mod nav;

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use ariadne::bench::{self, BenchOptions, BenchPlan, Variant};
 use ariadne::cli::{Cli, Command};
+use ariadne::memory::MemorySettings;
 use ariadne::replay::{self, ReplayOptions};
 use ariadne::settings::{ConfigFile, LlmSettings, PlaySettings};
 use ariadne::{error, play, pyenv};
@@ -42,6 +44,49 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 stats: args.stats,
                 csv: args.csv,
                 quiet: args.quiet,
+                llm,
+            })
+            .await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench(args) => {
+            let cfg = ConfigFile::load(args.llm.config.as_deref())?;
+            let mut llm = LlmSettings::resolve(&args.llm, &cfg)?;
+            if args.llm.temperature.is_none() && cfg.temperature.is_none() && args.runs > 1 {
+                // At temperature 0 a deterministic server plays N identical attempts.
+                llm.temperature = 0.7;
+            }
+            let defaults = MemorySettings::default();
+            let variants = args
+                .memory
+                .iter()
+                .map(|m| Variant::parse(m.trim()))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let games = if args.resume.is_some() {
+                Vec::new()
+            } else {
+                bench::expand_games(&args.games)?
+            };
+            let plan = BenchPlan {
+                games,
+                variants,
+                runs: args.runs.max(1),
+                max_steps: args.max_steps,
+                seed: args.seed,
+                trials: args.trials,
+                memory: MemorySettings {
+                    depth: args.depth.or(cfg.depth).unwrap_or(defaults.depth),
+                    width: args.width.or(cfg.width).unwrap_or(defaults.width),
+                    episodes: args.episodes.or(cfg.episodes).unwrap_or(defaults.episodes),
+                    ..defaults
+                },
+                prompts: args.prompts.clone(),
+            };
+            bench::bench(BenchOptions {
+                plan,
+                jobs: args.jobs,
+                out: args.out.clone(),
+                resume: args.resume.clone(),
                 llm,
             })
             .await?;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -40,16 +40,44 @@ impl Servers {
     }
 }
 
-/// Start what the settings need and build the backend.
+/// Endpoints ready for use: the chat and embedding configurations, the local servers
+/// started for them, and their description for the manifest (never a key).
+pub struct Connection {
+    /// Chat endpoint (its seed is set per backend).
+    pub chat: EndpointConfig,
+    /// Embedding endpoint.
+    pub embed: EmbedConfig,
+    /// Local servers to stop at the end.
+    pub servers: Servers,
+    /// The manifest's `llm` entry.
+    pub described: serde_json::Value,
+}
+
+impl Connection {
+    /// A backend whose chat requests carry `seed`.
+    ///
+    /// # Errors
+    /// The HTTP client cannot be built.
+    pub fn backend(&self, seed: u64) -> Result<Arc<dyn ChatBackend>> {
+        let chat = EndpointConfig {
+            seed: Some(seed),
+            ..self.chat.clone()
+        };
+        Ok(Arc::new(OpenAiBackend::new(chat, self.embed.clone())?))
+    }
+}
+
+/// Start the local servers the settings need (their logs go to `log_dir`) and describe
+/// the endpoints.
 ///
 /// # Errors
-/// Setup failures (pip, weights, servers) as one clear line.
+/// Setup failures (servers that exit or never become ready) as one clear line.
 pub async fn connect(
     settings: &crate::settings::LlmSettings,
     seed: u64,
     py: &pyenv::PyEnv,
     log_dir: &std::path::Path,
-) -> Result<(Arc<dyn ChatBackend>, Servers, serde_json::Value)> {
+) -> Result<Connection> {
     let mut servers = Servers::default();
     let threads = settings.threads.max(1);
     let (llm_srv, embed_srv) = tokio::join!(
@@ -136,8 +164,12 @@ pub async fn connect(
             "api_key_set": embed.api_key.is_some(),
         },
     });
-    let backend = OpenAiBackend::new(chat, embed)?;
-    Ok((Arc::new(backend), servers, described))
+    Ok(Connection {
+        chat,
+        embed,
+        servers,
+        described,
+    })
 }
 
 fn clip(s: &str, n: usize) -> String {
@@ -275,88 +307,144 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
             }
         );
     }
+    let conn = connect(&s.llm, s.seed, &py, &py.home.join("logs")).await?;
     let game_name = s
         .game
         .file_stem()
         .map(|x| x.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
-    let trials = if s.design == MemoryDesign::Reflexion {
-        s.trials.max(1)
+    let run = GameRun {
+        config: s.game_config(),
+        runs_dir: s.runs_dir.clone(),
+        run_id: format!(
+            "{}-{game_name}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ),
+        quiet: s.quiet,
+        progress: None,
+        command: "play".into(),
+    };
+    let result = play_game(&run, &conn, &py).await;
+    conn.servers.stop().await;
+    result
+}
+
+/// What one game run needs besides the endpoints: the game and agent configuration,
+/// where the run directory goes, and how to show progress.
+pub struct GameRun {
+    /// Game, step cap, seed, memory design and parameters, agent settings, prompts.
+    pub config: GameConfig,
+    /// Where the run directory is created.
+    pub runs_dir: PathBuf,
+    /// Its name (Reflexion's trials add `-trial-N`).
+    pub run_id: String,
+    /// One line per step.
+    pub quiet: bool,
+    /// Show progress on this bar instead of printing steps (bench).
+    pub progress: Option<ProgressBar>,
+    /// The command recorded in the manifest.
+    pub command: String,
+}
+
+/// The game and agent configuration of a run.
+#[derive(Debug, Clone)]
+pub struct GameConfig {
+    /// The game file.
+    pub game: PathBuf,
+    /// Step cap.
+    pub max_steps: u32,
+    /// Chat seed.
+    pub seed: u64,
+    /// Memory design.
+    pub design: MemoryDesign,
+    /// Memory parameters.
+    pub memory: MemorySettings,
+    /// Reflexion trials (1 for other designs).
+    pub trials: u32,
+    /// Agent settings.
+    pub agent: AgentSettings,
+    /// Prompt directory override.
+    pub prompts: Option<PathBuf>,
+}
+
+/// Play one game: one episode, or for Reflexion up to `trials` episodes with a lesson
+/// written after each failed one. Returns the last episode's summary and directory.
+///
+/// # Errors
+/// Setup errors, and the episode's first error after its steps and summary were written.
+pub async fn play_game(
+    run: &GameRun,
+    conn: &Connection,
+    py: &pyenv::PyEnv,
+) -> Result<(Summary, PathBuf)> {
+    let c = &run.config;
+    let game_name = c
+        .game
+        .file_stem()
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let trials = if c.design == MemoryDesign::Reflexion {
+        c.trials.max(1)
     } else {
         1
     };
+    let backend = conn.backend(c.seed)?;
     let mut lessons: Vec<String> = Vec::new();
-    let mut connection: Option<(Arc<dyn ChatBackend>, Servers, serde_json::Value)> = None;
     let mut last = None;
     for trial in 1..=trials {
         let run_id = if trials > 1 {
-            format!("{stamp}-{game_name}-trial-{trial}")
+            format!("{}-trial-{trial}", run.run_id)
         } else {
-            format!("{stamp}-{game_name}")
+            run.run_id.clone()
         };
         let mut manifest = json!({
             "format_version": trajectory::FORMAT_VERSION,
             "ariadne_version": env!("CARGO_PKG_VERSION"),
-            "command": "play",
+            "command": run.command,
             "created_at": chrono::Local::now().to_rfc3339(),
-            "game": {"path": s.game.display().to_string(), "name": game_name},
-            "seed": s.seed,
-            "max_steps": s.max_steps,
-            "memory_design": s.design,
-            "memory": s.memory,
-            "agent": s.agent,
+            "game": {"path": c.game.display().to_string(), "name": game_name},
+            "seed": c.seed,
+            "max_steps": c.max_steps,
+            "memory_design": c.design,
+            "memory": c.memory,
+            "agent": c.agent,
+            "llm": conn.described,
             "versions": {"ariadne": env!("CARGO_PKG_VERSION"), "textworld": pyenv::TEXTWORLD_REQ},
-            "prompts": s.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
+            "prompts": c.prompts.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "built-in".into()),
         });
-        if s.design == MemoryDesign::Reflexion {
+        if c.design == MemoryDesign::Reflexion {
             manifest["trial"] = json!(trial);
             manifest["trials"] = json!(trials);
             manifest["lessons"] = json!(lessons);
         }
-        let mut writer = RunWriter::create(&s.runs_dir, &run_id, &manifest)?;
-        if connection.is_none() {
-            connection = Some(connect(&s.llm, s.seed, &py, writer.dir()).await?);
-        }
-        let Some((backend, _, described)) = connection.as_ref() else {
-            bail!("no LLM connection");
-        };
-        manifest["llm"] = described.clone();
-        writer.write_manifest(&manifest)?;
-        if trials > 1 {
+        let writer = RunWriter::create(&run.runs_dir, &run_id, &manifest)?;
+        if trials > 1 && run.progress.is_none() {
             println!("ariadne: Reflexion trial {trial} of {trials}");
         }
         let episode = Episode {
-            game: s.game.clone(),
-            max_steps: s.max_steps,
-            memory: s.memory.clone(),
-            design: s.design,
+            game: c.game.clone(),
+            max_steps: c.max_steps,
+            memory: c.memory.clone(),
+            design: c.design,
             lessons: lessons.clone(),
-            agent: s.agent.clone(),
-            quiet: s.quiet,
-            py: &py,
+            agent: c.agent.clone(),
+            quiet: run.quiet,
+            progress: run.progress.clone(),
+            py,
             backend: backend.clone(),
-            prompts: Prompts::load(s.prompts.as_deref())?,
+            prompts: Prompts::load(c.prompts.as_deref())?,
             log_dir: writer.dir().to_path_buf(),
             writer: Some(writer),
             check: None,
             what_if: None,
         };
-        let done = match run_episode(episode).await {
-            Ok(d) => d,
-            Err(e) => {
-                if let Some((_, servers, _)) = connection.take() {
-                    servers.stop().await;
-                }
-                return Err(e);
-            }
-        };
+        let done = run_episode(episode).await?;
         let won = done.summary.outcome == "won";
         let interrupted = done.summary.outcome == "interrupted";
         if trial < trials && !won && !interrupted {
             let llm = Llm {
                 backend: backend.clone(),
-                prompts: Prompts::load(s.prompts.as_deref())?,
+                prompts: Prompts::load(c.prompts.as_deref())?,
             };
             let (lesson, calls) = write_lesson(&llm, &done, &lessons).await?;
             let mut summary = done.summary.clone();
@@ -364,7 +452,9 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
             summary.lesson_calls = calls;
             RunWriter::rewrite_summary(&done.dir, &summary)?;
             if let Some(l) = lesson {
-                println!("lesson for the next trial: {l}");
+                if run.progress.is_none() {
+                    println!("lesson for the next trial: {l}");
+                }
                 lessons.push(l);
             }
         }
@@ -372,9 +462,6 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
         if won || interrupted {
             break;
         }
-    }
-    if let Some((_, servers, _)) = connection.take() {
-        servers.stop().await;
     }
     last.context("no trial was played")
 }
@@ -449,6 +536,8 @@ pub struct Episode<'a> {
     pub agent: AgentSettings,
     /// One line per step.
     pub quiet: bool,
+    /// Show the step and score on this bar and print nothing (bench).
+    pub progress: Option<ProgressBar>,
     /// The Python environment (bridge).
     pub py: &'a pyenv::PyEnv,
     /// Where chat answers and embeddings come from.
@@ -579,7 +668,7 @@ pub async fn run_episode(mut s: Episode<'_>) -> Result<EpisodeResult> {
         s.agent.clone(),
     );
     agent.what_if = s.what_if.clone();
-    if s.writer.is_some() {
+    if s.writer.is_some() && s.progress.is_none() {
         println!(
             "ariadne: playing {} (max score {}, step cap {}); trajectory in {}",
             s.game.display(),
@@ -597,16 +686,15 @@ pub async fn run_episode(mut s: Episode<'_>) -> Result<EpisodeResult> {
     let mut last_action = String::new();
     let mut outcome = "step_cap".to_string();
     let mut error: Option<anyhow::Error> = None;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    crate::interrupt::install();
     let mut step = 0u32;
     'episode: while step < s.max_steps {
         step += 1;
         let step_started = Instant::now();
-        let pb = spinner(s.quiet, step);
+        let pb = spinner(s.quiet || s.progress.is_some(), step);
         let decided = tokio::select! {
             d = agent.step(step, &state, &last_action) => Some(d),
-            _ = &mut ctrl_c => None,
+            _ = crate::interrupt::wait() => None,
         };
         pb.finish_and_clear();
         let decision = match decided {
@@ -777,7 +865,9 @@ pub async fn run_episode(mut s: Episode<'_>) -> Result<EpisodeResult> {
     bridge.close().await;
     if let Some(w) = s.writer.as_mut() {
         w.finish(&summary)?;
-        print_summary(&summary, &dir);
+        if s.progress.is_none() {
+            print_summary(&summary, &dir);
+        }
     }
     if let Some(e) = error {
         if e.downcast_ref::<crate::error::UserError>().is_some() || s.writer.is_none() {
@@ -900,7 +990,13 @@ fn finish_step(
     after: &GameState,
     agent: &mut Agent,
 ) -> Result<()> {
-    show_step(s.quiet, state, record, after);
+    match &s.progress {
+        Some(pb) => {
+            pb.set_position(u64::from(record.step));
+            pb.set_message(format!("score {}/{}", after.score, after.max_score));
+        }
+        None => show_step(s.quiet, state, record, after),
+    }
     if let Some(check) = s.check.as_mut() {
         check(record)?;
     }

@@ -463,9 +463,10 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                 }
                 let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
                 let seed = m["seed"].as_u64().unwrap_or(0);
-                let (live, srv, described) = play::connect(&llm, seed, &py, writer.dir()).await?;
-                servers = srv;
-                manifest["llm"] = described;
+                let conn = play::connect(&llm, seed, &py, writer.dir()).await?;
+                let live = conn.backend(seed)?;
+                servers = conn.servers;
+                manifest["llm"] = conn.described;
                 writer.write_manifest(&manifest)?;
                 let backend = ReplayBackend::new(
                     &run.steps[..n as usize],
@@ -530,6 +531,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         lessons,
         agent,
         quiet: opts.quiet,
+        progress: None,
         py: &py,
         backend,
         prompts: Prompts::load(prompts_dir.as_deref())?,

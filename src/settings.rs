@@ -200,6 +200,20 @@ pub struct PlaySettings {
 }
 
 impl PlaySettings {
+    /// The game and agent part of the settings.
+    pub fn game_config(&self) -> crate::play::GameConfig {
+        crate::play::GameConfig {
+            game: self.game.clone(),
+            max_steps: self.max_steps,
+            seed: self.seed,
+            design: self.design,
+            memory: self.memory.clone(),
+            trials: self.trials,
+            agent: self.agent.clone(),
+            prompts: self.prompts.clone(),
+        }
+    }
+
     /// Resolve `ariadne play` arguments.
     ///
     /// # Errors

@@ -32,6 +32,14 @@ pub struct Script {
     pub junk: Vec<(usize, String)>,
     /// Answer no chat call after this many (the server hangs instead), to test kills.
     pub hang_after: Option<usize>,
+    /// Answer every chat call after this many with HTTP 500, to test failures.
+    pub fail_after: Option<usize>,
+    /// Delay each chat answer by this many milliseconds.
+    pub delay_ms: u64,
+    /// Chat requests being answered now.
+    pub in_flight: usize,
+    /// The most chat requests ever answered at once.
+    pub max_in_flight: usize,
     /// Every chat request body received.
     pub chats: Vec<Value>,
     /// Every embedding request body received.
@@ -219,15 +227,34 @@ pub fn embed_text(text: &str) -> Vec<f32> {
     v
 }
 
-async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Json<Value> {
-    let hang = {
-        let s = script.lock().expect("script lock");
-        s.hang_after.is_some_and(|n| s.chats.len() >= n)
+async fn chat(
+    State(script): State<Arc<Mutex<Script>>>,
+    Json(body): Json<Value>,
+) -> Result<Json<Value>, (axum::http::StatusCode, Json<Value>)> {
+    let (hang, fail, delay) = {
+        let mut s = script.lock().expect("script lock");
+        s.in_flight += 1;
+        s.max_in_flight = s.max_in_flight.max(s.in_flight);
+        (
+            s.hang_after.is_some_and(|n| s.chats.len() >= n),
+            s.fail_after.is_some_and(|n| s.chats.len() >= n),
+            s.delay_ms,
+        )
     };
     if hang {
         tokio::time::sleep(std::time::Duration::from_secs(120)).await;
     }
+    tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
     let mut s = script.lock().expect("script lock");
+    s.in_flight -= 1;
+    if fail {
+        return Err((
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            Json(
+                json!({"error": {"message": "scripted failure", "type": "server_error", "param": null, "code": null}}),
+            ),
+        ));
+    }
     s.chats.push(body.clone());
     let content = answer(&mut s, &body);
     let prompt_chars: usize = body["messages"]
@@ -238,14 +265,14 @@ async fn chat(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>)
                 .sum()
         })
         .unwrap_or(0);
-    Json(json!({
+    Ok(Json(json!({
         "id": "scripted",
         "object": "chat.completion",
         "created": 0,
         "model": body["model"],
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4, "total_tokens": (prompt_chars + content.len()) / 4}
-    }))
+    })))
 }
 
 async fn embeddings(

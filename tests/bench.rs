@@ -1,0 +1,234 @@
+//! End-to-end tests of `ariadne bench` against the scripted loopback LLM: two bundled
+//! games x 5 runs with 2 jobs, resume after an interruption, failed episodes recorded.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{Scripted, bin, read_jsonl, setup_bridge};
+use serde_json::Value;
+
+fn bench(work: &Path, server: &Scripted, args: &[&str]) -> Output {
+    bench_command(work, server, args).output().unwrap()
+}
+
+fn bench_command(work: &Path, server: &Scripted, args: &[&str]) -> Command {
+    setup_bridge();
+    let mut cmd = Command::new(bin());
+    cmd.current_dir(work)
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("ARIADNE_NO_PROGRESS", "1")
+        .arg("bench")
+        .args(args);
+    cmd
+}
+
+#[test]
+fn two_games_five_runs_two_jobs() {
+    let server = Scripted::start(&[]);
+    server.script.lock().unwrap().delay_ms = 30;
+    let work = tempfile::tempdir().unwrap();
+    let games = format!(
+        "{},{}",
+        common::root().join("games/simple.z8").display(),
+        common::root().join("games/cooking.z8").display()
+    );
+    let out = bench(
+        work.path(),
+        &server,
+        &[
+            "--games",
+            &games,
+            "--runs",
+            "5",
+            "--jobs",
+            "2",
+            "--max-steps",
+            "2",
+            "--out",
+            "b",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("2 games x 1 memories x 5 runs = 10 episodes"),
+        "{stdout}"
+    );
+    let dir = work.path().join("b");
+    let rows = read_jsonl(&dir.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 10);
+    assert!(
+        rows.iter()
+            .all(|r| r["outcome"] == "step_cap" && r["steps"] == 2)
+    );
+    // Each attempt has its own seed and run directory.
+    let seeds: std::collections::HashSet<u64> = rows
+        .iter()
+        .map(|r| {
+            let m: Value = serde_json::from_str(
+                &std::fs::read_to_string(
+                    dir.join(r["dir"].as_str().unwrap()).join("manifest.json"),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            m["seed"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(seeds.len(), 5);
+    // Two episodes were in flight at once.
+    assert!(server.script.lock().unwrap().max_in_flight >= 2);
+    // Table 4's shape: one row per memory, one column per game; Table 3's tokens.
+    let md = std::fs::read_to_string(dir.join("results.md")).unwrap();
+    assert!(md.contains("| memory | simple | cooking |"), "{md}");
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| AriGraph | ") && l.matches('|').count() == 4),
+        "{md}"
+    );
+    assert!(md.contains("Tokens per step, prompt / completion"), "{md}");
+    let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("simple,arigraph,5,0,"),
+        "{csv}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["cells"]["cooking/arigraph"]["episodes"], 5);
+}
+
+#[test]
+fn an_interrupted_bench_resumes_without_losing_finished_episodes() {
+    let game = common::root().join("games/simple.z8").display().to_string();
+    let server = Scripted::start(&[]);
+    // Episode 1 (2 steps: 3 + 4 chat calls) finishes; episode 2 hangs in its first step.
+    server.script.lock().unwrap().hang_after = Some(8);
+    let work = tempfile::tempdir().unwrap();
+    let child = bench_command(
+        work.path(),
+        &server,
+        &[
+            "--games",
+            &game,
+            "--runs",
+            "3",
+            "--jobs",
+            "1",
+            "--max-steps",
+            "2",
+            "--out",
+            "b",
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let dir = work.path().join("b");
+    common::wait_for_lines(&dir.join("episodes.jsonl"), 1);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let first = read_jsonl(&dir.join("episodes.jsonl"));
+    assert_eq!(first.len(), 1);
+    let first_dir = dir.join(first[0]["dir"].as_str().unwrap());
+    let first_steps = std::fs::read_to_string(Path::new(&first_dir).join("steps.jsonl")).unwrap();
+
+    let server2 = Scripted::start(&[]);
+    let out = bench(work.path(), &server2, &["--resume", "b"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("(1 already finished)"), "{stdout}");
+    let rows = read_jsonl(&dir.join("episodes.jsonl"));
+    assert_eq!(rows.len(), 3);
+    let runs: Vec<u64> = rows.iter().map(|r| r["run"].as_u64().unwrap()).collect();
+    assert_eq!(runs, vec![1, 2, 3]);
+    // The finished episode was not played again.
+    assert_eq!(
+        std::fs::read_to_string(Path::new(&first_dir).join("steps.jsonl")).unwrap(),
+        first_steps
+    );
+    // Two episodes of two steps: four action calls.
+    let actions = server2
+        .script
+        .lock()
+        .unwrap()
+        .chats
+        .iter()
+        .filter(|c| c["response_format"]["json_schema"]["name"] == "action")
+        .count();
+    assert_eq!(actions, 4);
+}
+
+#[test]
+fn a_failing_episode_is_recorded_and_the_bench_goes_on() {
+    let game = common::root().join("games/simple.z8").display().to_string();
+    let server = Scripted::start(&[]);
+    // The first episode's 7 calls succeed, then the endpoint answers 500 for good.
+    server.script.lock().unwrap().fail_after = Some(7);
+    let work = tempfile::tempdir().unwrap();
+    let out = bench(
+        work.path(),
+        &server,
+        &[
+            "--games",
+            &game,
+            "--runs",
+            "2",
+            "--jobs",
+            "1",
+            "--max-steps",
+            "2",
+            "--out",
+            "b",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = read_jsonl(&work.path().join("b/episodes.jsonl"));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["outcome"], "step_cap");
+    assert_eq!(rows[1]["outcome"], "failed");
+    assert!(
+        rows[1]["error"].as_str().unwrap().contains("500"),
+        "{}",
+        rows[1]["error"]
+    );
+    assert!(
+        stdout.contains("2 episodes recorded (1 failed)"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(work.path().join("b/results.md")).unwrap();
+    assert!(md.contains("| simple | arigraph | 1 | 1 |"), "{md}");
+}
