@@ -108,7 +108,7 @@ class Session:
             self.env.close()
         infos = textworld.EnvInfos(
             admissible_commands=True, inventory=True, max_score=True, won=True, lost=True,
-            moves=True, score=True, objective=True, policy_commands=True,
+            moves=True, score=True, objective=True,
         )
         self.env = textworld.start(game, request_infos=infos)
         state = self.env.reset()
@@ -116,8 +116,14 @@ class Session:
         self.score = int(state.get("score") or 0)
         self.max_score = int(state.get("max_score") or 0)
         self.objective = state.get("objective") or ""
-        policy = state.get("policy_commands")
-        self.walkthrough = list(policy) if policy else None
+        # The walkthrough recorded in the sidecar (tw-make and `ariadne games make` write
+        # one); asking TextWorld for policy commands would replan at every step.
+        try:
+            with open(sidecar) as f:
+                walkthrough = (json.load(f).get("metadata") or {}).get("walkthrough")
+        except (OSError, ValueError):
+            walkthrough = None
+        self.walkthrough = list(walkthrough) if walkthrough else None
         self.room = None
         return self.reply(state, 0)
 

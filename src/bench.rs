@@ -362,8 +362,8 @@ pub fn csv(cells: &[Cell]) -> String {
     out
 }
 
-/// Expand `--games` entries: a bundled name, a `.z8` path, a directory of games, or
-/// `all` (every bundled game).
+/// Expand `--games` entries: a bundled name, a `.z8` path, a directory of games, a
+/// family of `games/manifest.json` (every game of it), or `all` (every bundled game).
 ///
 /// # Errors
 /// An entry that names no game, or a game without its sidecar.
@@ -380,7 +380,23 @@ pub fn expand_games(entries: &[String]) -> Result<Vec<PathBuf>> {
         } else {
             Some(PathBuf::from(e)).filter(|p| p.is_dir())
         };
-        if let Some(d) = dir {
+        // A family named in a manifest: every game of that family.
+        let family: Vec<PathBuf> = games_dirs()
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .take(1)
+            .flat_map(|d| {
+                crate::games::read_manifest(&d.join("manifest.json"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|g| g.family == e)
+                    .map(move |g| d.join(&g.file))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if !family.is_empty() {
+            out.extend(family);
+        } else if let Some(d) = dir {
             let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
                 .with_context(|| format!("cannot read {}", d.display()))?
                 .filter_map(|x| x.ok().map(|x| x.path()))

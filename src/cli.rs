@@ -28,8 +28,36 @@ pub enum Command {
     /// Play a set of games several times with one or more memory designs and report
     /// the paper's table (normalized score as the mean of the best 3 of N, cost).
     Bench(Box<BenchArgs>),
+    /// Make and list games of the paper's families (Treasure Hunt, Cleaning, Cooking).
+    #[command(subcommand)]
+    Games(GamesCommand),
     /// Install the managed Python environment (TextWorld, local model) without playing.
     Setup(SetupArgs),
+}
+
+/// `ariadne games` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum GamesCommand {
+    /// Generate a game (byte-reproducible from the seed) and add it to the manifest beside it.
+    Make {
+        /// treasure-hunt, cleaning or cooking.
+        family: String,
+        /// basic, hard, hardest (cooking also rl-1 .. rl-4).
+        #[arg(long, default_value = "basic")]
+        size: String,
+        /// Generation seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output .z8 path (default: games/<family>-<size>-<seed>.z8).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// List the games of a directory: name, family, rooms, max score, seed, goal, file.
+    List {
+        /// The directory.
+        #[arg(long, default_value = "games")]
+        dir: PathBuf,
+    },
 }
 
 /// Options of `ariadne bench`.
@@ -172,6 +200,9 @@ pub struct LlmArgs {
 pub struct PlayArgs {
     /// A .z8 game path (its .json sidecar beside it) or a bundled game name (games/NAME.z8).
     pub game: String,
+    /// Play the game's walkthrough instead of the agent (no LLM); exit 1 unless it wins.
+    #[arg(long)]
+    pub walkthrough: bool,
     /// Step cap (the paper uses 150; Cooking 60).
     #[arg(long, default_value_t = 150)]
     pub max_steps: u32,

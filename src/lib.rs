@@ -16,6 +16,7 @@ pub mod bench;
 pub mod cli;
 pub mod env;
 pub mod error;
+pub mod games;
 pub mod interrupt;
 pub mod llm;
 pub mod memory;

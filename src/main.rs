@@ -5,8 +5,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use std::path::PathBuf;
+
 use ariadne::bench::{self, BenchOptions, BenchPlan, Variant};
+use ariadne::cli::GamesCommand;
 use ariadne::cli::{Cli, Command};
+use ariadne::games;
 use ariadne::memory::MemorySettings;
 use ariadne::replay::{self, ReplayOptions};
 use ariadne::settings::{ConfigFile, LlmSettings, PlaySettings};
@@ -14,6 +18,68 @@ use ariadne::{error, play, pyenv};
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Play(args) if args.walkthrough => {
+            let game = ariadne::settings::resolve_game(&args.game);
+            let r = games::walkthrough(&game, args.quiet).await?;
+            println!(
+                "walkthrough of {}: {} commands, score {}/{}, {}",
+                game.display(),
+                r.steps,
+                r.score,
+                r.max_score,
+                if r.won { "won" } else { "NOT won" }
+            );
+            Ok(if r.won && r.score == r.max_score {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Games(GamesCommand::Make {
+            family,
+            size,
+            seed,
+            out,
+        }) => {
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("games").join(format!("{family}-{size}-{seed}.z8"))
+            });
+            let e = games::make(&family, &size, seed, &out).await?;
+            println!(
+                "made {} ({} {}, seed {}): {} rooms, max score {}, walkthrough {} commands",
+                out.display(),
+                e.family,
+                e.size,
+                e.seed,
+                e.rooms,
+                e.max_score,
+                e.walkthrough.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Games(GamesCommand::List { dir }) => {
+            let (entries, others) = games::list(&dir)?;
+            println!(
+                "{:<24} {:<18} {:<8} {:>5} {:>9} {:>5}  goal",
+                "name", "family", "size", "rooms", "max score", "seed"
+            );
+            for e in &entries {
+                println!(
+                    "{:<24} {:<18} {:<8} {:>5} {:>9} {:>5}  {}",
+                    e.name, e.family, e.size, e.rooms, e.max_score, e.seed, e.main_goal
+                );
+            }
+            for o in &others {
+                println!(
+                    "{:<24} (not in {}/manifest.json)",
+                    o.file_stem()
+                        .map(|s| s.to_string_lossy())
+                        .unwrap_or_default(),
+                    dir.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Play(args) => {
             let settings = PlaySettings::resolve(&args)?;
             let (summary, _) = play::play(settings).await?;
