@@ -327,6 +327,13 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
     }
     md.push_str("\nDetails.\n\n| game | memory | episodes | failed | best 3 | mean | std | win rate | steps | LLM calls | prompt tok/step | completion tok/step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in cells {
+        if c.episodes == 0 {
+            md.push_str(&format!(
+                "| {} | {} | 0 | {} | - | - | - | - | - | - | - | - | - |\n",
+                c.game, c.memory, c.failed
+            ));
+            continue;
+        }
         md.push_str(&format!(
             "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} |\n",
             c.game, c.memory, c.episodes, c.failed, c.best3, c.mean, c.std, c.win_rate, c.steps, c.llm_calls,
@@ -362,8 +369,8 @@ pub fn csv(cells: &[Cell]) -> String {
     out
 }
 
-/// Expand `--games` entries: a bundled name, a `.z8` path, a directory of games, a
-/// family of `games/manifest.json` (every game of it), or `all` (every bundled game).
+/// Expand `--games` entries: a bundled name or a `.z8` path, else a directory of games,
+/// a family of `games/manifest.json` (every game of it), or `all` (every bundled game).
 ///
 /// # Errors
 /// An entry that names no game, or a game without its sidecar.
@@ -394,7 +401,11 @@ pub fn expand_games(entries: &[String]) -> Result<Vec<PathBuf>> {
                     .collect::<Vec<_>>()
             })
             .collect();
-        if !family.is_empty() {
+        // A bundled game's name wins over a family of the same name ("cooking").
+        let named = resolve_game(e);
+        if named.is_file() {
+            out.push(named);
+        } else if !family.is_empty() {
             out.extend(family);
         } else if let Some(d) = dir {
             let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
@@ -442,13 +453,20 @@ pub struct BenchOptions {
     pub llm: LlmSettings,
 }
 
-/// Read `episodes.jsonl` (a truncated last line is skipped).
+/// Read `episodes.jsonl` (a truncated last line is skipped). An episode played again
+/// after a resume keeps only its last line.
 pub fn read_episodes(dir: &Path) -> Vec<EpisodeRow> {
-    std::fs::read_to_string(dir.join("episodes.jsonl"))
+    let all: Vec<EpisodeRow> = std::fs::read_to_string(dir.join("episodes.jsonl"))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+        .collect();
+    let mut out: Vec<EpisodeRow> = Vec::new();
+    for r in all {
+        out.retain(|o| (&o.game, &o.memory, o.run) != (&r.game, &r.memory, r.run));
+        out.push(r);
+    }
+    out
 }
 
 /// Run `ariadne bench`. Returns the bench directory.
@@ -482,6 +500,20 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     };
     for g in &plan.games {
         crate::env::check_game(g)?;
+    }
+    crate::prompts::Prompts::load(plan.prompts.as_deref())?;
+    if opts.resume.is_none() && dir.join("bench.json").exists() {
+        bail!(UserError::new(format!(
+            "{} already holds a bench; resume it with `ariadne bench --resume {}` or choose another --out",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    if dir.exists() && !dir.is_dir() {
+        bail!(UserError::new(format!(
+            "--out {} is a file, not a directory",
+            dir.display()
+        )));
     }
     std::fs::create_dir_all(dir.join("runs"))
         .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -585,16 +617,19 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
             .context("cannot open episodes.jsonl")?,
     );
     crate::interrupt::install();
+    // A setup or input error (unreachable endpoint, bad key) would fail every episode:
+    // it stops the bench instead, with one line and exit code 2.
+    let abort: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let failures = Mutex::new(0usize);
     let started = Instant::now();
     let runs_dir = dir.join("runs");
     futures::stream::iter(jobs)
         .map(|(game, variant, run)| {
-            let (multi, overall, log, failures, conn, py, plan, runs_dir) = (
-                &multi, &overall, &log, &failures, &conn, &py, &plan, &runs_dir,
+            let (multi, overall, log, failures, conn, py, plan, runs_dir, abort) = (
+                &multi, &overall, &log, &failures, &conn, &py, &plan, &runs_dir, &abort,
             );
             async move {
-                if crate::interrupt::is_set() {
+                if crate::interrupt::is_set() || abort.lock().map(|a| a.is_some()).unwrap_or(true) {
                     return;
                 }
                 let name = game_name(&game);
@@ -632,6 +667,14 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                 let row = match result {
                     Ok((s, _)) if s.outcome == "interrupted" => return,
                     Err(_) if crate::interrupt::is_set() => return,
+                    Err(e) if crate::error::is_user_error(&e) => {
+                        if let Ok(mut a) = abort.lock()
+                            && a.is_none()
+                        {
+                            *a = Some(e);
+                        }
+                        return;
+                    }
                     Ok((s, d)) => EpisodeRow {
                         game: name,
                         memory: variant.name(),
@@ -692,6 +735,13 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         .await;
     overall.finish_and_clear();
     conn.servers.stop().await;
+    if let Some(e) = abort.into_inner().ok().flatten() {
+        return Err(e.context(format!(
+            "the bench stopped (finished episodes are in {}; resume with `ariadne bench --resume {}`)",
+            dir.display(),
+            dir.display()
+        )));
+    }
 
     let rows = read_episodes(&dir);
     let games: Vec<String> = plan.games.iter().map(|g| game_name(g)).collect();

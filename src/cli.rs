@@ -42,7 +42,8 @@ pub enum GamesCommand {
     Make {
         /// treasure-hunt, cleaning or cooking.
         family: String,
-        /// basic, hard, hardest (cooking also rl-1 .. rl-4).
+        /// treasure-hunt: basic, hard, hardest; cleaning: basic; cooking: basic, hard,
+        /// hardest, rl-1 .. rl-4.
         #[arg(long, default_value = "basic")]
         size: String,
         /// Generation seed.
@@ -51,8 +52,11 @@ pub enum GamesCommand {
         /// Output .z8 path (default: games/<family>-<size>-<seed>.z8).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace an existing game file of that name.
+        #[arg(long)]
+        force: bool,
     },
-    /// List the games of a directory: name, family, rooms, max score, seed, goal, file.
+    /// List the games of a directory: name, family, size, rooms, max score, seed, goal.
     List {
         /// The directory.
         #[arg(long, default_value = "games")]
@@ -67,23 +71,23 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
     /// arigraph-no-exploration, full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
     /// Episodes played at once.
-    #[arg(long, default_value_t = 2)]
-    pub jobs: usize,
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
     /// Base seed; attempt i sends seed + i with its chat requests.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Reflexion trials per episode.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub trials: u32,
     /// Bench directory (default: runs/bench-<date>-<time>).
     #[arg(long)]
@@ -121,14 +125,14 @@ pub struct ReplayArgs {
     #[arg(long, value_parser = ["dot", "json"])]
     pub export: Option<String>,
     /// Where --export writes (default: <run>/graph-step-N.<dot|json>).
-    #[arg(long)]
+    #[arg(long, requires = "export")]
     pub out: Option<PathBuf>,
     /// Replay steps 1..N from the log, then continue with the live LLM into a new run
     /// directory that records its parent run and step.
     #[arg(long, conflicts_with = "step")]
     pub continue_from: Option<u32>,
     /// Step cap of a continued run (default: the original's).
-    #[arg(long, requires = "continue_from")]
+    #[arg(long, requires = "continue_from", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
     /// What-if: semantic search depth d to recompute retrieval with.
     #[arg(long, help_heading = "What-if")]
@@ -175,11 +179,11 @@ pub struct LlmArgs {
     /// How structured answers are requested.
     #[arg(long, value_enum, help_heading = "LLM")]
     pub json_mode: Option<JsonMode>,
-    /// Sampling temperature.
-    #[arg(long, help_heading = "LLM")]
+    /// Sampling temperature (0 to 2).
+    #[arg(long, value_parser = parse_temperature, help_heading = "LLM")]
     pub temperature: Option<f32>,
     /// Per-request timeout in seconds.
-    #[arg(long, help_heading = "LLM")]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "LLM")]
     pub llm_timeout: Option<u64>,
     /// Context window of the embedded local model, tokens (shared by its slots).
     #[arg(long, help_heading = "LLM")]
@@ -204,7 +208,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub walkthrough: bool,
     /// Step cap (the paper uses 150; Cooking 60).
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: u32,
     /// Seed sent with every chat request (where the endpoint supports it).
     #[arg(long, default_value_t = 0)]
@@ -216,7 +220,7 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value_t = crate::memory::MemoryDesign::Arigraph, help_heading = "Memory")]
     pub memory: crate::memory::MemoryDesign,
     /// Reflexion: trials of the same game; a lesson is written after each failed one.
-    #[arg(long, default_value_t = 3, help_heading = "Memory")]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
     pub trials: u32,
     /// Semantic search depth d (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
@@ -250,10 +254,21 @@ pub struct PlayArgs {
 /// Options of `ariadne setup`.
 #[derive(Debug, Clone, Args)]
 pub struct SetupArgs {
-    /// Also install this local model's runtime and weights (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b).
+    /// The local model to install (qwen2.5-coder-1.5b, the default, or qwen2.5-coder-0.5b).
+    /// Without --bridge-only, setup installs TextWorld, the local runtime and this model.
     #[arg(long)]
     pub local_model: Option<String>,
     /// Only TextWorld (what the tests need).
     #[arg(long, conflicts_with = "local_model")]
     pub bridge_only: bool,
+}
+
+/// A sampling temperature: a number from 0 to 2.
+fn parse_temperature(s: &str) -> Result<f32, String> {
+    let t: f32 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if t.is_finite() && (0.0..=2.0).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!("{s} is not between 0 and 2"))
+    }
 }

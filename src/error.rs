@@ -30,6 +30,19 @@ impl UserError {
 #[error("interrupted; finished episodes are saved")]
 pub struct Interrupted;
 
+/// Whether an error is a setup or input error the user must fix (exit code 2).
+pub fn is_user_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<UserError>().is_some()
+            || cause
+                .downcast_ref::<crate::env::BridgeError>()
+                .is_some_and(|e| e.is_user_error())
+            || cause
+                .downcast_ref::<crate::llm::LlmError>()
+                .is_some_and(|e| e.is_user_error())
+    })
+}
+
 /// Map an error chain to the process exit code.
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
     for cause in err.chain() {

@@ -183,9 +183,14 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
 pub fn list(dir: &Path) -> Result<(Vec<GameEntry>, Vec<PathBuf>)> {
     let entries = read_manifest(&dir.join("manifest.json"))?;
     let mut others: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map_err(|e| {
+            UserError::new(format!(
+                "cannot read the games directory {}: {e}",
+                dir.display()
+            ))
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "z8"))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "z8"))
         .filter(|p| {
             let f = p
                 .file_name()
@@ -218,7 +223,9 @@ pub struct WalkthroughResult {
 pub async fn walkthrough(game: &Path, quiet: bool) -> Result<WalkthroughResult> {
     env::check_game(game)?;
     let py = pyenv::ensure(None, false).await?;
-    let log = std::env::temp_dir().join(format!("ariadne-walkthrough-{}.log", std::process::id()));
+    let scratch = tempfile::TempDir::with_prefix("ariadne-walkthrough-")
+        .context("cannot create a temporary directory")?;
+    let log = scratch.path().join("bridge.log");
     let mut bridge = TextWorldEnv::start(&py.python, &py.bridge_script(), &log).await?;
     let mut state = bridge.reset(game).await?;
     let Some(commands) = state.walkthrough.clone().filter(|w| !w.is_empty()) else {
@@ -256,7 +263,6 @@ pub async fn walkthrough(game: &Path, quiet: bool) -> Result<WalkthroughResult> 
         }
     }
     bridge.close().await;
-    let _ = std::fs::remove_file(&log);
     Ok(WalkthroughResult {
         score: state.score,
         max_score: state.max_score,

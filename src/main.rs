@@ -40,10 +40,18 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             size,
             seed,
             out,
+            force,
         }) => {
             let out = out.unwrap_or_else(|| {
                 PathBuf::from("games").join(format!("{family}-{size}-{seed}.z8"))
             });
+            if out.exists() && !force {
+                return Err(ariadne::error::UserError::new(format!(
+                    "{} exists; pass --force to replace it, or choose another --out",
+                    out.display()
+                ))
+                .into());
+            }
             let e = games::make(&family, &size, seed, &out).await?;
             println!(
                 "made {} ({} {}, seed {}): {} rooms, max score {}, walkthrough {} commands",
@@ -148,9 +156,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
                 prompts: args.prompts.clone(),
             };
+            if args.resume.is_some() && !args.games.is_empty() {
+                eprintln!(
+                    "warning: --resume plays the bench's own plan; --games, --memory, --runs and the step cap given here are ignored"
+                );
+            }
             bench::bench(BenchOptions {
                 plan,
-                jobs: args.jobs,
+                jobs: usize::from(args.jobs),
                 out: args.out.clone(),
                 resume: args.resume.clone(),
                 llm,

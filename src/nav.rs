@@ -103,8 +103,18 @@ impl Direction {
     /// Parse a direction word, with the usual abbreviations ("n", "ne", "u") and
     /// "above"/"below"/"inside"/"outside".
     pub fn parse(word: &str) -> Option<Direction> {
-        let w = word.trim().to_lowercase();
-        Some(match w.as_str() {
+        let w = word.trim();
+        match Self::parse_lowercase(w) {
+            Some(d) => Some(d),
+            None if w.bytes().any(|b| b.is_ascii_uppercase()) => {
+                Self::parse_lowercase(&w.to_ascii_lowercase())
+            }
+            None => None,
+        }
+    }
+
+    fn parse_lowercase(w: &str) -> Option<Direction> {
+        Some(match w {
             "north" | "n" => Direction::North,
             "south" | "s" => Direction::South,
             "east" | "e" => Direction::East,
@@ -138,11 +148,13 @@ impl Direction {
 /// "is above" (-> up). "in"/"out" are not read from relations: "key, is in, box" is
 /// containment, not a move.
 pub fn relation_direction(relation: &str) -> Option<Direction> {
-    let r = relation.trim().to_lowercase();
+    // Relations in the graph are already lowercase (Triplet::new): no allocation here,
+    // this runs over every triplet each step.
+    let r = relation.trim();
     let r = r
         .strip_prefix("is ")
         .or_else(|| r.strip_prefix("lies "))
-        .unwrap_or(&r);
+        .unwrap_or(r);
     let r = r.strip_suffix(" of").unwrap_or(r);
     Direction::parse(r).filter(|d| !matches!(d, Direction::In | Direction::Out))
 }

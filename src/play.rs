@@ -300,10 +300,10 @@ pub async fn play(s: PlaySettings) -> Result<(Summary, std::path::PathBuf)> {
     if !s.quiet {
         eprintln!(
             "ariadne: starting {}",
-            if s.llm.embedded_chat() {
-                "the embedded local model (this takes a few seconds)"
-            } else {
-                "the embedding server"
+            match (s.llm.embedded_chat(), s.llm.embed_base_url.is_none()) {
+                (true, _) => "the embedded local model (this takes a few seconds)",
+                (false, true) => "the local embedding server",
+                (false, false) => "with remote endpoints",
             }
         );
     }
@@ -402,7 +402,11 @@ pub async fn play_game(
             "ariadne_version": env!("CARGO_PKG_VERSION"),
             "command": run.command,
             "created_at": chrono::Local::now().to_rfc3339(),
-            "game": {"path": c.game.display().to_string(), "name": game_name},
+            "game": {
+                "path": c.game.display().to_string(),
+                "abs_path": std::fs::canonicalize(&c.game).unwrap_or_else(|_| c.game.clone()).display().to_string(),
+                "name": game_name,
+            },
             "seed": c.seed,
             "max_steps": c.max_steps,
             "memory_design": c.design,

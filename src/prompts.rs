@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use minijinja::Environment;
 use serde::Serialize;
 
+use crate::error::UserError;
 use crate::llm::Message;
 
 /// Names of the prompt files (without `.md`) and their compiled-in text.
@@ -51,8 +52,9 @@ impl Prompts {
             let text = match dir {
                 Some(d) => {
                     let p = d.join(format!("{name}.md"));
-                    std::fs::read_to_string(&p)
-                        .with_context(|| format!("cannot read prompt {}", p.display()))?
+                    std::fs::read_to_string(&p).map_err(|e| {
+                        UserError::new(format!("cannot read prompt {}: {e}", p.display()))
+                    })?
                 }
                 None => builtin.to_string(),
             };
@@ -62,10 +64,14 @@ impl Prompts {
                     u.trim_start_matches(['\r', '\n']).to_string(),
                 ),
                 None if *name == "working_memory" => (String::new(), text.clone()),
-                None => bail!("prompt {name}.md has no '{USER_MARK}' line"),
+                None => bail!(UserError::new(format!(
+                    "prompt {name}.md has no '{USER_MARK}' line"
+                ))),
             };
             env.add_template_owned(name.to_string(), user)
-                .with_context(|| format!("prompt {name}.md is not a valid template"))?;
+                .map_err(|e| {
+                    UserError::new(format!("prompt {name}.md is not a valid template: {e}"))
+                })?;
             systems.push((name.to_string(), system));
         }
         Ok(Self { env, systems })

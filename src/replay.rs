@@ -298,8 +298,8 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
             mpath.display()
         ))
     })?;
-    let manifest: Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is malformed", mpath.display()))?;
+    let manifest: Value = serde_json::from_str(&text)
+        .map_err(|e| UserError::new(format!("{} is malformed: {e}", mpath.display())))?;
     let version = manifest["format_version"].as_u64().unwrap_or(0);
     if version != u64::from(trajectory::FORMAT_VERSION) {
         bail!(UserError::new(format!(
@@ -308,7 +308,8 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
             trajectory::FORMAT_VERSION
         )));
     }
-    let (steps, truncated) = trajectory::read_steps(dir)?;
+    let (steps, truncated) =
+        trajectory::read_steps(dir).map_err(|e| UserError::new(format!("{e:#}")))?;
     let vpath = dir.join("embeddings.jsonl");
     let vtext = std::fs::read_to_string(&vpath).unwrap_or_default();
     let mut vectors = Vec::new();
@@ -390,8 +391,18 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         );
     }
     let m = &run.manifest;
-    let game_arg = m["game"]["path"].as_str().unwrap_or_default();
-    let game = resolve_game(game_arg);
+    // The game as recorded: its absolute path, else the path as given (from the run's
+    // working directory), else a bundled game of the same name.
+    let game = [
+        m["game"]["abs_path"].as_str(),
+        m["game"]["path"].as_str(),
+        m["game"]["name"].as_str(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(resolve_game)
+    .find(|p| p.is_file())
+    .unwrap_or_else(|| PathBuf::from(m["game"]["path"].as_str().unwrap_or_default()));
     crate::env::check_game(&game)?;
     let memory: MemorySettings =
         serde_json::from_value(m["memory"].clone()).context("the manifest's memory settings")?;
@@ -407,6 +418,19 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         .filter(|p| *p != "built-in")
         .map(PathBuf::from);
     let recorded_steps = run.steps.len() as u32;
+    if recorded_steps == 0 {
+        bail!(UserError::new(format!(
+            "{} has no finished step to replay",
+            opts.run.display()
+        )));
+    }
+    if let (Some(n), Some(cap)) = (opts.continue_from, opts.max_steps)
+        && cap <= n
+    {
+        bail!(UserError::new(format!(
+            "--max-steps {cap} leaves nothing to play after step {n}; give a larger cap"
+        )));
+    }
     if let Some(n) = opts.step.or(opts.continue_from)
         && (n == 0 || n > recorded_steps)
     {
@@ -503,10 +527,14 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
 
     let recorded = run.steps.clone();
     let mut replayed: Vec<StepRecord> = Vec::new();
+    // A plain replay writes nothing to the run: the bridge's log goes to a private
+    // temporary directory, removed at the end.
+    let scratch = tempfile::TempDir::with_prefix("ariadne-replay-")
+        .context("cannot create a temporary directory")?;
     let log_dir = writer
         .as_ref()
         .map(|w| w.dir().to_path_buf())
-        .unwrap_or_else(std::env::temp_dir);
+        .unwrap_or_else(|| scratch.path().to_path_buf());
     let check = Box::new(|r: &StepRecord| -> Result<()> {
         if (r.step as usize) <= served_steps
             && let Some(orig) = recorded.iter().find(|s| s.step == r.step)

@@ -117,6 +117,18 @@ impl LlmSettings {
     pub fn resolve(args: &LlmArgs, cfg: &ConfigFile) -> Result<Self> {
         let nonempty = |s: &Option<String>| s.clone().filter(|v| !v.trim().is_empty());
         let base_url = nonempty(&args.base_url).or_else(|| nonempty(&cfg.base_url));
+        let check_url = |what: &str, url: &Option<String>| -> Result<()> {
+            match url {
+                Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => {
+                    Err(UserError::new(format!(
+                        "{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"
+                    ))
+                    .into())
+                }
+                _ => Ok(()),
+            }
+        };
+        check_url("--base-url / OPENAI_BASE_URL", &base_url)?;
         let local_name = args
             .local_model
             .clone()
@@ -144,12 +156,14 @@ impl LlmSettings {
         let cores = std::thread::available_parallelism()
             .map(|n| n.get() as u32)
             .unwrap_or(2);
+        let embed_base_url =
+            nonempty(&args.embed_base_url).or_else(|| nonempty(&cfg.embed_base_url));
+        check_url("--embed-base-url / ARIADNE_EMBED_BASE_URL", &embed_base_url)?;
         Ok(Self {
             base_url,
             model,
             api_key,
-            embed_base_url: nonempty(&args.embed_base_url)
-                .or_else(|| nonempty(&cfg.embed_base_url)),
+            embed_base_url,
             embed_model: args
                 .embed_model
                 .clone()

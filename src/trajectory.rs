@@ -196,8 +196,12 @@ impl RunWriter {
     /// # Errors
     /// File system errors, with the path.
     pub fn create(runs_dir: &Path, run_id: &str, manifest: &serde_json::Value) -> Result<Self> {
-        std::fs::create_dir_all(runs_dir)
-            .with_context(|| format!("cannot create {}", runs_dir.display()))?;
+        std::fs::create_dir_all(runs_dir).map_err(|e| {
+            crate::error::UserError::new(format!(
+                "cannot create the runs directory {}: {e} (--runs-dir must name a writable directory)",
+                runs_dir.display()
+            ))
+        })?;
         let mut dir = runs_dir.join(run_id);
         let mut n = 1;
         while dir.exists() {

@@ -28,7 +28,7 @@ fn bench_command(work: &Path, server: &Scripted, args: &[&str]) -> Command {
 #[test]
 fn two_games_five_runs_two_jobs() {
     let server = Scripted::start(&[]);
-    server.script.lock().unwrap().delay_ms = 30;
+    server.script.lock().unwrap().pair_wait_ms = 5000;
     let work = tempfile::tempdir().unwrap();
     let games = format!(
         "{},{}",
@@ -168,7 +168,9 @@ fn an_interrupted_bench_resumes_without_losing_finished_episodes() {
     assert!(stdout.contains("(1 already finished)"), "{stdout}");
     let rows = read_jsonl(&dir.join("episodes.jsonl"));
     assert_eq!(rows.len(), 3);
-    let runs: Vec<u64> = rows.iter().map(|r| r["run"].as_u64().unwrap()).collect();
+    // The resume ran with the default two jobs: runs 2 and 3 may end in either order.
+    let mut runs: Vec<u64> = rows.iter().map(|r| r["run"].as_u64().unwrap()).collect();
+    runs.sort();
     assert_eq!(runs, vec![1, 2, 3]);
     // The finished episode was not played again.
     assert_eq!(
@@ -231,4 +233,74 @@ fn a_failing_episode_is_recorded_and_the_bench_goes_on() {
     );
     let md = std::fs::read_to_string(work.path().join("b/results.md")).unwrap();
     assert!(md.contains("| simple | arigraph | 1 | 1 |"), "{md}");
+}
+
+/// Regression: with an unreachable endpoint every episode failed and the bench exited 0.
+#[test]
+fn unreachable_endpoint_stops_the_bench_with_exit_2() {
+    setup_bridge();
+    let game = common::root().join("games/simple.z8").display().to_string();
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("ARIADNE_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("ARIADNE_NO_PROGRESS", "1")
+        .args([
+            "bench",
+            "--games",
+            &game,
+            "--runs",
+            "3",
+            "--jobs",
+            "1",
+            "--max-steps",
+            "2",
+            "--out",
+            "b",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("cannot reach the chat endpoint"),
+        "{err}"
+    );
+}
+
+/// Regression: `--out` on an existing bench replaced its bench.json and results.
+#[test]
+fn out_on_an_existing_bench_is_refused() {
+    let game = common::root().join("games/simple.z8").display().to_string();
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let args = [
+        "--games",
+        &game,
+        "--runs",
+        "1",
+        "--max-steps",
+        "1",
+        "--out",
+        "b",
+    ];
+    assert!(bench(work.path(), &server, &args).status.success());
+    let before = std::fs::read_to_string(work.path().join("b/bench.json")).unwrap();
+    let again = bench(work.path(), &server, &args);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds a bench; resume it with")
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("b/bench.json")).unwrap(),
+        before
+    );
 }

@@ -145,3 +145,21 @@ fn bad_family_and_size_are_one_clear_line() {
     let o = ariadne(work.path(), &["play", "--walkthrough", "nope.z8"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Regression: `games make --out` silently replaced an existing game.
+#[test]
+fn make_refuses_to_overwrite_a_game_without_force() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(work.path().join("g")).unwrap();
+    std::fs::write(work.path().join("g/x.z8"), b"precious").unwrap();
+    let o = ariadne(
+        work.path(),
+        &["games", "make", "cleaning", "--out", "g/x.z8"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exists; pass --force to replace it"));
+    assert_eq!(
+        std::fs::read(work.path().join("g/x.z8")).unwrap(),
+        b"precious"
+    );
+}

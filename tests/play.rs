@@ -371,3 +371,22 @@ fn truncated_last_line_is_skipped_when_reading() {
     assert_eq!(records.len(), 1);
     assert!(truncated);
 }
+
+/// Regression: an unloadable game (empty .z8, garbage sidecar) exited 1 with a bare
+/// JSONDecodeError.
+#[test]
+fn unloadable_game_is_one_clear_line_with_exit_2() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("x.z8"), b"").unwrap();
+    std::fs::write(work.path().join("x.json"), b"garbage").unwrap();
+    let out = play(work.path(), &server.base_url, &["x.z8", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot load the game x.z8"), "{stderr}");
+    let out = play(work.path(), &server.base_url, &["x.z8", "--max-steps", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = play(work.path(), "not-a-url", &[&game("simple.z8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an http(s) URL"));
+}

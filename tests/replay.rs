@@ -322,3 +322,16 @@ fn replay_of_a_missing_run_is_one_clear_line() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("not a run directory"), "{stderr}");
 }
+
+/// Regression: the manifest held a relative game path, so a replay only worked from the
+/// directory the run was played in.
+#[test]
+fn replay_works_from_another_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 3);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = replay(elsewhere.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("every step matches the log"), "{stdout}");
+}

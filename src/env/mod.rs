@@ -82,6 +82,16 @@ pub enum BridgeError {
     /// TextWorld raised an error or the reply was not understood.
     #[error("TextWorld error: {0}")]
     TextWorld(String),
+    /// The game file or its sidecar could not be loaded.
+    #[error(
+        "cannot load the game {game}: {detail} (is it a TextWorld .z8 with its .json sidecar? regenerate it with `ariadne games make` or tw-make)"
+    )]
+    BadGame {
+        /// The game path.
+        game: String,
+        /// What TextWorld or the bridge said.
+        detail: String,
+    },
 }
 
 impl BridgeError {
@@ -89,7 +99,9 @@ impl BridgeError {
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            BridgeError::MissingGame(_) | BridgeError::MissingSidecar(_)
+            BridgeError::MissingGame(_)
+                | BridgeError::MissingSidecar(_)
+                | BridgeError::BadGame { .. }
         )
     }
 }
@@ -109,8 +121,20 @@ pub struct TextWorldEnv {
 /// # Errors
 /// [`BridgeError::MissingGame`] or [`BridgeError::MissingSidecar`].
 pub fn check_game(game: &Path) -> Result<(), BridgeError> {
+    if game.is_dir() {
+        return Err(BridgeError::MissingGame(format!(
+            "{} is a directory, not a .z8 game file",
+            game.display()
+        )));
+    }
     if !game.is_file() {
         return Err(BridgeError::MissingGame(game.display().to_string()));
+    }
+    if game.extension().is_none_or(|e| e != "z8") {
+        return Err(BridgeError::MissingGame(format!(
+            "{} is not a .z8 game file",
+            game.display()
+        )));
     }
     let sidecar = game.with_extension("json");
     if !sidecar.is_file() {
@@ -225,12 +249,23 @@ impl TextWorldEnv {
         check_game(game)?;
         let path = std::fs::canonicalize(game).unwrap_or_else(|_| game.to_path_buf());
         let timeout = self.step_timeout * 2;
+        let bad = |detail: String| BridgeError::BadGame {
+            game: game.display().to_string(),
+            detail,
+        };
         let v = self
             .request(
                 json!({"cmd": "reset", "game": path.display().to_string()}),
                 timeout,
             )
-            .await?;
+            .await
+            .map_err(|e| match e {
+                BridgeError::TextWorld(d) => bad(d),
+                BridgeError::Died { detail } => {
+                    bad(format!("the bridge died loading it: {detail}"))
+                }
+                other => other,
+            })?;
         Self::state(v)
     }
 

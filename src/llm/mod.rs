@@ -233,21 +233,42 @@ pub struct EmbedRecord {
     pub latency_ms: u64,
 }
 
-/// Cosine similarity of two vectors of equal length (0.0 when either is zero).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let mut dot = 0.0f32;
-    let mut na = 0.0f32;
-    let mut nb = 0.0f32;
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
+/// Dot product over the common length, accumulated in 8 independent lanes (so the
+/// compiler can use SIMD) and summed in a fixed order: deterministic, so a replay
+/// recomputes every similarity bit for bit.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut lanes = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
     }
+    let mut tail = 0.0f32;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+        + tail
+}
+
+/// Cosine similarity of two vectors of equal length (0.0 when either is zero), from
+/// [`dot`]; `na` and `nb` may be passed precomputed as `dot(a, a)` and `dot(b, b)`.
+pub fn cosine_with_norms(a: &[f32], b: &[f32], na: f32, nb: f32) -> f32 {
     if na == 0.0 || nb == 0.0 {
         0.0
     } else {
-        dot / (na.sqrt() * nb.sqrt())
+        dot(a, b) / (na.sqrt() * nb.sqrt())
     }
+}
+
+/// Cosine similarity of two vectors of equal length (0.0 when either is zero).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    cosine_with_norms(a, b, dot(a, a), dot(b, b))
 }
 
 /// Scale a vector to unit length in place (left as is when zero).

@@ -14,8 +14,6 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::cosine;
-
 /// A semantic edge: (subject, relation, object), each lowercased and whitespace-folded.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Triplet {
@@ -75,6 +73,44 @@ struct TripletRecord {
     triplet: Triplet,
     alive: bool,
     embedding: Option<Vec<f32>>,
+    norm_sq: f32,
+}
+
+/// The `w` best (id, similarity) pairs seen so far, best first; ties go to the older
+/// triplet (smaller id), the order [`AriGraph::semantic_search`] documents.
+struct TopW {
+    w: usize,
+    items: Vec<(TripletId, f32)>,
+}
+
+impl TopW {
+    fn new(w: usize) -> Self {
+        Self {
+            w,
+            items: Vec::with_capacity(w + 1),
+        }
+    }
+
+    fn before(a: (TripletId, f32), b: (TripletId, f32)) -> bool {
+        b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)) == std::cmp::Ordering::Less
+    }
+
+    fn offer(&mut self, id: TripletId, sim: f32) {
+        if self.w == 0 {
+            return;
+        }
+        if self.items.len() == self.w && !Self::before((id, sim), self.items[self.w - 1]) {
+            return;
+        }
+        let pos = self.items.partition_point(|x| Self::before(*x, (id, sim)));
+        self.items.insert(pos, (id, sim));
+        self.items.truncate(self.w);
+    }
+}
+
+/// Squared norm, computed as `cosine` computes it.
+fn norm_sq(v: &[f32]) -> f32 {
+    crate::llm::dot(v, v)
 }
 
 /// An episodic vertex with its episodic edge.
@@ -130,6 +166,7 @@ pub struct AriGraph {
     incident: HashMap<String, BTreeSet<TripletId>>,
     vertex_embeddings: HashMap<String, Vec<f32>>,
     episodes: Vec<Episode>,
+    alive: usize,
 }
 
 impl AriGraph {
@@ -158,11 +195,7 @@ impl AriGraph {
 
     /// Number of semantic edges now (alive triplets).
     pub fn edge_count(&self) -> usize {
-        self.incident
-            .values()
-            .flatten()
-            .collect::<HashSet<_>>()
-            .len()
+        self.alive
     }
 
     /// Number of semantic vertices now (with at least one alive edge).
@@ -198,6 +231,9 @@ impl AriGraph {
         if let Some(&id) = self.index.get(&t) {
             let was_alive = self.triplets[id].alive;
             self.triplets[id].alive = true;
+            if !was_alive {
+                self.alive += 1;
+            }
             self.link(id);
             return (id, !was_alive);
         }
@@ -207,7 +243,9 @@ impl AriGraph {
             triplet: t,
             alive: true,
             embedding: None,
+            norm_sq: 0.0,
         });
+        self.alive += 1;
         self.link(id);
         (id, true)
     }
@@ -229,6 +267,7 @@ impl AriGraph {
             return false;
         }
         rec.alive = false;
+        self.alive -= 1;
         let (s, o) = (rec.triplet.subject.clone(), rec.triplet.object.clone());
         for v in [s, o] {
             if let Some(set) = self.incident.get_mut(&v) {
@@ -286,6 +325,7 @@ impl AriGraph {
     /// Store a triplet's embedding (unit length expected).
     pub fn set_triplet_embedding(&mut self, id: TripletId, v: Vec<f32>) {
         if let Some(r) = self.triplets.get_mut(id) {
+            r.norm_sq = norm_sq(&v);
             r.embedding = Some(v);
         }
     }
@@ -301,19 +341,19 @@ impl AriGraph {
         query: &[f32],
         w: usize,
     ) -> Vec<(TripletId, f32)> {
-        let mut scored: Vec<(TripletId, f32)> = candidates
+        // Cosine similarity with the squared norms computed once (the query's here, each
+        // triplet's when it was stored): bit-identical to `cosine`, at a third of the work.
+        let qn = norm_sq(query);
+        let scored: Vec<(TripletId, f32)> = candidates
             .filter_map(|id| {
                 let r = &self.triplets[id];
                 r.embedding
                     .as_ref()
                     .filter(|_| r.alive)
-                    .map(|e| (id, cosine(query, e)))
+                    .map(|e| (id, crate::llm::cosine_with_norms(query, e, qn, r.norm_sq)))
             })
             .collect();
-        // Highest similarity first; ties broken by the older triplet for determinism.
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scored.truncate(w);
-        scored
+        Self::best(scored, w)
     }
 
     /// Semantic search, Algorithm 2: embedding-seeded BFS over the triplets.
@@ -325,17 +365,74 @@ impl AriGraph {
     /// edges from the graph"); no query at depth >= `d` is expanded. `d = 0` returns
     /// nothing. Each triplet appears once, with the smallest depth that found it.
     pub fn semantic_search(&self, query: &[f32], d: u32, w: usize) -> Vec<Retrieved> {
+        self.semantic_search_many(&[query], d, w)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`AriGraph::semantic_search`] for several queries at once: the depth-0 scan reads
+    /// each triplet embedding once for all queries (the scan is memory-bound at 100,000
+    /// triplets), then each query's BFS goes on alone. Results are those of one call per
+    /// query, in query order.
+    pub fn semantic_search_many(
+        &self,
+        queries: &[&[f32]],
+        d: u32,
+        w: usize,
+    ) -> Vec<Vec<Retrieved>> {
+        if d == 0 || queries.is_empty() {
+            return vec![Vec::new(); queries.len()];
+        }
+        let seeds = self.top_w_many(queries, w);
+        queries
+            .iter()
+            .zip(seeds)
+            .map(|(_, hits)| self.bfs_from(hits, d, w))
+            .collect()
+    }
+
+    /// Top-w triplets among all alive ones for each query, in one pass.
+    fn top_w_many(&self, queries: &[&[f32]], w: usize) -> Vec<Vec<(TripletId, f32)>> {
+        let norms: Vec<f32> = queries.iter().map(|q| norm_sq(q)).collect();
+        let mut scored: Vec<TopW> = (0..queries.len()).map(|_| TopW::new(w)).collect();
+        for id in 0..self.triplets.len() {
+            let r = &self.triplets[id];
+            let Some(e) = r.embedding.as_ref().filter(|_| r.alive) else {
+                continue;
+            };
+            for (k, q) in queries.iter().enumerate() {
+                scored[k].offer(id, crate::llm::cosine_with_norms(q, e, norms[k], r.norm_sq));
+            }
+        }
+        scored.into_iter().map(|s| s.items).collect()
+    }
+
+    /// The `w` best of `scored`: highest similarity first, ties by the older triplet.
+    fn best(mut scored: Vec<(TripletId, f32)>, w: usize) -> Vec<(TripletId, f32)> {
+        let order =
+            |a: &(TripletId, f32), b: &(TripletId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > w && w > 0 {
+            scored.select_nth_unstable_by(w - 1, order);
+        }
+        scored.truncate(w);
+        scored.sort_by(order);
+        scored
+    }
+
+    /// The BFS of Algorithm 2 from a query's depth-0 hits.
+    fn bfs_from(&self, seed_hits: Vec<(TripletId, f32)>, d: u32, w: usize) -> Vec<Retrieved> {
         let mut found: Vec<Retrieved> = Vec::new();
         let mut seen_triplets: HashSet<TripletId> = HashSet::new();
         let mut seen_vertices: HashSet<&str> = HashSet::new();
         // Queue entries: (vertex or None for the query, depth).
         let mut queue: VecDeque<(Option<&str>, u32)> = VecDeque::from([(None, 0)]);
+        let mut seed_hits = Some(seed_hits);
         while let Some((vertex, depth)) = queue.pop_front() {
             if depth >= d {
                 continue;
             }
             let hits = match vertex {
-                None => self.top_w(self.alive_ids(), query, w),
+                None => seed_hits.take().unwrap_or_default(),
                 Some(v) => match (self.vertex_embeddings.get(v), self.incident.get(v)) {
                     (Some(e), Some(ids)) => self.top_w(ids.iter().copied(), e, w),
                     _ => Vec::new(),
@@ -522,6 +619,30 @@ mod tests {
             .map(|r| r.id)
             .collect();
         assert_eq!(all.len(), 3);
+    }
+
+    #[test]
+    fn search_similarities_equal_cosine_bit_for_bit() {
+        // Replays compare similarities exactly: the search's precomputed-norm path must
+        // give the very value `cosine` gives.
+        let mut g = AriGraph::new();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        for i in 0..20 {
+            let (id, _) = g.add(t(&format!("a{i}"), "is", &format!("b{i}")));
+            let v: Vec<f32> = (0..37).map(|_| next()).collect();
+            g.set_triplet_embedding(id, v);
+        }
+        let q: Vec<f32> = (0..37).map(|_| next()).collect();
+        for r in g.semantic_search(&q, 1, 20) {
+            let e = g.triplets[r.id].embedding.clone().unwrap();
+            assert_eq!(r.similarity.to_bits(), crate::llm::cosine(&q, &e).to_bits());
+        }
     }
 
     #[test]

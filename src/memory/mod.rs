@@ -569,14 +569,15 @@ impl AriGraphMemory {
             .collect();
         let mut best: Vec<Retrieved> = Vec::new();
         let mut pos: HashMap<TripletId, usize> = HashMap::new();
-        for q in &queries {
-            let Some(v) = self.query_cache.get(q) else {
-                continue;
-            };
-            for r in self
-                .graph
-                .semantic_search(v, settings.depth, settings.width)
-            {
+        let vectors: Vec<&[f32]> = queries
+            .iter()
+            .filter_map(|q| self.query_cache.get(q).map(Vec::as_slice))
+            .collect();
+        for results in self
+            .graph
+            .semantic_search_many(&vectors, settings.depth, settings.width)
+        {
+            for r in results {
                 match pos.get(&r.id) {
                     Some(&i) => {
                         let b = &mut best[i];

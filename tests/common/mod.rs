@@ -36,6 +36,9 @@ pub struct Script {
     pub fail_after: Option<usize>,
     /// Delay each chat answer by this many milliseconds.
     pub delay_ms: u64,
+    /// Hold each chat request until another one is in flight, up to this many
+    /// milliseconds (makes concurrency observable without depending on timing).
+    pub pair_wait_ms: u64,
     /// Chat requests being answered now.
     pub in_flight: usize,
     /// The most chat requests ever answered at once.
@@ -245,6 +248,14 @@ async fn chat(
         tokio::time::sleep(std::time::Duration::from_secs(120)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+    let pair_wait = script.lock().expect("script lock").pair_wait_ms;
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_millis(pair_wait) {
+        if script.lock().expect("script lock").in_flight >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let mut s = script.lock().expect("script lock");
     s.in_flight -= 1;
     if fail {

@@ -1,0 +1,202 @@
+//! The agent's own work per step, measured at 1,000 and 100,000 triplets (DESIGN.md's
+//! bar: under 5 ms and under 50 ms): a graph update (10 new triplets, the incident-edge
+//! lookup, 2 removals, the episodic vertex), two-step retrieval (4 queries, d = 2, w = 6,
+//! Eq. 1 over the episodes), and navigation (the spatial map from the graph, A* to every
+//! room, unexplored exits) on a 36-room map. No LLM: its calls dominate a real step and
+//! are timed in every trajectory instead.
+//!
+//! Run with `cargo bench --bench memory`. The machine is shared and noisy, so each figure
+//! is also given as a ratio to a baseline measured in the same run: one brute-force
+//! cosine pass of a query over every triplet embedding.
+
+use std::collections::{BTreeSet, HashSet};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ariadne::memory::{AriGraph, Triplet};
+use ariadne::nav::{Direction, SpatialMap, move_triplets};
+
+const DIM: usize = 384;
+
+/// A small deterministic generator (xorshift64*) for embeddings and choices.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn unit(&mut self) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..DIM)
+            .map(|_| (self.next() % 2001) as f32 / 1000.0 - 1.0)
+            .collect();
+        ariadne::llm::normalize(&mut v);
+        v
+    }
+}
+
+/// A graph of `n` triplets over `n / 4` objects, 36 rooms on a 6x6 grid with their
+/// moves and exits, and one episode per 10 triplets.
+fn build(n: usize, rng: &mut Rng) -> (AriGraph, Vec<String>) {
+    let mut g = AriGraph::new();
+    let rooms: Vec<String> = (0..36).map(|i| format!("room {i}")).collect();
+    for i in 0..36 {
+        let (x, y) = (i % 6, i / 6);
+        if x < 5 {
+            for t in move_triplets(&rooms[i], Direction::East, &rooms[i + 1]) {
+                g.add(t);
+            }
+        }
+        if y < 5 {
+            for t in move_triplets(&rooms[i], Direction::South, &rooms[i + 6]) {
+                g.add(t);
+            }
+        }
+        g.add(Triplet::new(&rooms[i], "has exit", "north").unwrap_or_else(|| unreachable!()));
+    }
+    let objects = (n / 4).max(10);
+    let relations = ["is in", "is on", "has", "is", "unlocks", "is near"];
+    let mut batch = Vec::new();
+    let mut step = 0;
+    while g.edge_count() < n {
+        let s = format!("object {}", rng.below(objects));
+        let o = if rng.below(3) == 0 {
+            rooms[rng.below(36)].clone()
+        } else {
+            format!("object {}", rng.below(objects))
+        };
+        if let Some(t) = Triplet::new(&s, relations[rng.below(relations.len())], &o) {
+            let (id, _) = g.add(t);
+            batch.push(id);
+            if batch.len() == 10 {
+                step += 1;
+                g.add_episode(
+                    step,
+                    format!("observation {step}"),
+                    std::mem::take(&mut batch),
+                );
+            }
+        }
+    }
+    for (id, _) in g.triplets_missing_embeddings() {
+        g.set_triplet_embedding(id, rng.unit());
+    }
+    for v in g.vertices_missing_embeddings() {
+        g.set_vertex_embedding(v, rng.unit());
+    }
+    (g, rooms)
+}
+
+/// The median of `runs` timings of `f`.
+fn median<F: FnMut()>(runs: usize, mut f: F) -> Duration {
+    let mut t: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed()
+        })
+        .collect();
+    t.sort();
+    t[runs / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    println!(
+        "agent work per step (median of repeated runs; ratio = figure / one brute-force cosine pass)"
+    );
+    println!(
+        "{:>9} | {:>10} | {:>10} | {:>10} | {:>10} | {:>10} | {:>8}",
+        "triplets", "baseline", "update", "retrieval", "navigation", "step", "ratio"
+    );
+    for n in [1_000usize, 100_000] {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ n as u64);
+        let (mut g, rooms) = build(n, &mut rng);
+        let runs = if n > 10_000 { 15 } else { 101 };
+        let query = rng.unit();
+        let alive: Vec<usize> = g.alive_ids().collect();
+
+        // Baseline: one cosine pass over every triplet embedding, via a depth-1 search
+        // with w = 1 (it scores every alive triplet once).
+        let baseline = median(runs, || {
+            black_box(g.semantic_search(black_box(&query), 1, 1));
+        });
+
+        // Update: 10 new triplets about existing objects, their incident edges, 2 of those
+        // removed (and put back so every run sees the same graph), the episode.
+        let mut k = 0u32;
+        let update = median(runs, || {
+            k += 1;
+            let new: Vec<Triplet> = (0..10)
+                .filter_map(|i| {
+                    Triplet::new(
+                        &format!("object {}", (k as usize * 7 + i) % (n / 4)),
+                        "is in",
+                        "room 3",
+                    )
+                })
+                .collect();
+            let vertices: Vec<&str> = new
+                .iter()
+                .flat_map(|t| [t.subject.as_str(), t.object.as_str()])
+                .collect();
+            let incident = g.incident_to(vertices);
+            let removed: Vec<usize> = incident.iter().copied().take(2).collect();
+            for id in &removed {
+                g.remove(*id);
+            }
+            let ids: Vec<usize> = new.into_iter().map(|t| g.add(t).0).collect();
+            for id in &removed {
+                let t = g.triplet(*id).clone();
+                g.add(t);
+            }
+            black_box(ids);
+        });
+        for (id, _) in g.triplets_missing_embeddings() {
+            g.set_triplet_embedding(id, rng.unit());
+        }
+
+        // Retrieval: 4 queries (observation, goal, 2 sub-goals), d = 2, w = 6, then Eq. 1.
+        let queries: Vec<Vec<f32>> = (0..4).map(|_| rng.unit()).collect();
+        let retrieval = median(runs, || {
+            let refs: Vec<&[f32]> = queries.iter().map(Vec::as_slice).collect();
+            let mut found = HashSet::new();
+            for results in g.semantic_search_many(&refs, 2, 6) {
+                for r in results {
+                    found.insert(r.id);
+                }
+            }
+            black_box(g.episodic_search(&found, 2, None));
+        });
+
+        // Navigation: the map from the graph, routes to every room, unexplored exits.
+        let visited: BTreeSet<String> = rooms.iter().cloned().collect();
+        let explored = HashSet::new();
+        let navigation = median(runs, || {
+            let map = SpatialMap::from_graph(&g, &visited);
+            black_box(map.reachable_from(&rooms[0]));
+            black_box(map.unexplored(&explored));
+        });
+
+        let step = update + retrieval + navigation;
+        println!(
+            "{:>9} | {:>8.3}ms | {:>8.3}ms | {:>8.3}ms | {:>8.3}ms | {:>8.3}ms | {:>7.1}x",
+            alive.len(),
+            ms(baseline),
+            ms(update),
+            ms(retrieval),
+            ms(navigation),
+            ms(step),
+            step.as_secs_f64() / baseline.as_secs_f64()
+        );
+    }
+    println!("bar (DESIGN.md): step under 5 ms at 1,000 triplets, under 50 ms at 100,000");
+}
