@@ -31,6 +31,20 @@ fn clip(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// Embed one text (logged like every embedding call); `None` if no vector came back.
+async fn embed_one(
+    llm: &Llm,
+    log: &mut CallLog,
+    text: &str,
+    kind: EmbedKind,
+) -> Result<Option<Vec<f32>>> {
+    Ok(llm
+        .embed(log, vec![text.to_string()], kind)
+        .await?
+        .into_iter()
+        .next())
+}
+
 /// Full history: every past observation with the action taken after it.
 #[derive(Debug, Default)]
 pub struct FullHistory {
@@ -181,10 +195,7 @@ impl MemoryModule for Rag {
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
         let text = clip(seen.observation, MEMORY_CHARS);
-        let v = llm
-            .embed(log, vec![text.clone()], EmbedKind::Passage)
-            .await?;
-        if let Some(v) = v.into_iter().next() {
+        if let Some(v) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push((seen.step, text, v));
         }
         Ok(UpdateReport::default())
@@ -197,10 +208,7 @@ impl MemoryModule for Rag {
         q: &Queries<'_>,
     ) -> Result<Retrieval> {
         let query = q.joined(self.settings.query_chars);
-        let qv = llm
-            .embed(log, vec![query.clone()], EmbedKind::Query)
-            .await?;
-        let Some(qv) = qv.into_iter().next() else {
+        let Some(qv) = embed_one(llm, log, &query, EmbedKind::Query).await? else {
             return Ok(Retrieval::default());
         };
         let mut scored: Vec<(f64, &(u32, String, Vec<f32>))> = self
@@ -360,10 +368,7 @@ impl MemoryModule for Simulacra {
             .await?;
         // No valid answer: the midpoint, counted as a failure in the log.
         let importance = answer.map_or(5.0, |a| a.importance as f64);
-        let v = llm
-            .embed(log, vec![text.clone()], EmbedKind::Passage)
-            .await?;
-        if let Some(vector) = v.into_iter().next() {
+        if let Some(vector) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push(Entry {
                 step: seen.step,
                 text,
@@ -434,10 +439,7 @@ impl MemoryModule for Simulacra {
         q: &Queries<'_>,
     ) -> Result<Retrieval> {
         let query = q.joined(self.settings.query_chars);
-        let qv = llm
-            .embed(log, vec![query.clone()], EmbedKind::Query)
-            .await?;
-        let Some(qv) = qv.into_iter().next() else {
+        let Some(qv) = embed_one(llm, log, &query, EmbedKind::Query).await? else {
             return Ok(Retrieval::default());
         };
         // Candidates: every memory but the current observation (already in working memory).
