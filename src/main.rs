@@ -66,6 +66,16 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Games(GamesCommand::List { dir }) => {
+            // The default `games` falls back to the source tree's bundled games, as
+            // `play <name>` does, when run from another directory.
+            let dir = if dir == std::path::Path::new("games") && !dir.is_dir() {
+                ariadne::settings::games_dirs()
+                    .into_iter()
+                    .find(|d| d.is_dir())
+                    .unwrap_or(dir)
+            } else {
+                dir
+            };
             let (entries, others) = games::list(&dir)?;
             println!(
                 "{:<24} {:<18} {:<8} {:>5} {:>9} {:>5}  goal",
