@@ -26,7 +26,7 @@ pub struct Triplet {
 }
 
 /// Words a small model writes when it has no object; a triplet with one says nothing.
-const PLACEHOLDERS: &[&str] = &["none", "nothing", "unknown", "n/a", "null", "nowhere"];
+const FILLER_WORDS: &[&str] = &["none", "nothing", "unknown", "n/a", "null", "nowhere"];
 
 fn norm(s: &str) -> String {
     s.split_whitespace()
@@ -37,7 +37,7 @@ fn norm(s: &str) -> String {
 }
 
 impl Triplet {
-    /// Normalize and build a triplet; `None` if a part is empty or a placeholder
+    /// Normalize and build a triplet; `None` if a part is empty or a filler word
     /// ("none", "nothing", "unknown", "n/a"), or subject == object.
     pub fn new(subject: &str, relation: &str, object: &str) -> Option<Self> {
         let t = Self {
@@ -45,7 +45,7 @@ impl Triplet {
             relation: norm(relation),
             object: norm(object),
         };
-        let void = |s: &str| s.is_empty() || PLACEHOLDERS.contains(&s);
+        let void = |s: &str| s.is_empty() || FILLER_WORDS.contains(&s);
         if void(&t.subject) || t.relation.is_empty() || void(&t.object) || t.subject == t.object {
             None
         } else {
