@@ -445,16 +445,16 @@ pub async fn play_game(
         let done = run_episode(episode).await?;
         let won = done.summary.outcome == "won";
         let interrupted = done.summary.outcome == "interrupted";
+        let mut this = done.summary.clone();
         if trial < trials && !won && !interrupted {
             let llm = Llm {
                 backend: backend.clone(),
                 prompts: Prompts::load(c.prompts.as_deref())?,
             };
             let (lesson, calls) = write_lesson(&llm, &done, &lessons).await?;
-            let mut summary = done.summary.clone();
-            summary.lesson = lesson.clone();
-            summary.lesson_calls = calls;
-            RunWriter::rewrite_summary(&done.dir, &summary)?;
+            this.lesson = lesson.clone();
+            this.lesson_calls = calls;
+            RunWriter::rewrite_summary(&done.dir, &this)?;
             if let Some(l) = lesson {
                 if run.progress.is_none() {
                     println!("lesson for the next trial: {l}");
@@ -462,7 +462,28 @@ pub async fn play_game(
                 lessons.push(l);
             }
         }
-        last = Some((done.summary, done.dir));
+        // The cost of every trial counts (Table 3 compares what a design spends); the
+        // outcome and score are the last trial's.
+        if let Some((prev, _)) = &last {
+            let prev: &Summary = prev;
+            let mut s = this.clone();
+            s.steps += prev.steps;
+            s.llm_calls += prev.llm_calls + prev.lesson_calls.len() as u64;
+            s.llm_failures += prev.llm_failures;
+            s.llm_repairs += prev.llm_repairs;
+            s.fallback_actions += prev.fallback_actions;
+            s.usage.add(prev.usage);
+            prev.lesson_calls.iter().for_each(|c| s.usage.add(c.usage));
+            s.wall_s += prev.wall_s;
+            if s.steps > 0 {
+                s.prompt_tokens_per_step = s.usage.prompt_tokens as f64 / f64::from(s.steps);
+                s.completion_tokens_per_step =
+                    s.usage.completion_tokens as f64 / f64::from(s.steps);
+            }
+            last = Some((s, done.dir));
+        } else {
+            last = Some((this, done.dir));
+        }
         if won || interrupted {
             break;
         }

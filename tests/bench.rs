@@ -304,3 +304,50 @@ fn out_on_an_existing_bench_is_refused() {
         before
     );
 }
+
+/// Regression: a Reflexion episode's row counted only its last trial's cost.
+#[test]
+fn reflexion_rows_count_every_trial() {
+    let game = common::root().join("games/simple.z8").display().to_string();
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = bench(
+        work.path(),
+        &server,
+        &[
+            "--games",
+            &game,
+            "--runs",
+            "1",
+            "--memory",
+            "reflexion",
+            "--trials",
+            "2",
+            "--max-steps",
+            "2",
+            "--out",
+            "b",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = work.path().join("b");
+    let row = &read_jsonl(&dir.join("episodes.jsonl"))[0];
+    let summary = |trial: u32| -> Value {
+        let p = dir.join(format!(
+            "runs/simple--reflexion--run1-trial-{trial}/summary.json"
+        ));
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (s1, s2) = (summary(1), summary(2));
+    assert_eq!(s1["lesson_calls"].as_array().unwrap().len(), 1);
+    assert_eq!(row["steps"], 4);
+    assert_eq!(
+        row["llm_calls"].as_u64().unwrap(),
+        s1["llm_calls"].as_u64().unwrap() + 1 + s2["llm_calls"].as_u64().unwrap()
+    );
+    assert_eq!(row["score"], s2["score"]);
+}
