@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Scripted, embed_text, play, read_jsonl, root, run_dir};
+use common::{Scripted, embed_text, game, play, read_jsonl, run_dir};
 use serde_json::Value;
 
 const WALK: &[&str] = &[
@@ -16,16 +16,12 @@ const WALK: &[&str] = &[
     "open screen door",
 ];
 
-fn game() -> String {
-    root().join("games/simple.z8").display().to_string()
-}
-
 /// Run a design for `steps` steps; return the steps and the scripted server's chats.
 fn run(design: &str, steps: u32, extra: &[&str]) -> (Vec<Value>, Vec<Value>, tempfile::TempDir) {
     let server = Scripted::start(WALK);
     let work = tempfile::tempdir().unwrap();
     let mut args = vec![
-        game(),
+        game("simple.z8"),
         "--max-steps".into(),
         steps.to_string(),
         "--quiet".into(),

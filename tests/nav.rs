@@ -4,12 +4,8 @@
 
 mod common;
 
-use common::{Scripted, play, read_jsonl, root, run_dir};
+use common::{Scripted, game, play, read_jsonl, run_dir, triplet_text};
 use serde_json::Value;
-
-fn game(name: &str) -> String {
-    root().join("games").join(name).display().to_string()
-}
 
 /// The first six moves of the coin game's walkthrough visit seven rooms:
 /// Chamber, Dish-Pit, Vault, Bedchamber, Garage, Laundry Place, Washroom.
@@ -64,14 +60,7 @@ fn go_to_first_room_arrives_through_the_bridge_with_every_move_logged() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| {
-            format!(
-                "{}, {}, {}",
-                t["subject"].as_str().unwrap(),
-                t["relation"].as_str().unwrap(),
-                t["object"].as_str().unwrap()
-            )
-        })
+        .map(triplet_text)
         .collect();
     assert!(
         added.contains(&"dish-pit, is north of, chamber".to_string()),

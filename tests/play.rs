@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Scripted, play, read_jsonl, root, run_dir};
+use common::{Scripted, game, play, read_jsonl, root, run_dir, triplet_text};
 use serde_json::Value;
 
 const SIMPLE_WALKTHROUGH: &[&str] = &[
@@ -20,10 +20,6 @@ const SIMPLE_WALKTHROUGH: &[&str] = &[
     "go west",
     "put half of a bag of chips on stove",
 ];
-
-fn game(name: &str) -> String {
-    root().join("games").join(name).display().to_string()
-}
 
 #[test]
 fn play_wins_simple_game_and_logs_every_step() {
@@ -91,14 +87,7 @@ fn play_wins_simple_game_and_logs_every_step() {
     let removed: Vec<String> = steps
         .iter()
         .flat_map(|s| s["memory"]["removed"].as_array().unwrap().iter())
-        .map(|t| {
-            format!(
-                "{}, {}, {}",
-                t["subject"].as_str().unwrap(),
-                t["relation"].as_str().unwrap(),
-                t["object"].as_str().unwrap()
-            )
-        })
+        .map(triplet_text)
         .collect();
     assert!(
         removed.contains(&"player, is in, bedroom".to_string()),

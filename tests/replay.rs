@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{Scripted, bin, play, read_jsonl, root, run_dir};
+use common::{Scripted, bin, game, play, read_jsonl, run_dir};
 use serde_json::Value;
 
 const WALK: &[&str] = &[
@@ -24,17 +24,18 @@ const WALK: &[&str] = &[
     "put half of a bag of chips on stove",
 ];
 
-fn game() -> String {
-    root().join("games/simple.z8").display().to_string()
-}
-
 /// Play `steps` steps of the simple game with the scripted server; return the run dir.
 fn scripted_run(work: &Path, steps: u32) -> std::path::PathBuf {
     let server = Scripted::start(WALK);
     let out = play(
         work,
         &server.base_url,
-        &[&game(), "--max-steps", &steps.to_string(), "--quiet"],
+        &[
+            &game("simple.z8"),
+            "--max-steps",
+            &steps.to_string(),
+            "--quiet",
+        ],
     );
     assert!(
         out.status.success(),

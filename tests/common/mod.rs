@@ -349,6 +349,21 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The path of a bundled game, as a string for the command line.
+pub fn game(file: &str) -> String {
+    root().join("games").join(file).display().to_string()
+}
+
+/// A logged triplet (`{subject, relation, object}`) as `subject, relation, object`.
+pub fn triplet_text(t: &Value) -> String {
+    format!(
+        "{}, {}, {}",
+        t["subject"].as_str().unwrap_or_default(),
+        t["relation"].as_str().unwrap_or_default(),
+        t["object"].as_str().unwrap_or_default()
+    )
+}
+
 /// The built binary.
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_ariadne"))
