@@ -2,7 +2,7 @@
 //! reasons, revised every step), and a ReAct decision (a rationale, then exactly one
 //! admissible action), with AriGraph as long-term memory.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -12,8 +12,10 @@ use serde_json::{Value, json};
 
 use crate::env::GameState;
 use crate::llm::{CallLog, Llm};
-use crate::memory::{AriGraph, MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
-use crate::nav::{Direction, Move, SpatialMap, UnexploredExit, move_triplets};
+use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
+use crate::nav::explorer::room_key;
+use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
+use crate::trajectory::ActionSource;
 
 /// A plan entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,8 +79,8 @@ pub struct Decision {
     pub rationale: String,
     /// The action, one of the admissible commands.
     pub action: String,
-    /// "llm", "repaired" or "fallback".
-    pub action_source: String,
+    /// Where the action came from.
+    pub action_source: ActionSource,
     /// Unexplored exits shown in working memory.
     pub unexplored: Vec<UnexploredExit>,
     /// Rooms offered as `go to <room>`.
@@ -114,8 +116,8 @@ pub struct Agent {
     history: VecDeque<HistoryItem>,
     actions: Vec<String>,
     last_gain_step: u32,
-    visited: BTreeSet<String>,
-    explored: HashSet<(String, Direction)>,
+    /// Rooms visited and exits taken.
+    pub explorer: Explorer,
     /// Also compute retrieval with these settings each step (replay's what-if), from the
     /// same cached vectors and graph; the result goes to [`Decision::what_if`].
     pub what_if: Option<crate::memory::MemorySettings>,
@@ -123,11 +125,6 @@ pub struct Agent {
 
 /// The prefix of the navigation action.
 pub const GO_TO: &str = "go to ";
-
-/// A room name as the graph holds it (lowercase, single spaces).
-pub fn room_key(room: &str) -> String {
-    canon(room)
-}
 
 fn clip(s: &str, n: usize) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -211,8 +208,7 @@ impl Agent {
             history: VecDeque::new(),
             actions: Vec::new(),
             last_gain_step: 0,
-            visited: BTreeSet::new(),
-            explored: HashSet::new(),
+            explorer: Explorer::default(),
             what_if: None,
         }
     }
@@ -222,28 +218,17 @@ impl Agent {
         &self.goal
     }
 
-    /// The exits taken so far, as (room, direction).
-    pub fn explored(&self) -> HashSet<(String, Direction)> {
-        self.explored.clone()
-    }
-
     /// The spatial map as the graph holds it now.
     pub fn spatial_map(&self) -> SpatialMap {
-        match self.memory.graph() {
-            Some(g) => SpatialMap::from_graph(g, &self.visited),
-            None => SpatialMap::from_graph(&AriGraph::new(), &BTreeSet::new()),
-        }
+        self.explorer.map(self.memory.graph())
     }
 
     /// The route of a `go to` from `from` (a room name as the game shows it).
     pub fn route(&self, from: &str, target: &str) -> Option<Vec<Move>> {
-        self.spatial_map().route(&room_key(from), &room_key(target))
+        self.explorer.route(self.memory.graph(), from, target)
     }
 
-    /// Record a movement command's result in the graph (ground truth, both ways):
-    /// going `dir` from `from` reached `to`. When `expected` names another room, the
-    /// triplets that promised it are removed as stale. A move that stayed in the same
-    /// room (a closed door) records nothing.
+    /// Record a movement command's result in the graph (see [`Explorer::record_move`]).
     pub fn record_move(
         &mut self,
         from: &str,
@@ -251,32 +236,8 @@ impl Agent {
         to: &str,
         expected: Option<&str>,
     ) -> (Vec<Triplet>, Vec<Triplet>) {
-        let (from, to) = (room_key(from), room_key(to));
-        let mut added = Vec::new();
-        let mut removed = Vec::new();
-        if from == to || from.is_empty() || to.is_empty() {
-            return (added, removed);
-        }
-        self.visited.insert(to.clone());
-        self.explored.insert((from.clone(), dir));
-        let Some(graph) = self.memory.graph_mut() else {
-            return (added, removed);
-        };
-        if let Some(exp) = expected.map(room_key).filter(|e| *e != to) {
-            for stale in move_triplets(&from, dir, &exp) {
-                if let Some(id) = graph.find(&stale)
-                    && graph.remove(id)
-                {
-                    removed.push(stale);
-                }
-            }
-        }
-        for t in move_triplets(&from, dir, &to) {
-            if graph.add(t.clone()).1 {
-                added.push(t);
-            }
-        }
-        (added, removed)
+        self.explorer
+            .record_move(self.memory.graph_mut(), from, dir, to, expected)
     }
 
     /// Tell the agent what its last action did (feeds recent history and loop detection).
@@ -342,23 +303,20 @@ impl Agent {
         let mut update = self.memory.update(&self.llm, &mut log, &seen).await?;
         let here = room_key(&room);
         if state.room.is_some() {
-            self.visited.insert(here.clone());
+            self.explorer.visit(&room);
             // The admissible movement commands are ground truth about the room's exits.
             if let Some(graph) = self.memory.graph_mut() {
-                for cmd in &state.admissible_commands {
-                    if let Some(dir) = Direction::of_command(cmd)
-                        && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
-                        && graph.add(t.clone()).1
-                    {
-                        update.added.push(t);
-                    }
-                }
+                update.added.extend(self.explorer.record_exits(
+                    graph,
+                    &room,
+                    &state.admissible_commands,
+                ));
             }
             self.memory.sync(&self.llm, &mut log).await?;
         }
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
-            map.unexplored(&self.explored)
+            map.unexplored(self.explorer.explored())
         } else {
             Vec::new()
         };
@@ -463,7 +421,11 @@ impl Agent {
                 Some((cmd, repaired)) => (
                     cmd.to_string(),
                     a.rationale,
-                    if repaired { "repaired" } else { "llm" },
+                    if repaired {
+                        ActionSource::Repaired
+                    } else {
+                        ActionSource::Llm
+                    },
                 ),
                 None => self.fallback(admissible),
             },
@@ -476,7 +438,7 @@ impl Agent {
             warnings,
             rationale,
             action,
-            action_source: source.to_string(),
+            action_source: source,
             unexplored,
             go_to_targets,
             what_if,
@@ -487,7 +449,7 @@ impl Agent {
 
     /// No valid answer after the retry: take the first admissible command that differs
     /// from the last action ("look" when the list is empty).
-    fn fallback(&self, admissible: &[String]) -> (String, String, &'static str) {
+    fn fallback(&self, admissible: &[String]) -> (String, String, ActionSource) {
         let last = self.actions.last();
         let action = admissible
             .iter()
@@ -498,7 +460,7 @@ impl Agent {
         (
             action,
             "no valid answer from the LLM; fallback action".into(),
-            "fallback",
+            ActionSource::Fallback,
         )
     }
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::llm::JsonMode;
+use crate::memory::{HopScope, MemoryDesign, OutdatedScope};
 
 /// Ariadne: an LLM agent for TextWorld games with AriGraph memory (arXiv:2407.04363).
 #[derive(Debug, Parser)]
@@ -67,7 +68,8 @@ pub enum GamesCommand {
 /// Options of `ariadne bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
-    /// Games: bundled names, .z8 paths, directories, or `all`; comma-separated or repeated.
+    /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`, or
+    /// `all`; comma-separated or repeated.
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
@@ -95,18 +97,9 @@ pub struct BenchArgs {
     /// Resume an interrupted bench: finished episodes are kept, the rest are played.
     #[arg(long)]
     pub resume: Option<PathBuf>,
-    /// Semantic search depth d.
-    #[arg(long, help_heading = "Memory")]
-    pub depth: Option<u32>,
-    /// Semantic search width w.
-    #[arg(long, help_heading = "Memory")]
-    pub width: Option<usize>,
-    /// Episodic vertices k (also RAG's and Simulacra's k).
-    #[arg(long, help_heading = "Memory")]
-    pub episodes: Option<usize>,
-    /// Directory of edited prompt files.
-    #[arg(long)]
-    pub prompts: Option<PathBuf>,
+    /// Memory, navigation and prompt settings.
+    #[command(flatten)]
+    pub memory_args: MemoryArgs,
     /// Endpoint and model.
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -176,8 +169,8 @@ pub struct LlmArgs {
     /// Embedded local chat model (see `ariadne setup --help`).
     #[arg(long, help_heading = "LLM")]
     pub local_model: Option<String>,
-    /// How structured answers are requested.
-    #[arg(long, value_enum, help_heading = "LLM")]
+    /// How structured answers are requested: schema, object or none.
+    #[arg(long, value_parser = parse_from_str::<JsonMode>, help_heading = "LLM")]
     pub json_mode: Option<JsonMode>,
     /// Sampling temperature (0 to 2).
     #[arg(long, value_parser = parse_temperature, help_heading = "LLM")]
@@ -202,7 +195,8 @@ pub struct LlmArgs {
 /// Options of `ariadne play`.
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
-    /// A .z8 game path (its .json sidecar beside it) or a bundled game name (games/NAME.z8).
+    /// A .z8 game path (its .json sidecar beside it), a bundled game name
+    /// (games/NAME.z8), or a TextWorld-Express game: twx:<game>[?seed=N&key=value...].
     pub game: String,
     /// Play the game's walkthrough instead of the agent (no LLM); exit 1 unless it wins.
     #[arg(long)]
@@ -216,24 +210,43 @@ pub struct PlayArgs {
     /// Where run directories are written.
     #[arg(long, default_value = "runs")]
     pub runs_dir: PathBuf,
-    /// Memory design: AriGraph, an ablation, or a baseline of the paper's Table 4.
-    #[arg(long, value_enum, default_value_t = crate::memory::MemoryDesign::Arigraph, help_heading = "Memory")]
-    pub memory: crate::memory::MemoryDesign,
+    /// Memory design: arigraph, arigraph-no-episodic, full-history, summary, rag,
+    /// simulacra, reflexion.
+    #[arg(long, default_value = "arigraph", value_parser = parse_design, help_heading = "Memory")]
+    pub memory: MemoryDesign,
     /// Reflexion: trials of the same game; a lesson is written after each failed one.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
     pub trials: u32,
+    /// Memory, navigation and prompt settings.
+    #[command(flatten)]
+    pub memory_args: MemoryArgs,
+    /// One line per step instead of the full view.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Endpoint and model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// Memory, navigation and prompt options shared by `play` and `bench` (each also a
+/// config-file key).
+#[derive(Debug, Clone, Args)]
+pub struct MemoryArgs {
     /// Semantic search depth d (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
     pub depth: Option<u32>,
     /// Semantic search width w (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
     pub width: Option<usize>,
-    /// Episodic vertices retrieved, k (Eq. 1).
+    /// Episodic vertices retrieved, k (Eq. 1; also RAG's and Simulacra's k).
     #[arg(long, help_heading = "Memory")]
     pub episodes: Option<usize>,
-    /// Which existing triplets the outdated-edge check considers.
-    #[arg(long, value_enum, help_heading = "Memory")]
-    pub outdated_scope: Option<crate::memory::OutdatedScope>,
+    /// Which existing triplets the outdated-edge check considers: incident or subject.
+    #[arg(long, value_parser = parse_from_str::<OutdatedScope>, help_heading = "Memory")]
+    pub outdated_scope: Option<OutdatedScope>,
+    /// Which edges a BFS hop ranks: all (the paper's Algorithm 2) or incident.
+    #[arg(long, value_parser = parse_from_str::<HopScope>, help_heading = "Memory")]
+    pub hop_scope: Option<HopScope>,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
     #[arg(long, help_heading = "Navigation")]
     pub no_exploration: bool,
@@ -243,12 +256,6 @@ pub struct PlayArgs {
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
-    /// One line per step instead of the full view.
-    #[arg(long, short)]
-    pub quiet: bool,
-    /// Endpoint and model.
-    #[command(flatten)]
-    pub llm: LlmArgs,
 }
 
 /// Options of `ariadne setup`.
@@ -258,17 +265,24 @@ pub struct SetupArgs {
     /// Without --bridge-only, setup installs TextWorld, the local runtime and this model.
     #[arg(long)]
     pub local_model: Option<String>,
-    /// Only TextWorld (what the tests need).
+    /// Only the game bridges (what the tests need).
     #[arg(long, conflicts_with = "local_model")]
     pub bridge_only: bool,
+    /// Also TextWorld-Express (needs a Java runtime).
+    #[arg(long)]
+    pub twx: bool,
 }
 
 /// A sampling temperature: a number from 0 to 2.
 fn parse_temperature(s: &str) -> Result<f32, String> {
     let t: f32 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
-    if t.is_finite() && (0.0..=2.0).contains(&t) {
-        Ok(t)
-    } else {
-        Err(format!("{s} is not between 0 and 2"))
-    }
+    crate::settings::check_temperature(t)
+}
+
+fn parse_design(s: &str) -> Result<MemoryDesign, String> {
+    s.parse::<MemoryDesign>().map_err(|e| e.to_string())
+}
+
+fn parse_from_str<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
+    s.parse()
 }

@@ -2,28 +2,28 @@
 //! Anokhin et al., "AriGraph: Learning Knowledge Graph World Models with Episodic
 //! Memory for LLM Agents" (arXiv:2407.04363).
 //!
-//! One module per concern:
-//! - [`env`]: the TextWorld bridge subprocess (JSON lines).
-//! - [`llm`]: the OpenAI-compatible client, structured answers, the embedded local servers.
-//! - [`memory`]: the AriGraph memory graph, its update and two-step retrieval (paper section 2).
+//! One module per concern (the README's architecture section draws the tree):
+//! - [`env`]: the [`env::Environment`] seam; TextWorld and TextWorld-Express bridges;
+//!   the managed Python environment; the paper's game families.
+//! - [`llm`]: OpenAI-compatible client, structured answers, prompts, the embedded
+//!   local servers, the replay cassette.
+//! - [`memory`]: the AriGraph graph, its retrieval, the baselines, the design registry.
+//! - [`nav`]: spatial map, A* routes, the explorer.
 //! - [`agent`]: working memory, planning and ReAct decision (paper section 3).
-//! - [`trajectory`]: the run directory and its versioned JSONL log.
-//! - [`pyenv`]: the managed Python environment (TextWorld, local model runtime, weights).
-//! - [`cli`] and [`settings`]: command-line parsing and the settings resolved from it.
+//! - [`episode`]: the step loop over any environment, feeding step sinks.
+//! - [`trajectory`]: the run directory, its typed and versioned records.
+//! - [`commands`]: play, bench, replay, games; [`cli`] and [`settings`] parse and
+//!   resolve the command line.
 
 pub mod agent;
-pub mod bench;
+pub mod cancel;
 pub mod cli;
+pub mod commands;
 pub mod env;
+pub mod episode;
 pub mod error;
-pub mod games;
-pub mod interrupt;
 pub mod llm;
 pub mod memory;
 pub mod nav;
-pub mod play;
-pub mod prompts;
-pub mod pyenv;
-pub mod replay;
 pub mod settings;
 pub mod trajectory;

@@ -1,18 +1,21 @@
-//! Settings resolved once from flags, environment variables (through clap), the config
-//! file and defaults, in that order of precedence. The rest of the program sees only
-//! these types.
+//! Settings resolved once, for every command, from flags, environment variables
+//! (through clap), the config file and defaults, in that order of precedence, each value
+//! checked whatever its source. The rest of the program sees only the resolved types
+//! ([`LlmSettings`], [`MemorySettings`], [`AgentSettings`], [`EpisodeConfig`]), never
+//! clap's.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
+use anyhow::{Result, bail};
+use serde::Deserialize;
 
 use crate::agent::AgentSettings;
-use crate::cli::{LlmArgs, PlayArgs};
+use crate::cli::{LlmArgs, MemoryArgs};
+use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
-use crate::memory::{MemoryDesign, MemorySettings, OutdatedScope};
-use crate::pyenv::{self, LocalModel};
+use crate::llm::connect::LlmSettings;
+use crate::memory::{HopScope, MemorySettings, OutdatedScope};
 
 /// The config file's keys (all optional); flags and environment variables override them.
 #[derive(Debug, Default, Deserialize)]
@@ -48,6 +51,14 @@ pub struct ConfigFile {
     pub width: Option<usize>,
     /// See `--episodes`.
     pub episodes: Option<usize>,
+    /// See `--hop-scope`.
+    pub hop_scope: Option<HopScope>,
+    /// `false`: see `--no-exploration`.
+    pub exploration: Option<bool>,
+    /// `false`: see `--no-go-to`.
+    pub go_to: Option<bool>,
+    /// See `--prompts`.
+    pub prompts: Option<PathBuf>,
 }
 
 impl ConfigFile {
@@ -75,46 +86,42 @@ impl ConfigFile {
     }
 }
 
-/// Resolved LLM settings.
-#[derive(Debug, Clone, Serialize)]
-pub struct LlmSettings {
-    /// Remote chat base URL; `None` means the embedded local model.
-    pub base_url: Option<String>,
-    /// Chat model name (the local model's name when embedded).
-    pub model: String,
-    /// API key from `OPENAI_API_KEY` (never serialized).
-    #[serde(skip)]
-    pub api_key: Option<String>,
-    /// Remote embedding base URL; `None` means the embedded e5 server.
-    pub embed_base_url: Option<String>,
-    /// Remote embedding model.
-    pub embed_model: String,
-    /// API key for embeddings (`ARIADNE_EMBED_API_KEY`, else `OPENAI_API_KEY`).
-    #[serde(skip)]
-    pub embed_api_key: Option<String>,
-    /// The embedded local model (used when `base_url` is `None`).
-    #[serde(skip)]
-    pub local_model: &'static LocalModel,
-    /// Structured output mode.
-    pub json_mode: JsonMode,
-    /// Sampling temperature.
-    pub temperature: f32,
-    /// Request timeout, seconds.
-    pub timeout_s: u64,
-    /// Local context window, tokens.
-    pub ctx: u32,
-    /// Local server threads.
-    pub threads: u32,
-    /// Keep `maxLength` in schemas sent to a remote endpoint (always kept locally).
-    pub length_limits: bool,
+/// The one resolver: the config file, and the rules that merge it with flags.
+#[derive(Debug, Default)]
+pub struct Resolver {
+    cfg: ConfigFile,
 }
 
-impl LlmSettings {
-    /// Resolve from flags/env and the config file.
+/// A sampling temperature: a number from 0 to 2.
+///
+/// # Errors
+/// A one-line reason.
+pub fn check_temperature(t: f32) -> Result<f32, String> {
+    if t.is_finite() && (0.0..=2.0).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!("{t} is not between 0 and 2"))
+    }
+}
+
+impl Resolver {
+    /// Read the config file (`--config FILE`, else `./ariadne.toml` if present).
     ///
     /// # Errors
-    /// An unknown local model name.
-    pub fn resolve(args: &LlmArgs, cfg: &ConfigFile) -> Result<Self> {
+    /// An unreadable or invalid file.
+    pub fn load(config: Option<&Path>) -> Result<Self> {
+        Ok(Self {
+            cfg: ConfigFile::load(config)?,
+        })
+    }
+
+    /// The LLM settings: flag or environment variable, then config file, then default;
+    /// every value checked whatever its source.
+    ///
+    /// # Errors
+    /// An unknown local model name, a value out of range, a URL that is not http(s).
+    pub fn llm(&self, args: &LlmArgs) -> Result<LlmSettings> {
+        let cfg = &self.cfg;
         let nonempty = |s: &Option<String>| s.clone().filter(|v| !v.trim().is_empty());
         let base_url = nonempty(&args.base_url).or_else(|| nonempty(&cfg.base_url));
         let check_url = |what: &str, url: &Option<String>| -> Result<()> {
@@ -159,7 +166,23 @@ impl LlmSettings {
         let embed_base_url =
             nonempty(&args.embed_base_url).or_else(|| nonempty(&cfg.embed_base_url));
         check_url("--embed-base-url / ARIADNE_EMBED_BASE_URL", &embed_base_url)?;
-        Ok(Self {
+        let temperature = args.temperature.or(cfg.temperature).unwrap_or(0.0);
+        check_temperature(temperature).map_err(|e| UserError::new(format!("temperature: {e}")))?;
+        let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
+        if timeout_s == 0 {
+            bail!(UserError::new("llm_timeout must be at least 1 second"));
+        }
+        let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
+        if ctx < 1024 {
+            bail!(UserError::new(format!(
+                "ctx {ctx} is too small; give at least 1024 tokens"
+            )));
+        }
+        let threads = args.threads.or(cfg.threads).unwrap_or(cores);
+        if threads == 0 {
+            bail!(UserError::new("threads must be at least 1"));
+        }
+        Ok(LlmSettings {
             base_url,
             model,
             api_key,
@@ -172,125 +195,59 @@ impl LlmSettings {
             embed_api_key,
             local_model,
             json_mode: args.json_mode.or(cfg.json_mode).unwrap_or(JsonMode::Schema),
-            temperature: args.temperature.or(cfg.temperature).unwrap_or(0.0),
-            timeout_s: args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600),
-            ctx: args.ctx.or(cfg.ctx).unwrap_or(16384),
-            threads: args.threads.or(cfg.threads).unwrap_or(cores),
+            temperature,
+            timeout_s,
+            ctx,
+            threads,
             length_limits: args.length_limits || cfg.length_limits.unwrap_or(false),
         })
     }
 
-    /// True when the chat model is the embedded local one.
-    pub fn embedded_chat(&self) -> bool {
-        self.base_url.is_none()
-    }
-}
-
-/// Resolved settings of `ariadne play`.
-#[derive(Debug, Clone)]
-pub struct PlaySettings {
-    /// The game file.
-    pub game: PathBuf,
-    /// Step cap.
-    pub max_steps: u32,
-    /// Chat seed.
-    pub seed: u64,
-    /// Runs directory.
-    pub runs_dir: PathBuf,
-    /// Memory parameters.
-    pub memory: MemorySettings,
-    /// Prompt directory override.
-    pub prompts: Option<PathBuf>,
-    /// Compact output.
-    pub quiet: bool,
-    /// LLM settings.
-    pub llm: LlmSettings,
-    /// Agent settings (exploration and `go to` switches).
-    pub agent: AgentSettings,
-    /// Memory design.
-    pub design: MemoryDesign,
-    /// Reflexion trials.
-    pub trials: u32,
-}
-
-impl PlaySettings {
-    /// The game and agent part of the settings.
-    pub fn game_config(&self) -> crate::play::GameConfig {
-        crate::play::GameConfig {
-            game: self.game.clone(),
-            max_steps: self.max_steps,
-            seed: self.seed,
-            design: self.design,
-            memory: self.memory.clone(),
-            trials: self.trials,
-            agent: self.agent.clone(),
-            prompts: self.prompts.clone(),
-        }
-    }
-
-    /// Resolve `ariadne play` arguments.
+    /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
+    /// `--hop-scope`).
     ///
     /// # Errors
-    /// A bad config file or local model name.
-    pub fn resolve(args: &PlayArgs) -> Result<Self> {
-        let cfg = ConfigFile::load(args.llm.config.as_deref())?;
-        let defaults = MemorySettings::default();
-        let memory = MemorySettings {
-            depth: args.depth.or(cfg.depth).unwrap_or(defaults.depth),
-            width: args.width.or(cfg.width).unwrap_or(defaults.width),
-            episodes: args.episodes.or(cfg.episodes).unwrap_or(defaults.episodes),
+    /// A value out of range.
+    pub fn memory(&self, args: &MemoryArgs) -> Result<MemorySettings> {
+        let cfg = &self.cfg;
+        let d = MemorySettings::default();
+        let m = MemorySettings {
+            depth: args.depth.or(cfg.depth).unwrap_or(d.depth),
+            width: args.width.or(cfg.width).unwrap_or(d.width),
+            episodes: args.episodes.or(cfg.episodes).unwrap_or(d.episodes),
             outdated_scope: args
                 .outdated_scope
                 .or(cfg.outdated_scope)
-                .unwrap_or(defaults.outdated_scope),
-            ..defaults
+                .unwrap_or(d.outdated_scope),
+            hop_scope: args.hop_scope.or(cfg.hop_scope).unwrap_or(d.hop_scope),
+            ..d
         };
-        Ok(Self {
-            game: resolve_game(&args.game),
-            max_steps: args.max_steps,
-            seed: args.seed,
-            runs_dir: args.runs_dir.clone(),
-            memory,
-            prompts: args.prompts.clone(),
-            quiet: args.quiet,
-            llm: LlmSettings::resolve(&args.llm, &cfg).context("resolving the LLM settings")?,
-            design: args.memory,
-            trials: args.trials,
-            agent: AgentSettings {
-                exploration: !args.no_exploration,
-                go_to: !args.no_go_to,
-                ..AgentSettings::default()
-            },
-        })
+        if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
+            bail!(UserError::new(format!(
+                "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",
+                m.depth, m.width, m.episodes
+            )));
+        }
+        Ok(m)
     }
-}
 
-/// Where bundled games live: `./games`, else the source tree's `games/`.
-pub fn games_dirs() -> Vec<PathBuf> {
-    vec![
-        PathBuf::from("games"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("games"),
-    ]
-}
-
-/// A game argument as a path: an existing file as given; else `games/NAME.z8` (or
-/// `games/NAME` when it already ends in .z8) in [`games_dirs`]; else the argument as given
-/// (the caller reports it missing).
-pub fn resolve_game(arg: &str) -> PathBuf {
-    let direct = PathBuf::from(arg);
-    if direct.is_file() {
-        return direct;
-    }
-    let file = if arg.ends_with(".z8") {
-        arg.to_string()
-    } else {
-        format!("{arg}.z8")
-    };
-    for dir in games_dirs() {
-        let p = dir.join(&file);
-        if p.is_file() {
-            return p;
+    /// Agent switches (`--no-exploration`, `--no-go-to`).
+    pub fn agent(&self, args: &MemoryArgs) -> AgentSettings {
+        AgentSettings {
+            exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
+            go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
+            ..AgentSettings::default()
         }
     }
-    direct
+
+    /// The prompt directory override (`--prompts`).
+    pub fn prompts(&self, args: &MemoryArgs) -> Option<PathBuf> {
+        args.prompts.clone().or_else(|| self.cfg.prompts.clone())
+    }
+
+    /// Whether the config file sets a temperature (bench raises the default for N > 1
+    /// attempts only when nobody chose one).
+    pub fn temperature_chosen(&self, args: &LlmArgs) -> bool {
+        args.temperature.is_some() || self.cfg.temperature.is_some()
+    }
 }

@@ -17,13 +17,266 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::agent::SubGoal;
+use crate::agent::{AgentSettings, SubGoal};
+use crate::env::GameState;
+use crate::error::UserError;
 use crate::llm::{CallRecord, EmbedRecord, Usage, VectorRecord};
-use crate::memory::{Retrieval, UpdateReport};
+use crate::memory::{MemoryDesign, MemorySettings, Retrieval, UpdateReport};
 use crate::nav::UnexploredExit;
 
 /// Version of the on-disk format; bumped on any incompatible change.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// - 1: the first format.
+/// - 2: typed manifest with the game specification (`game.spec`, TextWorld or
+///   TextWorld-Express) and `memory.hop_scope`; outcomes and action sources unchanged.
+///   Version 1 runs are read as they are (a missing `hop_scope` means `incident`, the
+///   rule they were recorded with).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this Ariadne reads.
+pub const OLDEST_READABLE: u32 = 1;
+
+/// How an episode ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The game was won.
+    Won,
+    /// The game was lost.
+    Lost,
+    /// The game ended, neither won nor lost.
+    Done,
+    /// The step cap was reached.
+    #[default]
+    StepCap,
+    /// The user interrupted the run (Ctrl-C).
+    Interrupted,
+    /// An error stopped the episode (in `Summary::error`).
+    Error,
+    /// The episode could not be run at all (a bench row whose setup failed).
+    Failed,
+}
+
+impl Outcome {
+    /// The name written to files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Won => "won",
+            Outcome::Lost => "lost",
+            Outcome::Done => "done",
+            Outcome::StepCap => "step_cap",
+            Outcome::Interrupted => "interrupted",
+            Outcome::Error => "error",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a step's action came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionSource {
+    /// A valid answer of the action call.
+    #[default]
+    Llm,
+    /// An answer equal to an admissible command up to case and spaces.
+    Repaired,
+    /// No valid answer after the retry: the fallback action.
+    Fallback,
+    /// A later move of a `go to` route (no LLM call).
+    Route,
+}
+
+impl ActionSource {
+    /// The name written to files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionSource::Llm => "llm",
+            ActionSource::Repaired => "repaired",
+            ActionSource::Fallback => "fallback",
+            ActionSource::Route => "route",
+        }
+    }
+}
+
+/// The game of a run as the manifest records it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct GameInfo {
+    /// The game as given (a path, or a `twx:` specification).
+    pub path: String,
+    /// Its absolute path (TextWorld games).
+    #[serde(default)]
+    pub abs_path: String,
+    /// Short name.
+    pub name: String,
+}
+
+/// Versions of what played the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Versions {
+    /// Ariadne.
+    pub ariadne: String,
+    /// The TextWorld requirement.
+    #[serde(default)]
+    pub textworld: String,
+    /// The TextWorld-Express requirement (its games only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub textworld_express: Option<String>,
+}
+
+/// The run a continued run was replayed from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parent {
+    /// Its directory.
+    pub run: String,
+    /// Its run id.
+    pub run_id: String,
+    /// The last step replayed from it.
+    pub step: u32,
+}
+
+/// `manifest.json`: everything needed to understand and replay a run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`FORMAT_VERSION`] of the writer.
+    pub format_version: u32,
+    /// Ariadne's version.
+    #[serde(default)]
+    pub ariadne_version: String,
+    /// The directory name.
+    #[serde(default)]
+    pub run_id: String,
+    /// The command that made it ("play", "bench", "replay --continue-from").
+    #[serde(default)]
+    pub command: String,
+    /// RFC 3339 time of creation.
+    #[serde(default)]
+    pub created_at: String,
+    /// The game.
+    pub game: GameInfo,
+    /// Chat seed.
+    pub seed: u64,
+    /// Step cap.
+    pub max_steps: u32,
+    /// Memory design.
+    #[serde(default = "default_design")]
+    pub memory_design: MemoryDesign,
+    /// Memory parameters.
+    pub memory: MemorySettings,
+    /// Agent parameters.
+    pub agent: AgentSettings,
+    /// The endpoints (never a key).
+    #[serde(default)]
+    pub llm: serde_json::Value,
+    /// Versions.
+    #[serde(default)]
+    pub versions: Versions,
+    /// "built-in" or the prompt directory.
+    #[serde(default = "builtin_prompts")]
+    pub prompts: String,
+    /// Reflexion: this trial, 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial: Option<u32>,
+    /// Reflexion: trials in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
+    /// Reflexion: the lessons this trial was given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lessons: Vec<String>,
+    /// A continued run's parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Parent>,
+}
+
+fn default_design() -> MemoryDesign {
+    MemoryDesign::Arigraph
+}
+
+fn builtin_prompts() -> String {
+    "built-in".into()
+}
+
+impl Manifest {
+    /// The chat model recorded, or "replay".
+    pub fn chat_model(&self) -> String {
+        self.llm["chat"]["model"]
+            .as_str()
+            .unwrap_or("replay")
+            .to_string()
+    }
+
+    /// The prompt directory, when not the built-in prompts.
+    pub fn prompts_dir(&self) -> Option<PathBuf> {
+        (self.prompts != "built-in").then(|| PathBuf::from(&self.prompts))
+    }
+
+    /// Read and check `dir/manifest.json`.
+    ///
+    /// # Errors
+    /// A [`UserError`] for a missing or malformed file, or a format version this Ariadne
+    /// cannot read (naming the version).
+    pub fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join("manifest.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            UserError::new(format!(
+                "not a run directory: cannot read {}: {e}",
+                path.display()
+            ))
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| UserError::new(format!("{} is malformed: {e}", path.display())))?;
+        let version = v["format_version"].as_u64().unwrap_or(0);
+        if !(u64::from(OLDEST_READABLE)..=u64::from(FORMAT_VERSION)).contains(&version) {
+            return Err(UserError::new(format!(
+                "{} has trajectory format version {version}; this Ariadne reads versions {OLDEST_READABLE} to {FORMAT_VERSION}",
+                path.display()
+            ))
+            .into());
+        }
+        serde_json::from_value(v).map_err(|e| {
+            UserError::new(format!(
+                "{} (format version {version}) does not have the expected fields: {e}",
+                path.display()
+            ))
+            .into()
+        })
+    }
+}
+
+/// Where finished steps go: the trajectory writer, a replay's checker, the terminal
+/// view, a progress bar. The engine calls every sink for every step, in order.
+pub trait StepSink: Send {
+    /// The game was reset and shows `first`; at most `max_steps` steps follow.
+    ///
+    /// # Errors
+    /// Whatever the sink cannot do.
+    fn started(&mut self, _first: &GameState, _max_steps: u32) -> Result<()> {
+        Ok(())
+    }
+
+    /// The agent starts thinking about step `step` (a terminal spinner shows it).
+    fn thinking(&mut self, _step: u32) {}
+
+    /// A step ended; an error stops the episode (a replay's divergence, a full disk).
+    ///
+    /// # Errors
+    /// Whatever the sink cannot do.
+    fn step(&mut self, record: &StepRecord) -> Result<()>;
+
+    /// The episode ended with this summary.
+    ///
+    /// # Errors
+    /// Whatever the sink cannot do.
+    fn finish(&mut self, _summary: &Summary) -> Result<()> {
+        Ok(())
+    }
+}
 
 /// Counts of the memory graph after a step (paper Figure 5).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -95,9 +348,8 @@ pub struct StepRecord {
     pub rationale: String,
     /// The action sent to the game.
     pub action: String,
-    /// "llm" (valid answer), "repaired" (normalized to an admissible command),
-    /// "fallback" (no valid answer after the retry) or "route" (a later move of a `go to`).
-    pub action_source: String,
+    /// Where the action came from.
+    pub action_source: ActionSource,
     /// The command sent to the game: the action, or a route's move ("go east"); empty
     /// when nothing was sent (a `go to` with no route).
     #[serde(default)]
@@ -143,8 +395,8 @@ pub struct StepRecord {
 pub struct Summary {
     /// Format version.
     pub format_version: u32,
-    /// "won", "lost", "done", "step_cap", "interrupted" or "error".
-    pub outcome: String,
+    /// How the episode ended.
+    pub outcome: Outcome,
     /// The error, when outcome is "error".
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
@@ -195,7 +447,7 @@ impl RunWriter {
     ///
     /// # Errors
     /// File system errors, with the path.
-    pub fn create(runs_dir: &Path, run_id: &str, manifest: &serde_json::Value) -> Result<Self> {
+    pub fn create(runs_dir: &Path, run_id: &str, manifest: &Manifest) -> Result<Self> {
         std::fs::create_dir_all(runs_dir).map_err(|e| {
             crate::error::UserError::new(format!(
                 "cannot create the runs directory {}: {e} (--runs-dir must name a writable directory)",
@@ -224,18 +476,17 @@ impl RunWriter {
         Ok(w)
     }
 
-    /// (Re)write `manifest.json`, adding `run_id` (the directory name).
+    /// (Re)write `manifest.json`, setting `run_id` to the directory name.
     ///
     /// # Errors
     /// File system errors.
-    pub fn write_manifest(&mut self, manifest: &serde_json::Value) -> Result<()> {
+    pub fn write_manifest(&mut self, manifest: &Manifest) -> Result<()> {
         let mut manifest = manifest.clone();
-        manifest["run_id"] = serde_json::Value::String(
-            self.dir
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
+        manifest.run_id = self
+            .dir
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let path = self.dir.join("manifest.json");
         std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))
@@ -271,15 +522,15 @@ impl RunWriter {
         std::fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))
     }
+}
 
-    /// Write `summary.json`.
-    ///
-    /// # Errors
-    /// File system errors.
-    pub fn finish(&mut self, summary: &Summary) -> Result<()> {
-        let path = self.dir.join("summary.json");
-        std::fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
+impl StepSink for RunWriter {
+    fn step(&mut self, record: &StepRecord) -> Result<()> {
+        self.write_step(record)
+    }
+
+    fn finish(&mut self, summary: &Summary) -> Result<()> {
+        Self::rewrite_summary(&self.dir, summary)
     }
 }
 

@@ -1,19 +1,30 @@
-//! The environment: a Microsoft TextWorld game behind a Python bridge subprocess that
-//! speaks JSON lines (`python/textworld_bridge.py`, protocol documented there and in the
-//! README). Every request has a timeout: a dead or hung bridge is a [`BridgeError`],
-//! never a hang.
+//! The environment seam: a text game the agent observes and acts in.
+//!
+//! [`Environment`] is what the episode engine drives (reset, step, close). Two families
+//! of games sit behind it, both run by a Python bridge subprocess speaking the same JSON
+//! lines protocol ([`bridge`]):
+//! - [`textworld`]: Microsoft TextWorld `.z8` games with their `.json` sidecar;
+//! - [`twx`]: TextWorld-Express games (CookingWorld, Coin Collector, TextWorld
+//!   Commonsense, ...), named `twx:<game>[?key=value&...]`.
+//!
+//! [`pyenv`] installs the bridges' Python side; [`games`] makes and lists the paper's
+//! game families.
+
+pub mod bridge;
+pub mod games;
+pub mod pyenv;
+pub mod textworld;
+pub mod twx;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
+use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+pub use bridge::BridgeEnv;
 
 /// What the game shows after a reset or a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GameState {
     /// The game's text, without banner and status line.
     pub observation: String,
@@ -31,34 +42,36 @@ pub struct GameState {
     pub lost: bool,
     /// The game's move counter.
     pub moves: i64,
-    /// Commands the game accepts now (needs the `.json` sidecar), sorted.
+    /// Commands the game accepts now, sorted.
     pub admissible_commands: Vec<String>,
     /// The text of the `inventory` command.
     pub inventory: String,
-    /// Current room, from the `-= Room =-` header.
+    /// Current room, when the game names it.
     pub room: Option<String>,
     /// The game's objective text.
     pub objective: String,
-    /// The game's walkthrough (winning command list) when the sidecar has one.
+    /// The game's walkthrough (winning command list) when it has one.
     #[serde(default)]
     pub walkthrough: Option<Vec<String>>,
 }
 
-/// Failures of the bridge that callers branch on.
+/// Failures of an environment that callers branch on.
 #[derive(Debug, thiserror::Error)]
-pub enum BridgeError {
-    /// The game file does not exist.
-    #[error("game not found: {0} (give a .z8 path or a bundled game name; `ls games/`)")]
+pub enum EnvError {
+    /// The game does not exist.
+    #[error(
+        "game not found: {0} (give a .z8 path, a bundled game name (`ariadne games list`), or twx:<game>)"
+    )]
     MissingGame(String),
-    /// The `.json` sidecar is missing (TextWorld would silently give no score and no
-    /// admissible commands).
+    /// The `.json` sidecar of a TextWorld game is missing (TextWorld would silently give
+    /// no score and no admissible commands).
     #[error("{0}")]
     MissingSidecar(String),
     /// A step was sent after the episode ended.
     #[error("the episode is over")]
     EpisodeOver,
     /// The bridge process could not be started.
-    #[error("cannot start the TextWorld bridge ({python}): {detail}")]
+    #[error("cannot start the game bridge ({python}): {detail}")]
     Spawn {
         /// Interpreter used.
         python: String,
@@ -66,231 +79,216 @@ pub enum BridgeError {
         detail: String,
     },
     /// The bridge exited or closed its output.
-    #[error("the TextWorld bridge died: {detail}")]
+    #[error("the game bridge died: {detail}")]
     Died {
         /// Last lines of its stderr.
         detail: String,
     },
     /// The bridge did not answer in time.
-    #[error("the TextWorld bridge did not answer {request} within {secs}s; it was stopped")]
+    #[error("the game bridge did not answer {request} within {secs}s; it was stopped")]
     Timeout {
         /// The request sent.
         request: String,
         /// The limit, seconds.
         secs: u64,
     },
-    /// TextWorld raised an error or the reply was not understood.
-    #[error("TextWorld error: {0}")]
-    TextWorld(String),
-    /// The game file or its sidecar could not be loaded.
-    #[error(
-        "cannot load the game {game}: {detail} (is it a TextWorld .z8 with its .json sidecar? regenerate it with `ariadne games make` or tw-make)"
-    )]
+    /// The game engine raised an error or the reply was not understood.
+    #[error("game engine error: {0}")]
+    Engine(String),
+    /// The game could not be loaded.
+    #[error("cannot load the game {game}: {detail}")]
     BadGame {
-        /// The game path.
+        /// The game.
         game: String,
-        /// What TextWorld or the bridge said.
+        /// What the engine or the bridge said.
         detail: String,
     },
 }
 
-impl BridgeError {
-    /// True for errors the user fixes (missing game or sidecar).
+impl EnvError {
+    /// True for errors the user fixes (missing game or sidecar, unloadable game).
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            BridgeError::MissingGame(_)
-                | BridgeError::MissingSidecar(_)
-                | BridgeError::BadGame { .. }
+            EnvError::MissingGame(_) | EnvError::MissingSidecar(_) | EnvError::BadGame { .. }
         )
     }
 }
 
-/// A running bridge process holding one game.
-pub struct TextWorldEnv {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-    log: PathBuf,
-    /// Time limit of one step, and of a reset (which loads the game).
-    pub step_timeout: Duration,
+/// A text game the agent plays: one episode per [`Environment::reset`].
+#[async_trait]
+pub trait Environment: Send {
+    /// Start (or restart) the game and return the first observation.
+    ///
+    /// # Errors
+    /// A missing or unloadable game, a dead or hung bridge.
+    async fn reset(&mut self) -> Result<GameState, EnvError>;
+
+    /// Send one command and return what the game answered.
+    ///
+    /// # Errors
+    /// [`EnvError::EpisodeOver`] after the end; a dead or hung bridge; an engine failure.
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError>;
+
+    /// Stop the game (and its process, if any).
+    async fn close(self: Box<Self>);
 }
 
-/// Check that a game and its sidecar exist, before any process is started.
-///
-/// # Errors
-/// [`BridgeError::MissingGame`] or [`BridgeError::MissingSidecar`].
-pub fn check_game(game: &Path) -> Result<(), BridgeError> {
-    if game.is_dir() {
-        return Err(BridgeError::MissingGame(format!(
-            "{} is a directory, not a .z8 game file",
-            game.display()
-        )));
-    }
-    if !game.is_file() {
-        return Err(BridgeError::MissingGame(game.display().to_string()));
-    }
-    if game.extension().is_none_or(|e| e != "z8") {
-        return Err(BridgeError::MissingGame(format!(
-            "{} is not a .z8 game file",
-            game.display()
-        )));
-    }
-    let sidecar = game.with_extension("json");
-    if !sidecar.is_file() {
-        return Err(BridgeError::MissingSidecar(format!(
-            "the game's .json sidecar is missing: {} (TextWorld gives no score and no admissible commands without it; regenerate the game with tw-make)",
-            sidecar.display()
-        )));
-    }
-    Ok(())
+/// Which game to play: a TextWorld file or a TextWorld-Express game.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum GameSpec {
+    /// A TextWorld `.z8` game (its `.json` sidecar beside it).
+    TextWorld(PathBuf),
+    /// A TextWorld-Express game.
+    Twx(twx::TwxGame),
 }
 
-impl TextWorldEnv {
-    /// Start the bridge: `python script`, stderr to `log`.
+impl GameSpec {
+    /// Parse a game argument: `twx:<game>[?k=v&...]`, an existing file, or a bundled game
+    /// name (`games/NAME.z8` in [`games_dirs`]).
     ///
     /// # Errors
-    /// [`BridgeError::Spawn`] when the interpreter cannot be run.
-    pub async fn start(python: &Path, script: &Path, log: &Path) -> Result<Self, BridgeError> {
-        let spawn_err = |e: std::io::Error| BridgeError::Spawn {
-            python: python.display().to_string(),
-            detail: e.to_string(),
-        };
-        let logfile = std::fs::File::create(log).map_err(spawn_err)?;
-        let mut child = Command::new(python)
-            .arg(script)
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTHONUNBUFFERED", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(logfile)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(spawn_err)?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(BridgeError::Spawn {
-                python: python.display().to_string(),
-                detail: "no stdio pipes".into(),
-            });
-        };
-        Ok(Self {
-            child,
-            stdin,
-            lines: BufReader::new(stdout).lines(),
-            log: log.to_path_buf(),
-            step_timeout: Duration::from_secs(60),
-        })
-    }
-
-    fn stderr_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(5).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        if tail.is_empty() {
-            format!("no output (log: {})", self.log.display())
-        } else {
-            format!("{} (log: {})", tail.join(" | "), self.log.display())
+    /// A malformed `twx:` specification.
+    pub fn parse(arg: &str) -> Result<Self, EnvError> {
+        match arg.strip_prefix(twx::PREFIX) {
+            Some(rest) => Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?)),
+            None => Ok(GameSpec::TextWorld(resolve_game(arg))),
         }
     }
 
-    async fn request(&mut self, req: Value, timeout: Duration) -> Result<Value, BridgeError> {
-        let line = format!("{req}\n");
-        let label = req["cmd"].as_str().unwrap_or("?").to_string();
-        let exchange = async {
-            self.stdin.write_all(line.as_bytes()).await?;
-            self.stdin.flush().await?;
-            self.lines.next_line().await
-        };
-        match tokio::time::timeout(timeout, exchange).await {
-            Err(_) => {
-                let _ = self.child.start_kill();
-                Err(BridgeError::Timeout {
-                    request: label,
-                    secs: timeout.as_secs(),
-                })
-            }
-            Ok(Err(e)) => Err(BridgeError::Died {
-                detail: format!("{e}; {}", self.stderr_tail()),
-            }),
-            Ok(Ok(None)) => {
-                let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
-                Err(BridgeError::Died {
-                    detail: self.stderr_tail(),
-                })
-            }
-            Ok(Ok(Some(text))) => {
-                let v: Value = serde_json::from_str(&text).map_err(|e| {
-                    BridgeError::TextWorld(format!("unreadable reply ({e}): {text}"))
-                })?;
-                if v["ok"].as_bool() == Some(true) {
-                    return Ok(v);
-                }
-                let msg = v["error"].as_str().unwrap_or("unknown error").to_string();
-                Err(match v["kind"].as_str() {
-                    Some("missing_game") => BridgeError::MissingGame(msg),
-                    Some("missing_sidecar") => BridgeError::MissingSidecar(msg),
-                    Some("episode_over") => BridgeError::EpisodeOver,
-                    _ => BridgeError::TextWorld(msg),
-                })
-            }
+    /// A short name for run directories and tables (`simple`, `twx-coin-s3`).
+    pub fn name(&self) -> String {
+        match self {
+            GameSpec::TextWorld(p) => p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            GameSpec::Twx(g) => g.short_name(),
         }
     }
 
-    fn state(v: Value) -> Result<GameState, BridgeError> {
-        serde_json::from_value(v)
-            .map_err(|e| BridgeError::TextWorld(format!("reply has the wrong shape: {e}")))
-    }
-
-    /// Load and start a game.
-    ///
-    /// # Errors
-    /// Missing game or sidecar, a dead or hung bridge, a TextWorld failure.
-    pub async fn reset(&mut self, game: &Path) -> Result<GameState, BridgeError> {
-        check_game(game)?;
-        let path = std::fs::canonicalize(game).unwrap_or_else(|_| game.to_path_buf());
-        let timeout = self.step_timeout * 2;
-        let bad = |detail: String| BridgeError::BadGame {
-            game: game.display().to_string(),
-            detail,
-        };
-        let v = self
-            .request(
-                json!({"cmd": "reset", "game": path.display().to_string()}),
-                timeout,
-            )
-            .await
-            .map_err(|e| match e {
-                BridgeError::TextWorld(d) => bad(d),
-                BridgeError::Died { detail } => {
-                    bad(format!("the bridge died loading it: {detail}"))
-                }
-                other => other,
-            })?;
-        Self::state(v)
-    }
-
-    /// Send one command.
-    ///
-    /// # Errors
-    /// [`BridgeError::EpisodeOver`] after the end; a dead or hung bridge; a TextWorld failure.
-    pub async fn step(&mut self, action: &str) -> Result<GameState, BridgeError> {
-        let timeout = self.step_timeout;
-        let v = self
-            .request(json!({"cmd": "step", "action": action}), timeout)
-            .await?;
-        Self::state(v)
-    }
-
-    /// Ask the bridge to quit and wait briefly; kill it otherwise.
-    pub async fn close(mut self) {
-        let _ = self
-            .request(json!({"cmd": "quit"}), Duration::from_secs(3))
-            .await;
-        if tokio::time::timeout(Duration::from_secs(3), self.child.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.child.start_kill();
+    /// The family the paper's step caps depend on ("cooking" games get 60).
+    pub fn is_cooking(&self) -> bool {
+        match self {
+            GameSpec::TextWorld(_) => self.name().to_lowercase().contains("cook"),
+            GameSpec::Twx(g) => g.game.contains("cook"),
         }
+    }
+
+    /// Check that the game exists before any process is started.
+    ///
+    /// # Errors
+    /// [`EnvError::MissingGame`] or [`EnvError::MissingSidecar`].
+    pub fn check(&self) -> Result<(), EnvError> {
+        match self {
+            GameSpec::TextWorld(p) => textworld::check_game(p),
+            GameSpec::Twx(g) => g.check(),
+        }
+    }
+
+    /// The TextWorld file, if this is one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            GameSpec::TextWorld(p) => Some(p),
+            GameSpec::Twx(_) => None,
+        }
+    }
+
+    /// Start the game's bridge (stderr to `log`) with the Python environment `py`.
+    ///
+    /// # Errors
+    /// The bridge cannot be started.
+    pub async fn start(
+        &self,
+        py: &pyenv::PyEnv,
+        log: &Path,
+    ) -> Result<Box<dyn Environment>, EnvError> {
+        self.check()?;
+        let (script, game) = match self {
+            GameSpec::TextWorld(p) => (
+                py.bridge_script(),
+                std::fs::canonicalize(p)
+                    .unwrap_or_else(|_| p.clone())
+                    .display()
+                    .to_string(),
+            ),
+            GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
+        };
+        let env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
+        Ok(Box::new(env))
+    }
+}
+
+impl std::fmt::Display for GameSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameSpec::TextWorld(p) => write!(f, "{}", p.display()),
+            GameSpec::Twx(g) => write!(f, "{}{g}", twx::PREFIX),
+        }
+    }
+}
+
+impl From<GameSpec> for String {
+    fn from(g: GameSpec) -> Self {
+        g.to_string()
+    }
+}
+
+impl TryFrom<String> for GameSpec {
+    type Error = EnvError;
+    fn try_from(s: String) -> Result<Self, EnvError> {
+        match s.strip_prefix(twx::PREFIX) {
+            Some(rest) => Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?)),
+            None => Ok(GameSpec::TextWorld(PathBuf::from(s))),
+        }
+    }
+}
+
+/// Where bundled games live: `./games`, else the source tree's `games/`.
+pub fn games_dirs() -> Vec<PathBuf> {
+    vec![
+        PathBuf::from("games"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("games"),
+    ]
+}
+
+/// A game argument as a path: an existing file as given; else `games/NAME.z8` (or
+/// `games/NAME` when it already ends in .z8) in [`games_dirs`]; else the argument as given
+/// (the caller reports it missing).
+pub fn resolve_game(arg: &str) -> PathBuf {
+    let direct = PathBuf::from(arg);
+    if direct.is_file() {
+        return direct;
+    }
+    let file = if arg.ends_with(".z8") {
+        arg.to_string()
+    } else {
+        format!("{arg}.z8")
+    };
+    for dir in games_dirs() {
+        let p = dir.join(&file);
+        if p.is_file() {
+            return p;
+        }
+    }
+    direct
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_round_trip() {
+        let g = GameSpec::parse("twx:coin?seed=3").unwrap();
+        assert_eq!(g.to_string(), "twx:coin?seed=3");
+        assert_eq!(g.name(), "twx-coin-s3");
+        let back: GameSpec = serde_json::from_value(serde_json::json!("twx:coin?seed=3")).unwrap();
+        assert_eq!(back, g);
+        assert!(GameSpec::parse("twx:").is_err());
+        let f = GameSpec::parse("no-such-game").unwrap();
+        assert_eq!(f.name(), "no-such-game");
+        assert!(matches!(f.check(), Err(EnvError::MissingGame(_))));
     }
 }

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use super::{
     ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError, Usage,
-    normalize,
 };
+use crate::memory::retrieval::normalize;
 
 /// A chat endpoint: where, which model, and how to ask.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use tokio::process::{Child, Command};
 
+use crate::env::pyenv::PyEnv;
 use crate::error::UserError;
-use crate::pyenv::PyEnv;
 
 /// Options of the local chat server.
 #[derive(Debug, Clone)]

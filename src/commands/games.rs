@@ -1,0 +1,111 @@
+//! `ariadne games make|list` and `ariadne setup`: the game families and the managed
+//! Python environment.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::{GamesCommand, SetupArgs};
+use crate::env::games;
+use crate::env::pyenv::{self, Needs};
+use crate::error::UserError;
+
+/// Run `ariadne games make` or `ariadne games list`.
+///
+/// # Errors
+/// Bad family or size, an existing file without `--force`, generator failures.
+pub async fn run(cmd: GamesCommand) -> Result<ExitCode> {
+    match cmd {
+        GamesCommand::Make {
+            family,
+            size,
+            seed,
+            out,
+            force,
+        } => {
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("games").join(format!("{family}-{size}-{seed}.z8"))
+            });
+            if out.exists() && !force {
+                return Err(UserError::new(format!(
+                    "{} exists; pass --force to replace it, or choose another --out",
+                    out.display()
+                ))
+                .into());
+            }
+            let e = games::make(&family, &size, seed, &out).await?;
+            println!(
+                "made {} ({} {}, seed {}): {} rooms, max score {}, walkthrough {} commands",
+                out.display(),
+                e.family,
+                e.size,
+                e.seed,
+                e.rooms,
+                e.max_score,
+                e.walkthrough.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        GamesCommand::List { dir } => {
+            // The default `games` falls back to the source tree's bundled games, as
+            // `play <name>` does, when run from another directory.
+            let dir = if dir == Path::new("games") && !dir.is_dir() {
+                crate::env::games_dirs()
+                    .into_iter()
+                    .find(|d| d.is_dir())
+                    .unwrap_or(dir)
+            } else {
+                dir
+            };
+            let (entries, others) = games::list(&dir)?;
+            println!(
+                "{:<24} {:<18} {:<8} {:>5} {:>9} {:>5}  goal",
+                "name", "family", "size", "rooms", "max score", "seed"
+            );
+            for e in &entries {
+                println!(
+                    "{:<24} {:<18} {:<8} {:>5} {:>9} {:>5}  {}",
+                    e.name, e.family, e.size, e.rooms, e.max_score, e.seed, e.main_goal
+                );
+            }
+            for o in &others {
+                println!(
+                    "{:<24} (not in {}/manifest.json)",
+                    o.file_stem()
+                        .map(|s| s.to_string_lossy())
+                        .unwrap_or_default(),
+                    dir.display()
+                );
+            }
+            println!(
+                "TextWorld-Express games are named twx:<game>[?seed=N&key=value...], games: {}",
+                crate::env::twx::GAMES.join(", ")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Run `ariadne setup`: install the managed Python environment without playing.
+///
+/// # Errors
+/// An unknown model name, pip failures.
+pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
+    let local = match (&args.local_model, args.bridge_only) {
+        (_, true) => None,
+        (Some(name), false) => Some(pyenv::local_model(name)?),
+        (None, false) => Some(&pyenv::LOCAL_MODELS[0]),
+    };
+    let env = pyenv::ensure(Needs {
+        local,
+        embed: !args.bridge_only,
+        twx: args.twx,
+    })
+    .await?;
+    println!(
+        "ariadne: Python environment ready in {}",
+        env.home.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,59 @@
+//! The commands: thin orchestration over the engine ([`crate::episode`]), the memory,
+//! the environment and the trajectory. [`run`] dispatches a parsed command line;
+//! [`exit_code`] maps an error chain to the process exit code.
+
+pub mod bench;
+pub mod games;
+pub mod play;
+pub mod replay;
+pub mod term;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::env::EnvError;
+use crate::error::{Interrupted, UserError};
+use crate::llm::LlmError;
+
+/// Run a parsed command line.
+///
+/// # Errors
+/// Whatever the command reports; [`exit_code`] tells how to exit.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Play(args) => play::run(*args).await,
+        Command::Replay(args) => replay::run(*args).await,
+        Command::Bench(args) => bench::run(*args).await,
+        Command::Games(cmd) => games::run(cmd).await,
+        Command::Setup(args) => games::setup(args).await,
+    }
+}
+
+/// Whether an error is a setup or input error the user must fix (exit code 2): a
+/// [`UserError`], a missing or unloadable game, an unreachable endpoint, a bad key.
+pub fn is_user_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<UserError>().is_some()
+            || cause
+                .downcast_ref::<EnvError>()
+                .is_some_and(EnvError::is_user_error)
+            || cause
+                .downcast_ref::<LlmError>()
+                .is_some_and(LlmError::is_user_error)
+    })
+}
+
+/// Map an error chain to the process exit code: 130 after Ctrl-C, 2 for a setup or
+/// input error ([`is_user_error`]), 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> ExitCode {
+    if err
+        .chain()
+        .any(|c| c.downcast_ref::<Interrupted>().is_some())
+    {
+        return ExitCode::from(130);
+    }
+    if is_user_error(err) {
+        return ExitCode::from(UserError::EXIT_CODE);
+    }
+    ExitCode::FAILURE
+}

@@ -1,0 +1,102 @@
+//! `ariadne play`: set up (Python environment, local servers), run one game with the
+//! Ariadne agent, show each step live, log the trajectory, print a summary. With
+//! `--walkthrough`, play the game's own walkthrough instead (no LLM).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::term::{TerminalView, play_exit};
+use crate::cancel;
+use crate::cli::PlayArgs;
+use crate::env::pyenv::{self, Needs};
+use crate::env::{GameSpec, games};
+use crate::episode::EpisodeConfig;
+use crate::episode::game::{GameRun, play_game};
+use crate::llm::connect;
+use crate::llm::prompts::Prompts;
+use crate::settings::Resolver;
+use crate::trajectory::StepSink;
+
+/// Run `ariadne play`.
+///
+/// # Errors
+/// Setup and input errors as one clear line (missing game or sidecar, unreachable
+/// endpoint, pip failure); errors during the episode after the finished steps were
+/// written and the summary saved.
+pub async fn run(args: PlayArgs) -> Result<ExitCode> {
+    let game = GameSpec::parse(&args.game)?;
+    if args.walkthrough {
+        let r = games::walkthrough(&game, args.quiet).await?;
+        println!(
+            "walkthrough of {game}: {} commands, score {}/{}, {}",
+            r.steps,
+            r.score,
+            r.max_score,
+            if r.won { "won" } else { "NOT won" }
+        );
+        return Ok(if r.won && r.score == r.max_score {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    let resolver = Resolver::load(args.llm.config.as_deref())?;
+    let llm = resolver.llm(&args.llm)?;
+    let config = EpisodeConfig {
+        game: game.clone(),
+        max_steps: args.max_steps,
+        seed: args.seed,
+        design: args.memory,
+        memory: resolver.memory(&args.memory_args)?,
+        agent: resolver.agent(&args.memory_args),
+        trials: args.trials,
+        prompts: resolver.prompts(&args.memory_args),
+    };
+    game.check()?;
+    Prompts::load(config.prompts.as_deref())?;
+    let py = pyenv::ensure(Needs {
+        local: llm.embedded_chat().then_some(llm.local_model),
+        embed: llm.embed_base_url.is_none(),
+        twx: matches!(game, GameSpec::Twx(_)),
+    })
+    .await?;
+    if !args.quiet {
+        eprintln!(
+            "ariadne: starting {}",
+            match (llm.embedded_chat(), llm.embed_base_url.is_none()) {
+                (true, _) => "the embedded local model (this takes a few seconds)",
+                (false, true) => "the local embedding server",
+                (false, false) => "with remote endpoints",
+            }
+        );
+    }
+    let conn = connect::connect(&llm, args.seed, &py, &py.home.join("logs")).await?;
+    let quiet = args.quiet;
+    let label = game.to_string();
+    let sinks = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {
+        vec![Box::new(TerminalView::new(
+            quiet,
+            label.clone(),
+            dir.to_path_buf(),
+        ))]
+    };
+    let run = GameRun {
+        runs_dir: args.runs_dir.clone(),
+        run_id: format!(
+            "{}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S"),
+            game.name()
+        ),
+        command: "play".into(),
+        conn: &conn,
+        py: &py,
+        cancel: cancel::watch_ctrl_c(),
+        sinks: &sinks,
+        announce: true,
+    };
+    let result = play_game(&config, &run).await;
+    conn.servers.stop().await;
+    let (summary, _) = result?;
+    Ok(play_exit(summary.outcome))
+}

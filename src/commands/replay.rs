@@ -1,0 +1,448 @@
+//! `ariadne replay`: re-execute a logged run through the real bridge with every LLM
+//! answer (chat and embeddings) served from the log, rebuild the memory step by step,
+//! and check each step against the log; inspect or export the graph at any step; hand
+//! over to a live LLM from step N; recompute retrieval under other d, w, k (what-if);
+//! report graph statistics over time (paper Figure 5).
+
+mod inspect;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use super::term::TerminalView;
+use crate::cancel;
+use crate::cli::ReplayArgs;
+use crate::env::pyenv::{self, Needs};
+use crate::env::{GameSpec, resolve_game};
+use crate::episode::{self, Episode, EpisodeConfig};
+use crate::error::UserError;
+use crate::llm::connect::{self, LlmSettings, Servers};
+use crate::llm::prompts::Prompts;
+use crate::llm::replay::{RecordedCall, ReplayBackend};
+use crate::llm::{ChatBackend, Llm, LlmError, VectorRecord};
+use crate::memory::MemorySettings;
+use crate::settings::Resolver;
+use crate::trajectory::{self, Manifest, Parent, RunWriter, StepRecord, StepSink, Summary};
+
+/// Run `ariadne replay` from its arguments.
+///
+/// # Errors
+/// See [`replay`].
+pub async fn run(args: ReplayArgs) -> Result<ExitCode> {
+    let what_if = (args.depth.is_some() || args.width.is_some() || args.episodes.is_some())
+        .then_some((args.depth, args.width, args.episodes));
+    let llm = match args.continue_from {
+        Some(_) => Some(Resolver::load(args.llm.config.as_deref())?.llm(&args.llm)?),
+        None => None,
+    };
+    replay(ReplayOptions {
+        run: args.run,
+        step: args.step,
+        export: args.export,
+        out: args.out,
+        continue_from: args.continue_from,
+        max_steps: args.max_steps,
+        what_if,
+        stats: args.stats,
+        csv: args.csv,
+        quiet: args.quiet,
+        llm,
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The replay's check: each replayed step is compared with the recorded one (up to the
+/// served steps) before anything else sees it.
+struct Checker<'a> {
+    recorded: &'a [StepRecord],
+    served: usize,
+    replayed: &'a mut Vec<StepRecord>,
+}
+
+impl StepSink for Checker<'_> {
+    fn step(&mut self, r: &StepRecord) -> Result<()> {
+        if (r.step as usize) <= self.served
+            && let Some(orig) = self.recorded.iter().find(|s| s.step == r.step)
+            && let Some((field, a, b)) = compare(orig, r)
+        {
+            bail!(UserError::new(format!(
+                "replay diverged at step {}, field {field}: recorded {}, replayed {}",
+                r.step,
+                short(&a),
+                short(&b)
+            )));
+        }
+        self.replayed.push(r.clone());
+        Ok(())
+    }
+}
+
+/// Fields compared between a replayed and a recorded step, in the order reported.
+pub const COMPARED: &[&str] = &[
+    "room",
+    "observation",
+    "inventory",
+    "admissible_commands",
+    "memory",
+    "retrieval",
+    "unexplored_exits",
+    "go_to_targets",
+    "plan",
+    "warnings",
+    "rationale",
+    "action",
+    "action_source",
+    "command",
+    "route",
+    "feedback",
+    "reward",
+    "score",
+    "done",
+    "won",
+    "lost",
+    "llm_failures",
+    "llm_repairs",
+];
+
+/// The path of the first difference between two JSON values (`field.sub[2].x`), with
+/// the two values there.
+pub fn first_diff(path: &str, a: &Value, b: &Value) -> Option<(String, Value, Value)> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, va) in x {
+                let vb = y.get(k).unwrap_or(&Value::Null);
+                if let Some(d) = first_diff(&format!("{path}.{k}"), va, vb) {
+                    return Some(d);
+                }
+            }
+            y.iter()
+                .find(|(k, _)| !x.contains_key(*k))
+                .map(|(k, v)| (format!("{path}.{k}"), Value::Null, v.clone()))
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (va, vb))| first_diff(&format!("{path}[{i}]"), va, vb)),
+        _ if a == b => None,
+        _ => Some((path.to_string(), a.clone(), b.clone())),
+    }
+}
+
+/// The first field where a replayed step differs from the recorded one, as
+/// `(field path, recorded, replayed)`.
+pub fn compare(recorded: &StepRecord, replayed: &StepRecord) -> Option<(String, Value, Value)> {
+    let a = serde_json::to_value(recorded).ok()?;
+    let b = serde_json::to_value(replayed).ok()?;
+    for f in COMPARED {
+        let (va, vb) = (
+            a.get(f).unwrap_or(&Value::Null),
+            b.get(f).unwrap_or(&Value::Null),
+        );
+        if let Some(d) = first_diff(f, va, vb) {
+            return Some(d);
+        }
+    }
+    let answers = |r: &StepRecord| {
+        r.llm_calls
+            .iter()
+            .map(|c| (c.purpose.clone(), c.answer.clone()))
+            .collect::<Vec<_>>()
+    };
+    if answers(recorded) != answers(replayed) {
+        return Some((
+            "llm_calls".into(),
+            json!(answers(recorded)),
+            json!(answers(replayed)),
+        ));
+    }
+    None
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 300 {
+        format!("{}...", s.chars().take(300).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// What the user asked of a replay.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// The run directory.
+    pub run: PathBuf,
+    /// Stop after this step and show the memory as it stood.
+    pub step: Option<u32>,
+    /// Write the graph at `step` (or the end) in this format ("dot" or "json").
+    pub export: Option<String>,
+    /// Where the export goes (default: `<run>/graph-step-N.<ext>`).
+    pub out: Option<PathBuf>,
+    /// Replay steps 1..N, then hand over to the live LLM.
+    pub continue_from: Option<u32>,
+    /// Step cap of the continued run (default: the original's).
+    pub max_steps: Option<u32>,
+    /// What-if retrieval parameters (None: no what-if).
+    pub what_if: Option<(Option<u32>, Option<usize>, Option<usize>)>,
+    /// Print graph statistics per step.
+    pub stats: bool,
+    /// Write graph statistics per step to this CSV file.
+    pub csv: Option<PathBuf>,
+    /// One line per step.
+    pub quiet: bool,
+    /// LLM settings for `continue_from`.
+    pub llm: Option<LlmSettings>,
+}
+
+/// A loaded run directory.
+pub struct LoggedRun {
+    /// `manifest.json`.
+    pub manifest: Manifest,
+    /// The complete steps.
+    pub steps: Vec<StepRecord>,
+    /// Whether a truncated last line was skipped.
+    pub truncated: bool,
+    /// `embeddings.jsonl`.
+    pub vectors: Vec<VectorRecord>,
+    /// `summary.json`, if written.
+    pub summary: Option<Summary>,
+}
+
+/// Read a run directory.
+///
+/// # Errors
+/// A missing directory or manifest, a malformed line (other than a truncated last one).
+pub fn load(dir: &Path) -> Result<LoggedRun> {
+    let manifest = Manifest::read(dir)?;
+    let (steps, truncated) =
+        trajectory::read_steps(dir).map_err(|e| UserError::new(format!("{e:#}")))?;
+    let vpath = dir.join("embeddings.jsonl");
+    let vtext = std::fs::read_to_string(&vpath).unwrap_or_default();
+    let mut vectors = Vec::new();
+    for line in vtext.lines().filter(|l| !l.trim().is_empty()) {
+        // A truncated last line is skipped like in steps.jsonl.
+        if let Ok(v) = serde_json::from_str::<VectorRecord>(line) {
+            vectors.push(v);
+        }
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    Ok(LoggedRun {
+        manifest,
+        steps,
+        truncated,
+        vectors,
+        summary,
+    })
+}
+
+/// Run `ariadne replay`.
+///
+/// # Errors
+/// A missing or malformed run, a missing game, a divergence (with step, field, recorded
+/// and replayed values), and for `continue_from` the live endpoint's errors.
+pub async fn replay(opts: ReplayOptions) -> Result<()> {
+    let run = load(&opts.run)?;
+    if run.truncated {
+        eprintln!(
+            "warning: the last line of {} is incomplete (the run was killed mid-write); it is ignored",
+            opts.run.join("steps.jsonl").display()
+        );
+    }
+    let m = &run.manifest;
+    // The game as recorded: its absolute path, else the path as given (from the run's
+    // working directory), else a bundled game of the same name; a TextWorld-Express game
+    // as its specification.
+    let game = if m.game.path.starts_with(crate::env::twx::PREFIX) {
+        GameSpec::parse(&m.game.path)?
+    } else {
+        let path = [&m.game.abs_path, &m.game.path, &m.game.name]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| resolve_game(p))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| PathBuf::from(&m.game.path));
+        GameSpec::TextWorld(path)
+    };
+    game.check()?;
+    let recorded_steps = run.steps.len() as u32;
+    if recorded_steps == 0 {
+        bail!(UserError::new(format!(
+            "{} has no finished step to replay",
+            opts.run.display()
+        )));
+    }
+    if let (Some(n), Some(cap)) = (opts.continue_from, opts.max_steps)
+        && cap <= n
+    {
+        bail!(UserError::new(format!(
+            "--max-steps {cap} leaves nothing to play after step {n}; give a larger cap"
+        )));
+    }
+    if let Some(n) = opts.step.or(opts.continue_from)
+        && (n == 0 || n > recorded_steps)
+    {
+        bail!(UserError::new(format!(
+            "the run has steps 1..{recorded_steps}; step {n} is not among them"
+        )));
+    }
+    let live_llm = opts.llm.as_ref().filter(|_| opts.continue_from.is_some());
+    let py = pyenv::ensure(Needs {
+        local: live_llm
+            .filter(|l| l.embedded_chat())
+            .map(|l| l.local_model),
+        embed: live_llm.is_some_and(|l| l.embed_base_url.is_none()),
+        twx: matches!(game, GameSpec::Twx(_)),
+    })
+    .await?;
+
+    let memory = m.memory.clone();
+    let what_if = opts.what_if.map(|(d, w, k)| MemorySettings {
+        depth: d.unwrap_or(memory.depth),
+        width: w.unwrap_or(memory.width),
+        episodes: k.unwrap_or(memory.episodes),
+        ..memory.clone()
+    });
+    let calls = |steps: &[StepRecord]| -> Vec<RecordedCall> {
+        steps
+            .iter()
+            .flat_map(|s| s.llm_calls.iter().map(move |c| (s.step, c.clone())))
+            .collect()
+    };
+
+    // Continue: a live backend after step N, and a new run directory that names its parent.
+    let mut servers = Servers::default();
+    let (backend, writer, served_steps): (Arc<dyn ChatBackend>, Option<RunWriter>, usize) =
+        match opts.continue_from {
+            Some(n) => {
+                let llm = opts
+                    .llm
+                    .clone()
+                    .context("continue-from needs LLM settings")?;
+                let runs_dir = opts
+                    .run
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from("runs"));
+                let run_id = format!(
+                    "{}-{}-from-{n}",
+                    chrono::Local::now().format("%Y%m%d-%H%M%S"),
+                    m.game.name
+                );
+                let mut manifest = m.clone();
+                manifest.format_version = trajectory::FORMAT_VERSION;
+                manifest.command = "replay --continue-from".into();
+                manifest.created_at = chrono::Local::now().to_rfc3339();
+                manifest.parent = Some(Parent {
+                    run: opts.run.display().to_string(),
+                    run_id: m.run_id.clone(),
+                    step: n,
+                });
+                if let Some(cap) = opts.max_steps {
+                    manifest.max_steps = cap;
+                }
+                let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
+                let conn = connect::connect(&llm, m.seed, &py, writer.dir()).await?;
+                let live = conn.backend(m.seed)?;
+                servers = conn.servers;
+                manifest.llm = conn.described;
+                writer.write_manifest(&manifest)?;
+                let backend = ReplayBackend::new(
+                    calls(&run.steps[..n as usize]),
+                    run.vectors.clone(),
+                    llm.model.clone(),
+                    Some(live),
+                );
+                (Arc::new(backend), Some(writer), n as usize)
+            }
+            None => (
+                Arc::new(ReplayBackend::new(
+                    calls(&run.steps),
+                    run.vectors.clone(),
+                    m.chat_model(),
+                    None,
+                )),
+                None,
+                run.steps.len(),
+            ),
+        };
+    let max_steps = match (opts.continue_from, opts.step) {
+        (Some(_), _) => opts.max_steps.unwrap_or(m.max_steps),
+        (None, Some(n)) => n,
+        (None, None) => recorded_steps,
+    };
+    let config = EpisodeConfig {
+        game: game.clone(),
+        max_steps,
+        seed: m.seed,
+        design: m.memory_design,
+        memory: memory.clone(),
+        agent: m.agent.clone(),
+        trials: 1,
+        prompts: m.prompts_dir(),
+    };
+
+    let recorded = run.steps.clone();
+    let mut replayed: Vec<StepRecord> = Vec::new();
+    // A plain replay writes nothing to the run: the bridge's log goes to a private
+    // temporary directory, removed at the end.
+    let scratch = tempfile::TempDir::with_prefix("ariadne-replay-")
+        .context("cannot create a temporary directory")?;
+    let log_dir = writer
+        .as_ref()
+        .map(|w| w.dir().to_path_buf())
+        .unwrap_or_else(|| scratch.path().to_path_buf());
+    let started = Instant::now();
+    let mut view = TerminalView::new(opts.quiet, game.to_string(), log_dir.clone());
+    view.banner = writer.is_some();
+    let mut sinks: Vec<Box<dyn StepSink + '_>> = vec![Box::new(Checker {
+        recorded: &recorded,
+        served: served_steps,
+        replayed: &mut replayed,
+    })];
+    if let Some(w) = writer {
+        sinks.push(Box::new(w));
+    }
+    sinks.push(Box::new(view));
+    let episode = Episode {
+        config: &config,
+        env: game.start(&py, &log_dir.join("bridge.log")).await?,
+        llm: Llm {
+            backend,
+            prompts: Prompts::load(config.prompts.as_deref())?,
+        },
+        lessons: m.lessons.clone(),
+        sinks,
+        cancel: cancel::watch_ctrl_c(),
+        what_if: what_if.clone(),
+    };
+    let result = episode::run(episode).await;
+    servers.stop().await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let done = result.map_err(|e| match e.downcast::<LlmError>() {
+        Ok(l) if l.is_replay() => anyhow::Error::new(UserError::new(l.to_string())),
+        Ok(l) => anyhow::Error::new(l),
+        Err(e) => e,
+    })?;
+
+    inspect::report(
+        &opts,
+        &run,
+        &recorded,
+        &replayed,
+        served_steps,
+        elapsed,
+        &done,
+        &log_dir,
+        what_if.as_ref(),
+        &memory,
+    )
+}

@@ -1,0 +1,259 @@
+//! What a replay prints and writes after the steps were checked: the timing line,
+//! the what-if comparison, graph statistics per step (paper Figure 5), the memory at a
+//! step, and the graph export (DOT or JSON).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use super::{LoggedRun, ReplayOptions};
+use crate::episode::EpisodeResult;
+use crate::error::UserError;
+use crate::memory::{MemorySettings, Retrieval, export};
+use crate::trajectory::{self, StepRecord};
+
+/// Per-step graph statistics (paper Figure 5): step, semantic vertices, semantic edges,
+/// episodic vertices, triplets added, triplets removed.
+pub fn stats_rows(steps: &[StepRecord]) -> Vec<[u64; 6]> {
+    steps
+        .iter()
+        .map(|s| {
+            [
+                u64::from(s.step),
+                s.graph.semantic_vertices as u64,
+                s.graph.semantic_edges as u64,
+                s.graph.episodic_vertices as u64,
+                s.memory.added.len() as u64,
+                s.memory.removed.len() as u64,
+            ]
+        })
+        .collect()
+}
+
+const STATS_HEADER: [&str; 6] = [
+    "step",
+    "semantic_vertices",
+    "semantic_edges",
+    "episodic_vertices",
+    "added",
+    "removed",
+];
+
+fn diff_retrieval(
+    original: &Retrieval,
+    alt: &Retrieval,
+) -> (Vec<String>, Vec<String>, Vec<u32>, Vec<u32>) {
+    let a: HashSet<&str> = original
+        .triplets
+        .iter()
+        .map(|t| t.triplet.as_str())
+        .collect();
+    let b: HashSet<&str> = alt.triplets.iter().map(|t| t.triplet.as_str()).collect();
+    let mut only_a: Vec<String> = a.difference(&b).map(|s| s.to_string()).collect();
+    let mut only_b: Vec<String> = b.difference(&a).map(|s| s.to_string()).collect();
+    only_a.sort();
+    only_b.sort();
+    let ea: Vec<u32> = original.episodes.iter().map(|e| e.step).collect();
+    let eb: Vec<u32> = alt.episodes.iter().map(|e| e.step).collect();
+    (only_a, only_b, ea, eb)
+}
+
+/// Print and write what the user asked of a replay.
+///
+/// # Errors
+/// An export or CSV file that cannot be written; an export of a memory without a graph.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn report(
+    opts: &ReplayOptions,
+    run: &LoggedRun,
+    recorded: &[StepRecord],
+    replayed: &[StepRecord],
+    served_steps: usize,
+    elapsed: f64,
+    done: &EpisodeResult,
+    new_dir: &Path,
+    what_if: Option<&MemorySettings>,
+    memory: &MemorySettings,
+) -> Result<()> {
+    let m = &run.manifest;
+    let checked = replayed.len().min(served_steps);
+    let original_s = run.summary.as_ref().map(|s| s.wall_s).unwrap_or_else(|| {
+        recorded
+            .iter()
+            .map(|s| s.timings.total_ms as f64 / 1000.0)
+            .sum()
+    });
+    let original_part: f64 = recorded
+        .iter()
+        .take(checked)
+        .map(|s| s.timings.total_ms as f64 / 1000.0)
+        .sum();
+    if opts.continue_from.is_none() {
+        println!(
+            "replayed {checked} steps of {}: every step matches the log ({elapsed:.1}s; the original took {:.1}s for these steps, {:.1}s in all; ratio {:.3})",
+            opts.run.display(),
+            original_part,
+            original_s,
+            if original_part > 0.0 {
+                elapsed / original_part
+            } else {
+                0.0
+            }
+        );
+    } else {
+        println!(
+            "replayed steps 1..{checked} from the log, then played live to step {}; new run: {}",
+            done.summary.steps,
+            new_dir.display()
+        );
+    }
+
+    if let Some(alt) = what_if {
+        println!(
+            "\nwhat-if retrieval: d={} w={} k={} (recorded: d={} w={} k={})",
+            alt.depth, alt.width, alt.episodes, memory.depth, memory.width, memory.episodes
+        );
+        println!(
+            "step | triplets recorded -> what-if | only recorded | only what-if | episodes recorded -> what-if"
+        );
+        for r in replayed {
+            if let Some(w) = &r.what_if {
+                let (only_a, only_b, ea, eb) = diff_retrieval(&r.retrieval, w);
+                println!(
+                    "{:>4} | {:>3} -> {:<3} | {} | {} | {:?} -> {:?}",
+                    r.step,
+                    r.retrieval.triplets.len(),
+                    w.triplets.len(),
+                    if only_a.is_empty() {
+                        "-".into()
+                    } else {
+                        only_a.join("; ")
+                    },
+                    if only_b.is_empty() {
+                        "-".into()
+                    } else {
+                        only_b.join("; ")
+                    },
+                    ea,
+                    eb
+                );
+            }
+        }
+    }
+
+    if opts.stats || opts.csv.is_some() {
+        let rows = stats_rows(replayed);
+        if opts.stats {
+            println!("\n{}", STATS_HEADER.join(" | "));
+            for r in &rows {
+                println!(
+                    "{}",
+                    r.iter().map(u64::to_string).collect::<Vec<_>>().join(" | ")
+                );
+            }
+        }
+        if let Some(path) = &opts.csv {
+            let mut text = STATS_HEADER.join(",") + "\n";
+            for r in &rows {
+                text.push_str(&(r.iter().map(u64::to_string).collect::<Vec<_>>().join(",") + "\n"));
+            }
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            println!("graph statistics written to {}", path.display());
+        }
+    }
+
+    let at = opts.step.unwrap_or(done.summary.steps);
+    let design = done.agent.memory.design();
+    let empty = crate::memory::AriGraph::new();
+    let graph = done.agent.memory.graph();
+    if opts.step.is_some() {
+        let g = graph.unwrap_or(&empty);
+        println!("\nmemory after step {at} ({}):", design.name());
+        if graph.is_none() {
+            println!(
+                "(the {} memory has no graph; its retrieval is in each step's `retrieval`)",
+                design.name()
+            );
+        }
+        println!("semantic triplets ({}):", g.edge_count());
+        for id in g.alive_ids() {
+            println!("  {}", g.triplet(id));
+        }
+        println!("episodic vertices ({}):", g.episodes().len());
+        for e in g.episodes() {
+            let triplets: Vec<String> = e
+                .triplets
+                .iter()
+                .map(|id| {
+                    let mark = if g.is_alive(*id) { "" } else { " (removed)" };
+                    format!("{}{mark}", g.triplet(*id))
+                })
+                .collect();
+            let obs: String = e
+                .observation
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(120)
+                .collect();
+            println!("  step {}: {obs}", e.step);
+            for t in triplets {
+                println!("      {t}");
+            }
+        }
+        println!("plan:");
+        for (i, p) in done.agent.plan.iter().enumerate() {
+            println!("  {}. {} ({})", i + 1, p.sub_goal, p.reason);
+        }
+        let exits = done
+            .agent
+            .spatial_map()
+            .unexplored(done.agent.explorer.explored());
+        println!(
+            "unexplored exits: {}",
+            exits
+                .iter()
+                .map(|u| format!("{} {}", u.room, u.direction.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(fmt) = &opts.export {
+        let Some(g) = graph else {
+            bail!(UserError::new(format!(
+                "the {} memory has no graph to export",
+                design.name()
+            )));
+        };
+        let (text, ext) = match fmt.as_str() {
+            "dot" => (export::to_dot(g), "dot"),
+            "json" => {
+                let mut v = export::to_json(g);
+                v["format_version"] = json!(trajectory::FORMAT_VERSION);
+                v["run_id"] = json!(m.run_id);
+                v["step"] = json!(at);
+                v["plan"] = json!(done.agent.plan);
+                v["unexplored_exits"] = json!(
+                    done.agent
+                        .spatial_map()
+                        .unexplored(done.agent.explorer.explored())
+                );
+                (serde_json::to_string_pretty(&v)? + "\n", "json")
+            }
+            other => bail!(UserError::new(format!(
+                "unknown export format {other:?}; use dot or json"
+            ))),
+        };
+        let path = opts
+            .out
+            .clone()
+            .unwrap_or_else(|| opts.run.join(format!("graph-step-{at}.{ext}")));
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("graph at step {at} written to {}", path.display());
+    }
+    Ok(())
+}

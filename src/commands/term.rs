@@ -1,0 +1,223 @@
+//! What the user sees while episodes run: the terminal view of `play` (each step's
+//! observation, memory changes, retrieval, plan and action, or one line per step with
+//! `--quiet`) and the per-episode progress bar of `bench`, both as step sinks.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::env::GameState;
+use crate::trajectory::{ActionSource, Outcome, StepRecord, StepSink, Summary};
+
+/// Collapse whitespace and cut to `n` characters (with "...").
+pub fn clip(s: &str, n: usize) -> String {
+    let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= n {
+        one
+    } else {
+        format!("{}...", one.chars().take(n).collect::<String>())
+    }
+}
+
+/// The terminal view of `play`.
+pub struct TerminalView {
+    quiet: bool,
+    /// Print the opening line and the summary (off for a plain replay).
+    pub banner: bool,
+    dir: PathBuf,
+    game: String,
+    score_before: i64,
+    spinner: Option<ProgressBar>,
+}
+
+impl TerminalView {
+    /// A view of the episode whose trajectory goes to `dir`.
+    pub fn new(quiet: bool, game: String, dir: PathBuf) -> Self {
+        Self {
+            quiet,
+            banner: true,
+            dir,
+            game,
+            score_before: 0,
+            spinner: None,
+        }
+    }
+}
+
+impl StepSink for TerminalView {
+    fn started(&mut self, first: &GameState, max_steps: u32) -> Result<()> {
+        self.score_before = first.score;
+        if !self.banner {
+            return Ok(());
+        }
+        println!(
+            "ariadne: playing {} (max score {}, step cap {max_steps}); trajectory in {}",
+            self.game,
+            first.max_score,
+            self.dir.display()
+        );
+        Ok(())
+    }
+
+    fn thinking(&mut self, step: u32) {
+        if self.quiet {
+            return;
+        }
+        let pb = ProgressBar::new_spinner();
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{spinner} step {msg}: updating memory, planning, acting [{elapsed}]",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        pb.set_message(step.to_string());
+        pb.enable_steady_tick(Duration::from_millis(200));
+        self.spinner = Some(pb);
+    }
+
+    fn step(&mut self, r: &StepRecord) -> Result<()> {
+        if let Some(pb) = self.spinner.take() {
+            pb.finish_and_clear();
+        }
+        show_step(self.quiet, self.score_before, r);
+        self.score_before = r.score;
+        Ok(())
+    }
+
+    fn finish(&mut self, s: &Summary) -> Result<()> {
+        if let Some(pb) = self.spinner.take() {
+            pb.finish_and_clear();
+        }
+        if !self.banner {
+            return Ok(());
+        }
+        println!(
+            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} fallback actions) | tokens {} prompt / {} completion ({:.0}/{:.0} per step) | {:.1}s",
+            s.outcome,
+            s.score,
+            s.max_score,
+            s.normalized_score,
+            s.steps,
+            s.llm_calls,
+            s.llm_failures,
+            s.llm_repairs,
+            s.fallback_actions,
+            s.usage.prompt_tokens,
+            s.usage.completion_tokens,
+            s.prompt_tokens_per_step,
+            s.completion_tokens_per_step,
+            s.wall_s
+        );
+        println!("trajectory: {}", self.dir.display());
+        Ok(())
+    }
+}
+
+fn show_step(quiet: bool, score_before: i64, r: &StepRecord) {
+    let room = r.room.as_deref().unwrap_or("?");
+    let sent = if r.command.is_empty() || r.command == r.action {
+        String::new()
+    } else {
+        format!(" [{}]", r.command)
+    };
+    if quiet {
+        println!(
+            "step {:>3} | {room} | +{} -{} triplets | {}{sent} | score {}/{}",
+            r.step,
+            r.memory.added.len(),
+            r.memory.removed.len(),
+            r.action,
+            r.score,
+            r.max_score
+        );
+        return;
+    }
+    println!(
+        "\n== step {} | {room} | score {score_before}/{} ==",
+        r.step, r.max_score
+    );
+    if r.action_source == ActionSource::Route {
+        if let Some(route) = &r.route {
+            println!(
+                "> {} (move {} of {}){sent}",
+                r.action, route.index, route.length
+            );
+        }
+        for t in &r.memory.added {
+            println!("  + {t}");
+        }
+        println!("{}", clip(&r.feedback, 300));
+        return;
+    }
+    println!("observation: {}", clip(&r.observation, 400));
+    for t in &r.memory.added {
+        println!("  + {t}");
+    }
+    for t in &r.memory.removed {
+        println!("  - {t}");
+    }
+    if !r.retrieval.triplets.is_empty() {
+        println!(
+            "retrieved: {} triplets, episodes from steps {:?}",
+            r.retrieval.triplets.len(),
+            r.retrieval
+                .episodes
+                .iter()
+                .map(|e| e.step)
+                .collect::<Vec<_>>()
+        );
+    }
+    if !r.unexplored_exits.is_empty() {
+        let exits: Vec<String> = r
+            .unexplored_exits
+            .iter()
+            .map(|u| format!("{} {}", u.room, u.direction.as_str()))
+            .collect();
+        println!("unexplored exits: {}", exits.join(", "));
+    }
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+    for (i, p) in r.plan.iter().enumerate() {
+        println!("plan {}: {} ({})", i + 1, p.sub_goal, clip(&p.reason, 100));
+    }
+    let source = if r.action_source == ActionSource::Llm {
+        String::new()
+    } else {
+        format!(" [{}]", r.action_source.as_str())
+    };
+    println!(
+        "> {}{source}{sent}  -- {}",
+        r.action,
+        clip(&r.rationale, 160)
+    );
+    let reward = if r.reward != 0 {
+        format!(" ({:+})", r.reward)
+    } else {
+        String::new()
+    };
+    println!("{}{reward}", clip(&r.feedback, 300));
+}
+
+/// A bench episode's progress bar: step and score.
+pub struct ProgressSink(pub ProgressBar);
+
+impl StepSink for ProgressSink {
+    fn step(&mut self, r: &StepRecord) -> Result<()> {
+        self.0.set_position(u64::from(r.step));
+        self.0
+            .set_message(format!("score {}/{}", r.score, r.max_score));
+        Ok(())
+    }
+}
+
+/// The exit code of a finished play: 130 after Ctrl-C, else success.
+pub fn play_exit(outcome: Outcome) -> std::process::ExitCode {
+    if outcome == Outcome::Interrupted {
+        std::process::ExitCode::from(130)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,179 @@
+//! The bridge subprocess both game families use: one game per Python process, JSON
+//! lines over stdin/stdout (protocol in `python/textworld_bridge.py` and the README).
+//! Every request has a timeout: a dead or hung bridge is an [`EnvError`], never a hang.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::{EnvError, Environment, GameState};
+
+/// A running bridge process holding one game.
+pub struct BridgeEnv {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    log: PathBuf,
+    /// What the bridge is asked to load at each reset (a path or a twx specification).
+    game: String,
+    /// The game as the user named it, for error messages.
+    label: String,
+    /// Time limit of one step, and of a reset (which loads the game).
+    pub step_timeout: Duration,
+}
+
+impl BridgeEnv {
+    /// Start the bridge `python script` (stderr to `log`) for `game`, what the bridge's
+    /// `reset` request loads; `label` names the game in error messages.
+    ///
+    /// # Errors
+    /// [`EnvError::Spawn`] when the interpreter cannot be run.
+    pub async fn start(
+        python: &Path,
+        script: &Path,
+        log: &Path,
+        game: String,
+        label: String,
+    ) -> Result<Self, EnvError> {
+        let spawn_err = |e: std::io::Error| EnvError::Spawn {
+            python: python.display().to_string(),
+            detail: e.to_string(),
+        };
+        let logfile = std::fs::File::create(log).map_err(spawn_err)?;
+        let mut child = Command::new(python)
+            .arg(script)
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(logfile)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(spawn_err)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(EnvError::Spawn {
+                python: python.display().to_string(),
+                detail: "no stdio pipes".into(),
+            });
+        };
+        Ok(Self {
+            child,
+            stdin,
+            lines: BufReader::new(stdout).lines(),
+            log: log.to_path_buf(),
+            game,
+            label,
+            step_timeout: Duration::from_secs(60),
+        })
+    }
+
+    fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        if tail.is_empty() {
+            format!("no output (log: {})", self.log.display())
+        } else {
+            format!("{} (log: {})", tail.join(" | "), self.log.display())
+        }
+    }
+
+    async fn request(&mut self, req: Value, timeout: Duration) -> Result<Value, EnvError> {
+        let line = format!("{req}\n");
+        let label = req["cmd"].as_str().unwrap_or("?").to_string();
+        let exchange = async {
+            self.stdin.write_all(line.as_bytes()).await?;
+            self.stdin.flush().await?;
+            self.lines.next_line().await
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Err(_) => {
+                let _ = self.child.start_kill();
+                Err(EnvError::Timeout {
+                    request: label,
+                    secs: timeout.as_secs(),
+                })
+            }
+            Ok(Err(e)) => Err(EnvError::Died {
+                detail: format!("{e}; {}", self.stderr_tail()),
+            }),
+            Ok(Ok(None)) => {
+                let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+                Err(EnvError::Died {
+                    detail: self.stderr_tail(),
+                })
+            }
+            Ok(Ok(Some(text))) => {
+                let v: Value = serde_json::from_str(&text)
+                    .map_err(|e| EnvError::Engine(format!("unreadable reply ({e}): {text}")))?;
+                if v["ok"].as_bool() == Some(true) {
+                    return Ok(v);
+                }
+                let msg = v["error"].as_str().unwrap_or("unknown error").to_string();
+                Err(match v["kind"].as_str() {
+                    Some("missing_game") => EnvError::MissingGame(msg),
+                    Some("missing_sidecar") => EnvError::MissingSidecar(msg),
+                    Some("episode_over") => EnvError::EpisodeOver,
+                    _ => EnvError::Engine(msg),
+                })
+            }
+        }
+    }
+
+    fn state(v: Value) -> Result<GameState, EnvError> {
+        serde_json::from_value(v)
+            .map_err(|e| EnvError::Engine(format!("reply has the wrong shape: {e}")))
+    }
+}
+
+#[async_trait]
+impl Environment for BridgeEnv {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        let timeout = self.step_timeout * 2;
+        let label = self.label.clone();
+        let hint = if label.ends_with(".z8") {
+            " (is it a TextWorld .z8 with its .json sidecar? regenerate it with `ariadne games make` or tw-make)"
+        } else {
+            ""
+        };
+        let bad = |detail: String| EnvError::BadGame {
+            game: label.clone(),
+            detail: format!("{detail}{hint}"),
+        };
+        let game = self.game.clone();
+        let v = self
+            .request(json!({"cmd": "reset", "game": game}), timeout)
+            .await
+            .map_err(|e| match e {
+                EnvError::Engine(d) => bad(d),
+                EnvError::Died { detail } => bad(format!("the bridge died loading it: {detail}")),
+                other => other,
+            })?;
+        Self::state(v)
+    }
+
+    async fn step(&mut self, action: &str) -> Result<GameState, EnvError> {
+        let timeout = self.step_timeout;
+        let v = self
+            .request(json!({"cmd": "step", "action": action}), timeout)
+            .await?;
+        Self::state(v)
+    }
+
+    async fn close(mut self: Box<Self>) {
+        let _ = self
+            .request(json!({"cmd": "quit"}), Duration::from_secs(3))
+            .await;
+        if tokio::time::timeout(Duration::from_secs(3), self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.start_kill();
+        }
+    }
+}

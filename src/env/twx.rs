@@ -1,0 +1,120 @@
+//! TextWorld-Express games (Jansen and Côté 2022; PyPI `textworld-express`): fast
+//! re-implementations of CookingWorld, Coin Collector, TextWorld Commonsense and a few
+//! other families, played by `python/twx_bridge.py` through [`super::BridgeEnv`].
+//!
+//! A game is named `twx:<game>[?key=value&key=value...]`: `seed` (default 0), `split`
+//! (`train`, `dev` or `test`; default `train`), and any generation parameter of the
+//! family (for example `numLocations=3`), passed through to TextWorld-Express. The
+//! bridge documents its defaults, its score scale and its gold path.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::EnvError;
+
+/// The prefix that names a TextWorld-Express game on the command line.
+pub const PREFIX: &str = "twx:";
+
+/// Families this Ariadne knows to play (the bridge's names).
+pub const GAMES: &[&str] = &[
+    "cookingworld",
+    "coin",
+    "twc",
+    "mapreader",
+    "mapworld",
+    "arithmetic",
+    "sorting",
+    "simonsays",
+    "peckingorder",
+];
+
+/// A TextWorld-Express game: family and generation parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TwxGame {
+    /// The family (`cookingworld`, `coin`, `twc`, ...).
+    pub game: String,
+    /// Parameters, sorted by key (`seed`, `split`, generation parameters).
+    pub params: BTreeMap<String, String>,
+}
+
+impl TwxGame {
+    /// Parse `<game>[?key=value&...]` (the part after `twx:`).
+    ///
+    /// # Errors
+    /// [`EnvError::MissingGame`] for an empty name or a malformed parameter.
+    pub fn parse(spec: &str) -> Result<Self, EnvError> {
+        let (game, query) = spec.split_once('?').unwrap_or((spec, ""));
+        let game = game.trim().to_lowercase();
+        if game.is_empty() {
+            return Err(EnvError::MissingGame(format!(
+                "{PREFIX}{spec}: no game named; known: {}",
+                GAMES.join(", ")
+            )));
+        }
+        let mut params = BTreeMap::new();
+        for pair in query.split('&').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = pair.split_once('=').ok_or_else(|| {
+                EnvError::MissingGame(format!(
+                    "{PREFIX}{spec}: parameter {pair:?} is not key=value"
+                ))
+            })?;
+            params.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        Ok(Self { game, params })
+    }
+
+    /// Check the family name before any process is started.
+    ///
+    /// # Errors
+    /// [`EnvError::MissingGame`] listing the known families.
+    pub fn check(&self) -> Result<(), EnvError> {
+        if GAMES.contains(&self.game.as_str()) {
+            Ok(())
+        } else {
+            Err(EnvError::MissingGame(format!(
+                "{PREFIX}{self}: unknown TextWorld-Express game; known: {}",
+                GAMES.join(", ")
+            )))
+        }
+    }
+
+    /// A name for run directories: `twx-coin-s3`, `twx-twc-s1-numLocations2`.
+    pub fn short_name(&self) -> String {
+        let mut out = format!("twx-{}", self.game);
+        for (k, v) in &self.params {
+            if k == "seed" {
+                out.push_str(&format!("-s{v}"));
+            } else {
+                out.push_str(&format!("-{k}{v}"));
+            }
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for TwxGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.game)?;
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { '?' } else { '&' })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_parse_sorted() {
+        let g = TwxGame::parse("CookingWorld?seed=2&numLocations=1").unwrap();
+        assert_eq!(g.game, "cookingworld");
+        assert_eq!(g.to_string(), "cookingworld?numLocations=1&seed=2");
+        assert_eq!(g.short_name(), "twx-cookingworld-numLocations1-s2");
+        assert!(g.check().is_ok());
+        assert!(TwxGame::parse("coin?seed").is_err());
+        assert!(TwxGame::parse("zork").unwrap().check().is_err());
+    }
+}

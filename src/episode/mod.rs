@@ -1,0 +1,348 @@
+//! The episode engine: the Ariadne loop (paper section 3) over any [`Environment`].
+//!
+//! Reset the game, then per step: the agent observes, updates its memory, retrieves,
+//! plans and picks an action ([`crate::agent`]); a `go to <room>` action is expanded into
+//! the moves of its A* route, each sent to the game and recorded as a step of its own;
+//! every finished step goes to the [`StepSink`]s (trajectory writer, replay checker,
+//! terminal view, progress bar) in order. The episode ends when the game is over, the
+//! step cap is reached, the cancellation token fires (Ctrl-C), or an error stops it; the
+//! summary is handed to every sink in each case.
+//!
+//! - [`record`]: a step's [`StepRecord`] from the decision and what the game answered;
+//! - [`game`]: one game run with its run directory (Reflexion's trials included).
+
+pub mod game;
+pub mod record;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{Agent, AgentSettings, Decision, GO_TO};
+use crate::cancel::CancellationToken;
+use crate::env::{Environment, GameSpec, GameState};
+use crate::llm::Llm;
+use crate::memory::{MemoryDesign, MemorySettings, registry};
+use crate::nav::Direction;
+use crate::nav::explorer::room_key;
+use crate::trajectory::{self, Outcome, StepRecord, StepSink, Summary};
+
+pub use record::RouteStep;
+
+/// Everything that defines an episode, resolved once from flags, environment and config
+/// file (see [`crate::settings`]) and recorded in the manifest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpisodeConfig {
+    /// The game.
+    pub game: GameSpec,
+    /// Step cap.
+    pub max_steps: u32,
+    /// Chat seed.
+    pub seed: u64,
+    /// Memory design.
+    pub design: MemoryDesign,
+    /// Memory parameters.
+    pub memory: MemorySettings,
+    /// Agent parameters.
+    pub agent: AgentSettings,
+    /// Reflexion's trials (1 for other designs).
+    pub trials: u32,
+    /// Prompt directory override.
+    pub prompts: Option<PathBuf>,
+}
+
+/// One episode to run: its configuration and the parts it runs on.
+pub struct Episode<'a> {
+    /// Step cap, memory design and parameters, agent settings.
+    pub config: &'a EpisodeConfig,
+    /// The game, not yet reset.
+    pub env: Box<dyn Environment>,
+    /// Where answers come from, and the prompts.
+    pub llm: Llm,
+    /// Reflexion's lessons from earlier trials.
+    pub lessons: Vec<String>,
+    /// Where each finished step goes, in order.
+    pub sinks: Vec<Box<dyn StepSink + 'a>>,
+    /// Fires on Ctrl-C: the step in flight is dropped, the finished ones are kept.
+    pub cancel: CancellationToken,
+    /// Also compute retrieval with these settings at every step (replay's what-if).
+    pub what_if: Option<MemorySettings>,
+}
+
+/// What an episode left: its summary and the agent (memory, plan) as it ended.
+pub struct EpisodeResult {
+    /// The summary.
+    pub summary: Summary,
+    /// The agent after the last step.
+    pub agent: Agent,
+}
+
+/// What the loop does after a step.
+enum Flow {
+    Next,
+    End(Outcome),
+}
+
+/// The state carried from step to step.
+struct Run<'a> {
+    config: &'a EpisodeConfig,
+    env: Box<dyn Environment>,
+    sinks: Vec<Box<dyn StepSink + 'a>>,
+    cancel: CancellationToken,
+    agent: Agent,
+    state: GameState,
+    last_action: String,
+    /// Finished steps.
+    finished: u32,
+    summary: Summary,
+}
+
+/// Run one episode; see the module documentation.
+///
+/// # Errors
+/// A game that cannot be reset; then the first error of the episode (environment,
+/// endpoint, a sink's refusal), after every sink got the finished steps and the summary.
+pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
+    let Episode {
+        config,
+        mut env,
+        llm,
+        lessons,
+        mut sinks,
+        cancel,
+        what_if,
+    } = ep;
+    let started = Instant::now();
+    let state = env.reset().await?;
+    let goal = if state.objective.trim().is_empty() {
+        state.observation.clone()
+    } else {
+        state.objective.clone()
+    };
+    let mut agent = Agent::new(
+        llm,
+        registry::build(config.design, config.memory.clone(), lessons),
+        goal,
+        config.agent.clone(),
+    );
+    agent.what_if = what_if;
+    for s in sinks.iter_mut() {
+        s.started(&state, config.max_steps)?;
+    }
+    let summary = Summary {
+        format_version: trajectory::FORMAT_VERSION,
+        max_score: state.max_score,
+        ..Summary::default()
+    };
+    let mut run = Run {
+        config,
+        env,
+        sinks,
+        cancel,
+        agent,
+        state,
+        last_action: String::new(),
+        finished: 0,
+        summary,
+    };
+    let (outcome, error) = match run.play().await {
+        Ok(outcome) => (outcome, None),
+        Err(e) => (Outcome::Error, Some(e)),
+    };
+    let Run {
+        env,
+        mut sinks,
+        agent,
+        state,
+        finished,
+        mut summary,
+        ..
+    } = run;
+    summary.finish(outcome, finished, &state, started.elapsed().as_secs_f64());
+    summary.error = error.as_ref().map(|e| format!("{e:#}"));
+    env.close().await;
+    let mut sink_error = None;
+    for s in sinks.iter_mut() {
+        if let Err(e) = s.finish(&summary) {
+            sink_error.get_or_insert(e);
+        }
+    }
+    if let Some(e) = error.or(sink_error) {
+        return Err(e);
+    }
+    Ok(EpisodeResult { summary, agent })
+}
+
+impl Run<'_> {
+    /// The step loop; returns how the episode ended, or the error that stopped it.
+    async fn play(&mut self) -> Result<Outcome> {
+        let cancel = self.cancel.clone();
+        while self.finished < self.config.max_steps {
+            let step = self.finished + 1;
+            let started = Instant::now();
+            for s in self.sinks.iter_mut() {
+                s.thinking(step);
+            }
+            let decision = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Ok(Outcome::Interrupted),
+                d = self.agent.step(step, &self.state, &self.last_action) => d?,
+            };
+            if let Flow::End(outcome) = self.act(decision, started).await? {
+                return Ok(outcome);
+            }
+        }
+        Ok(Outcome::StepCap)
+    }
+
+    /// Carry out a decision: one command, or the moves of a `go to` route (each a step).
+    async fn act(&mut self, decision: Decision, started: Instant) -> Result<Flow> {
+        let target = decision
+            .action
+            .strip_prefix(GO_TO)
+            .filter(|t| decision.go_to_targets.iter().any(|g| g == t))
+            .map(str::to_string);
+        let Some(target) = target else {
+            let command = decision.action.clone();
+            return self.send(decision, command, None, None, started).await;
+        };
+        let from = self.state.room.clone().unwrap_or_default();
+        let Some(route) = self.agent.route(&from, &target).filter(|r| !r.is_empty()) else {
+            // Nothing is sent; the agent is told, as the game would tell it.
+            let mut after = self.state.clone();
+            after.observation = format!("There is no known route from {from} to {target}.");
+            after.reward = 0;
+            let record = record::build(
+                self.finished + 1,
+                &self.state,
+                decision,
+                None,
+                String::new(),
+                &after,
+                record::Moved::default(),
+                started,
+                &self.agent,
+            );
+            self.finish(record, after)?;
+            return Ok(Flow::Next);
+        };
+        let length = route.len();
+        let mut decision = Some(decision);
+        for (i, m) in route.into_iter().enumerate() {
+            if i > 0 && self.finished >= self.config.max_steps {
+                return Ok(Flow::Next);
+            }
+            let d = decision
+                .take()
+                .unwrap_or_else(|| record::continuation(&target));
+            let route_step = RouteStep {
+                target: target.clone(),
+                index: i + 1,
+                length,
+            };
+            let t0 = if i == 0 { started } else { Instant::now() };
+            let flow = self
+                .send(
+                    d,
+                    m.direction.command(),
+                    Some(m.to.clone()),
+                    Some(route_step),
+                    t0,
+                )
+                .await?;
+            if let Flow::End(_) = flow {
+                return Ok(flow);
+            }
+            // A move that did not arrive where the map said ends the route.
+            if self
+                .state
+                .room
+                .as_deref()
+                .is_some_and(|r| room_key(r) != room_key(&m.to))
+            {
+                return Ok(Flow::Next);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Send one command, record the step, and tell whether the game is over.
+    async fn send(
+        &mut self,
+        decision: Decision,
+        command: String,
+        expected: Option<String>,
+        route: Option<RouteStep>,
+        started: Instant,
+    ) -> Result<Flow> {
+        let t0 = Instant::now();
+        let after = self.env.step(&command).await?;
+        let env_ms = t0.elapsed().as_millis() as u64;
+        let mut moved = record::Moved {
+            env_ms,
+            ..Default::default()
+        };
+        let mut after = after;
+        if let (Some(dir), Some(from), Some(to)) = (
+            Direction::of_command(&command),
+            self.state.room.clone(),
+            after.room.clone(),
+        ) {
+            let (added, removed) = self.agent.record_move(&from, dir, &to, expected.as_deref());
+            moved.added = added;
+            moved.removed = removed;
+            if let Some(exp) = &expected
+                && room_key(exp) != room_key(&to)
+            {
+                let went = if room_key(&from) == room_key(&to) {
+                    "you did not move".to_string()
+                } else {
+                    format!("you arrived in {to}")
+                };
+                after.observation = format!(
+                    "The route stopped: going {} from {from} was expected to reach {exp}, but {went}. The game said: {}",
+                    dir.as_str(),
+                    after.observation
+                );
+            }
+        }
+        let record = record::build(
+            self.finished + 1,
+            &self.state,
+            decision,
+            route.as_ref(),
+            command,
+            &after,
+            moved,
+            started,
+            &self.agent,
+        );
+        self.finish(record, after)?;
+        if self.state.done {
+            return Ok(Flow::End(if self.state.won {
+                Outcome::Won
+            } else if self.state.lost {
+                Outcome::Lost
+            } else {
+                Outcome::Done
+            }));
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Hand a finished step to every sink, then to the agent's history.
+    fn finish(&mut self, record: StepRecord, after: GameState) -> Result<()> {
+        for s in self.sinks.iter_mut() {
+            s.step(&record)?;
+        }
+        self.agent
+            .observe_result(record.step, &record.action, &after);
+        self.summary.add_step(&record);
+        self.finished = record.step;
+        self.last_action = record.action;
+        self.state = after;
+        Ok(())
+    }
+}

@@ -1,0 +1,167 @@
+//! A step's [`StepRecord`] from the agent's decision and the game's answer, and the
+//! episode [`Summary`] kept up to date step by step.
+
+use std::time::Instant;
+
+use crate::agent::{Agent, Decision, GO_TO};
+use crate::env::GameState;
+use crate::llm::Usage;
+use crate::memory::Triplet;
+use crate::trajectory::{
+    ActionSource, GraphStats, Outcome, RouteInfo, StepRecord, Summary, Timings,
+};
+
+/// Where a step's command came from when it is part of a `go to` route.
+#[derive(Debug, Clone)]
+pub struct RouteStep {
+    /// The room the route goes to.
+    pub target: String,
+    /// This move's position, 1-based.
+    pub index: usize,
+    /// Moves in the route.
+    pub length: usize,
+}
+
+/// What sending the command did besides the game's answer: the bridge round trip and
+/// the spatial triplets a movement added or removed.
+#[derive(Debug, Default)]
+pub struct Moved {
+    /// Round trip to the game, milliseconds.
+    pub env_ms: u64,
+    /// Triplets the move added (navigation).
+    pub added: Vec<Triplet>,
+    /// Triplets the move removed as stale (navigation).
+    pub removed: Vec<Triplet>,
+}
+
+/// The decision carried by the later moves of a route: no LLM call was made.
+pub fn continuation(target: &str) -> Decision {
+    Decision {
+        update: Default::default(),
+        retrieval: Default::default(),
+        plan: Vec::new(),
+        warnings: Vec::new(),
+        rationale: format!("following the route to {target}"),
+        action: format!("{GO_TO}{target}"),
+        action_source: ActionSource::Route,
+        unexplored: Vec::new(),
+        go_to_targets: Vec::new(),
+        what_if: None,
+        log: Default::default(),
+        elapsed_ms: 0,
+    }
+}
+
+/// Build the record of step `step`: the state it started from, the decision, the
+/// command sent (empty when none was), the game's answer `after`.
+#[allow(clippy::too_many_arguments)]
+pub fn build(
+    step: u32,
+    state: &GameState,
+    decision: Decision,
+    route: Option<&RouteStep>,
+    command: String,
+    after: &GameState,
+    moved: Moved,
+    step_started: Instant,
+    agent: &Agent,
+) -> StepRecord {
+    let mut usage = Usage::default();
+    decision.log.calls.iter().for_each(|c| usage.add(c.usage));
+    let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
+        + decision
+            .log
+            .embeds
+            .iter()
+            .map(|e| e.latency_ms)
+            .sum::<u64>();
+    let total_ms = step_started.elapsed().as_millis() as u64;
+    let stats = agent.memory.graph().map(|g| GraphStats {
+        semantic_vertices: g.vertex_count(),
+        semantic_edges: g.edge_count(),
+        episodic_vertices: g.episodes().len(),
+    });
+    let mut memory = decision.update;
+    memory.added.extend(moved.added);
+    memory.removed.extend(moved.removed);
+    StepRecord {
+        step,
+        room: state.room.clone(),
+        observation: state.observation.clone(),
+        inventory: state.inventory.clone(),
+        admissible_commands: state.admissible_commands.clone(),
+        memory,
+        retrieval: decision.retrieval,
+        what_if: decision.what_if,
+        unexplored_exits: decision.unexplored,
+        go_to_targets: decision.go_to_targets,
+        plan: decision.plan,
+        warnings: decision.warnings,
+        rationale: decision.rationale,
+        action: decision.action,
+        action_source: decision.action_source,
+        command,
+        route: route.map(|r| RouteInfo {
+            target: r.target.clone(),
+            index: r.index,
+            length: r.length,
+        }),
+        feedback: after.observation.clone(),
+        reward: after.reward,
+        score: after.score,
+        max_score: after.max_score,
+        done: after.done,
+        won: after.won,
+        lost: after.lost,
+        llm_failures: decision.log.failures,
+        llm_repairs: decision.log.repairs,
+        llm_calls: decision.log.calls,
+        embedding_calls: decision.log.embeds,
+        vectors: decision.log.vectors,
+        usage,
+        graph: stats.unwrap_or_default(),
+        timings: Timings {
+            total_ms,
+            llm_ms,
+            env_ms: moved.env_ms,
+            agent_ms: total_ms.saturating_sub(llm_ms + moved.env_ms),
+        },
+    }
+}
+
+impl Summary {
+    /// Count a finished step's calls, failures, repairs, fallbacks and tokens.
+    pub fn add_step(&mut self, record: &StepRecord) {
+        self.llm_calls += record.llm_calls.len() as u64;
+        self.llm_failures += u64::from(record.llm_failures);
+        self.llm_repairs += u64::from(record.llm_repairs);
+        self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
+        self.usage.add(record.usage);
+    }
+
+    /// Close the summary: outcome, steps, final score (normalized: score / max_score, 0
+    /// when the maximum is 0), tokens per step, wall time in seconds.
+    pub fn finish(&mut self, outcome: Outcome, steps: u32, last: &GameState, wall_s: f64) {
+        self.outcome = outcome;
+        self.steps = steps;
+        self.score = last.score;
+        self.max_score = last.max_score;
+        self.normalized_score = if last.max_score > 0 {
+            last.score as f64 / last.max_score as f64
+        } else {
+            0.0
+        };
+        self.per_step();
+        self.wall_s = wall_s;
+        self.final_observation = last.observation.clone();
+    }
+
+    /// Recompute the tokens per step from the totals.
+    pub fn per_step(&mut self) {
+        if self.steps > 0 {
+            self.prompt_tokens_per_step = self.usage.prompt_tokens as f64 / f64::from(self.steps);
+            self.completion_tokens_per_step =
+                self.usage.completion_tokens as f64 / f64::from(self.steps);
+        }
+    }
+}

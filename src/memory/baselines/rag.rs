@@ -1,0 +1,83 @@
+//! RAG (paper section 4.1): past observations embedded once, the top k by cosine
+//! similarity to the observation and the plan.
+
+use anyhow::Result;
+
+use super::{MEMORY_CHARS, clip, embed_one};
+use crate::llm::{EmbedKind, Llm};
+use crate::memory::retrieval::cosine;
+use crate::memory::{
+    CallLog, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval,
+    RetrievedEpisode, UpdateReport,
+};
+
+/// RAG: past observations embedded once, retrieved by cosine similarity.
+#[derive(Debug)]
+pub struct Rag {
+    settings: MemorySettings,
+    entries: Vec<(u32, String, Vec<f32>)>,
+}
+
+impl Rag {
+    /// An empty store; k is `settings.episodes`.
+    pub fn new(settings: MemorySettings) -> Self {
+        Self {
+            settings,
+            entries: Vec::new(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Rag {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Rag
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        let text = clip(seen.observation, MEMORY_CHARS);
+        if let Some(v) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
+            self.entries.push((seen.step, text, v));
+        }
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        let query = q.joined(self.settings.query_chars);
+        let Some(qv) = embed_one(llm, log, &query, EmbedKind::Query).await? else {
+            return Ok(Retrieval::default());
+        };
+        let mut scored: Vec<(f64, &(u32, String, Vec<f32>))> = self
+            .entries
+            .iter()
+            .filter(|e| e.0 < q.step)
+            .map(|e| (f64::from(cosine(&qv, &e.2)), e))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.0.cmp(&a.1.0)));
+        scored.truncate(self.settings.episodes);
+        Ok(Retrieval {
+            queries: vec![query],
+            episodes: scored
+                .into_iter()
+                .map(|(score, e)| RetrievedEpisode {
+                    step: e.0,
+                    score,
+                    n: 0,
+                    total: 0,
+                    observation: e.1.clone(),
+                })
+                .collect(),
+            ..Retrieval::default()
+        })
+    }
+}

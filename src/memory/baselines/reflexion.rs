@@ -1,0 +1,146 @@
+//! Reflexion as the paper ran it (section 4.1: "RAG with Reflexion"): the [`Rag`] memory
+//! within a trial, several trials of the same game, and after each failed trial a verbal
+//! lesson (Shinn et al. 2023) written by the LLM from that trial's actions and results
+//! and given to every later trial.
+
+use anyhow::Result;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Rag;
+use crate::llm::{CallLog, Llm};
+use crate::memory::{
+    MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval, UpdateReport,
+};
+
+/// One trial's memory: RAG over this trial's observations, plus the earlier lessons.
+#[derive(Debug)]
+pub struct Reflexion {
+    rag: Rag,
+    lessons: Vec<String>,
+}
+
+impl Reflexion {
+    /// A trial's memory with the lessons of the earlier trials.
+    pub fn new(settings: MemorySettings, lessons: Vec<String>) -> Self {
+        Self {
+            rag: Rag::new(settings),
+            lessons,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Reflexion {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Reflexion
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        self.rag.update(llm, log, seen).await
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        let mut r = self.rag.retrieve(llm, log, q).await?;
+        r.notes = self
+            .lessons
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("Lesson from attempt {}: {l}", i + 1))
+            .collect();
+        Ok(r)
+    }
+}
+
+/// What a failed trial left for its lesson.
+#[derive(Debug, Clone)]
+pub struct TrialReport<'a> {
+    /// The goal.
+    pub goal: &'a str,
+    /// Final score and maximum.
+    pub score: i64,
+    /// Maximum score.
+    pub max_score: i64,
+    /// Steps played.
+    pub steps: u32,
+    /// How it ended ("lost", "step_cap", ...).
+    pub outcome: &'a str,
+    /// (step, action, feedback) of every step.
+    pub trajectory: Vec<(u32, String, String)>,
+}
+
+#[derive(Deserialize)]
+struct LessonAnswer {
+    lesson: String,
+}
+
+/// Longest feedback per step shown to the lesson prompt, characters.
+const FEEDBACK_CHARS: usize = 160;
+
+/// Reflexion's verbal lesson after a failed trial, from its actions and results and the
+/// earlier lessons (prompt `prompts/lesson.md`). Returns the lesson (`None` when the
+/// model gave no valid answer after the retry) and every call made, with the count of
+/// rejected answers.
+///
+/// # Errors
+/// Transport errors.
+pub async fn write_lesson(
+    llm: &Llm,
+    trial: &TrialReport<'_>,
+    earlier: &[String],
+) -> Result<(Option<String>, CallLog)> {
+    let trajectory: Vec<serde_json::Value> = trial
+        .trajectory
+        .iter()
+        .map(|(step, action, feedback)| {
+            let feedback: String = feedback
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(FEEDBACK_CHARS)
+                .collect();
+            json!({"step": step, "action": action, "feedback": feedback})
+        })
+        .collect();
+    let messages = llm.prompts.render(
+        "lesson",
+        minijinja::context! {
+            goal => trial.goal,
+            score => trial.score,
+            max_score => trial.max_score,
+            steps => trial.steps,
+            outcome => trial.outcome,
+            trajectory => trajectory,
+            lessons => earlier,
+        },
+    )?;
+    let schema = json!({
+        "type": "object",
+        "properties": {"lesson": {"type": "string", "maxLength": 600}},
+        "required": ["lesson"],
+        "additionalProperties": false
+    });
+    let mut log = CallLog::default();
+    let answer: Option<LessonAnswer> = llm
+        .ask(
+            &mut log,
+            "lesson",
+            messages,
+            schema,
+            250,
+            |_: &LessonAnswer| Ok(()),
+        )
+        .await?;
+    Ok((answer.map(|a| a.lesson), log))
+}

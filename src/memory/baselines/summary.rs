@@ -1,0 +1,78 @@
+//! Summary (paper section 4.1): an LLM-maintained running summary, rewritten every step.
+
+use anyhow::Result;
+use minijinja::context;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::llm::Llm;
+use crate::memory::{
+    CallLog, MemoryDesign, MemoryModule, Observed, Queries, Retrieval, UpdateReport,
+};
+
+/// Summary: one running summary, rewritten by the LLM each step.
+#[derive(Debug, Default)]
+pub struct Summary {
+    summary: String,
+}
+
+#[derive(Deserialize)]
+struct SummaryAnswer {
+    summary: String,
+}
+
+#[async_trait::async_trait]
+impl MemoryModule for Summary {
+    fn design(&self) -> MemoryDesign {
+        MemoryDesign::Summary
+    }
+
+    async fn update(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        let messages = llm.prompts.render(
+            "summary",
+            context! { goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
+                       action => seen.action, observation => seen.observation, inventory => seen.inventory },
+        )?;
+        let schema = json!({
+            "type": "object",
+            "properties": {"summary": {"type": "string", "maxLength": 1500}},
+            "required": ["summary"],
+            "additionalProperties": false
+        });
+        let answer: Option<SummaryAnswer> = llm
+            .ask(
+                log,
+                "summary",
+                messages,
+                schema,
+                400,
+                |_: &SummaryAnswer| Ok(()),
+            )
+            .await?;
+        if let Some(a) = answer {
+            self.summary = a.summary;
+        }
+        Ok(UpdateReport::default())
+    }
+
+    async fn retrieve(
+        &mut self,
+        _llm: &Llm,
+        _log: &mut CallLog,
+        _q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        Ok(Retrieval {
+            notes: if self.summary.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.summary.clone()]
+            },
+            ..Retrieval::default()
+        })
+    }
+}

@@ -1,0 +1,276 @@
+//! The registry of memory designs: each design (and each bench row, such as the paper's
+//! "w/o exploration" ablation) declares its name on the command line, its label in the
+//! paper's Table 4, what the paper reports it costs (Table 3), and how it is built.
+//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`build`].
+
+use serde::{Deserialize, Serialize};
+
+use super::{AriGraphMemory, MemoryModule, MemorySettings, baselines};
+use crate::error::UserError;
+
+/// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryDesign {
+    /// AriGraph: semantic triplets + episodic vertices, two-step retrieval (section 2).
+    Arigraph,
+    /// AriGraph without episodic search (the paper's "w/o episodic" ablation).
+    ArigraphNoEpisodic,
+    /// Every past observation and action, unbounded ("Full history").
+    FullHistory,
+    /// An LLM-maintained running summary plus the last few steps ("Summary").
+    Summary,
+    /// Top-k past observations by embedding similarity to observation + plan ("RAG").
+    Rag,
+    /// Generative Agents' memory stream: recency + importance + relevance, with
+    /// reflections (Park et al. 2023; "Simulacra").
+    Simulacra,
+    /// RAG over several trials; after a failed one the LLM writes a lesson for the next
+    /// (Shinn et al. 2023; the paper's "Reflexion", run as RAG with Reflexion).
+    Reflexion,
+}
+
+/// A row of a bench table: a design, possibly with the exploration switch off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Variant {
+    /// The memory design.
+    pub design: MemoryDesign,
+    /// Unexplored exits shown.
+    pub exploration: bool,
+}
+
+/// One registry entry.
+struct Row {
+    name: &'static str,
+    label: &'static str,
+    variant: Variant,
+    /// Prompt and completion tokens per step the paper reports (Table 3).
+    paper_tokens: (u64, u64),
+    /// Chat calls per step, about.
+    calls_per_step: u64,
+    /// Plays several trials of a game (Reflexion).
+    trials: bool,
+}
+
+const fn v(design: MemoryDesign, exploration: bool) -> Variant {
+    Variant {
+        design,
+        exploration,
+    }
+}
+
+/// Every row, in the order of the paper's Table 4.
+const ROWS: &[Row] = &[
+    Row {
+        name: "full-history",
+        label: "Full history",
+        variant: v(MemoryDesign::FullHistory, true),
+        paper_tokens: (14000, 350),
+        calls_per_step: 2,
+        trials: false,
+    },
+    Row {
+        name: "summary",
+        label: "Summary",
+        variant: v(MemoryDesign::Summary, true),
+        paper_tokens: (3800, 350),
+        calls_per_step: 3,
+        trials: false,
+    },
+    Row {
+        name: "rag",
+        label: "RAG",
+        variant: v(MemoryDesign::Rag, true),
+        paper_tokens: (4000, 350),
+        calls_per_step: 2,
+        trials: false,
+    },
+    Row {
+        name: "reflexion",
+        label: "Reflexion",
+        variant: v(MemoryDesign::Reflexion, true),
+        paper_tokens: (5800, 350),
+        calls_per_step: 2,
+        trials: true,
+    },
+    Row {
+        name: "simulacra",
+        label: "Simulacra",
+        variant: v(MemoryDesign::Simulacra, true),
+        paper_tokens: (7500, 400),
+        calls_per_step: 3,
+        trials: false,
+    },
+    Row {
+        name: "arigraph",
+        label: "AriGraph",
+        variant: v(MemoryDesign::Arigraph, true),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph-no-exploration",
+        label: "AriGraph w/o exploration",
+        variant: v(MemoryDesign::Arigraph, false),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph-no-episodic",
+        label: "AriGraph w/o episodic",
+        variant: v(MemoryDesign::ArigraphNoEpisodic, true),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+];
+
+impl MemoryDesign {
+    /// Every design, in the order of the paper's Table 4.
+    pub fn all() -> Vec<MemoryDesign> {
+        let mut out: Vec<MemoryDesign> = Vec::new();
+        for r in ROWS {
+            if !out.contains(&r.variant.design) {
+                out.push(r.variant.design);
+            }
+        }
+        out
+    }
+
+    /// The name used on the command line and in logs.
+    pub fn name(self) -> &'static str {
+        Variant {
+            design: self,
+            exploration: true,
+        }
+        .row()
+        .name
+    }
+
+    /// Whether the design has the knowledge graph that navigation and exploration use.
+    pub fn has_graph(self) -> bool {
+        matches!(
+            self,
+            MemoryDesign::Arigraph | MemoryDesign::ArigraphNoEpisodic
+        )
+    }
+
+    /// Whether the design plays several trials of a game (Reflexion).
+    pub fn has_trials(self) -> bool {
+        Variant {
+            design: self,
+            exploration: true,
+        }
+        .row()
+        .trials
+    }
+}
+
+impl std::str::FromStr for MemoryDesign {
+    type Err = UserError;
+    fn from_str(s: &str) -> Result<Self, UserError> {
+        match Variant::parse(s)? {
+            Variant {
+                design,
+                exploration: true,
+            } => Ok(design),
+            _ => Err(UserError::new(format!(
+                "{s} is a bench row, not a memory design; use --memory arigraph --no-exploration"
+            ))),
+        }
+    }
+}
+
+impl Variant {
+    fn row(self) -> &'static Row {
+        ROWS.iter()
+            .find(|r| r.variant == self)
+            .or_else(|| ROWS.iter().find(|r| r.variant.design == self.design))
+            .unwrap_or(&ROWS[0])
+    }
+
+    /// Parse a `--memory` entry: a design name, or `arigraph-no-exploration`.
+    ///
+    /// # Errors
+    /// A [`UserError`] listing the names.
+    pub fn parse(name: &str) -> Result<Self, UserError> {
+        ROWS.iter()
+            .find(|r| r.name == name.trim())
+            .map(|r| r.variant)
+            .ok_or_else(|| {
+                let names: Vec<&str> = ROWS.iter().map(|r| r.name).collect();
+                UserError::new(format!(
+                    "unknown memory design {name:?}; known: {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// The name on the command line and in files.
+    pub fn name(self) -> String {
+        match ROWS.iter().find(|r| r.variant == self) {
+            Some(r) => r.name.to_string(),
+            None => format!("{}-no-exploration", self.design.name()),
+        }
+    }
+
+    /// The row label of the paper's Table 4.
+    pub fn label(self) -> &'static str {
+        self.row().label
+    }
+
+    /// Prompt and completion tokens per step the paper reports for the design (Table 3),
+    /// used for the cost estimate.
+    pub fn paper_tokens_per_step(self) -> (u64, u64) {
+        self.row().paper_tokens
+    }
+
+    /// Chat calls per step, about (extraction, outdated check, plan, action for AriGraph).
+    pub fn calls_per_step(self) -> u64 {
+        self.row().calls_per_step
+    }
+}
+
+/// Build the memory of a design. `lessons` are Reflexion's lessons from earlier trials.
+pub fn build(
+    design: MemoryDesign,
+    settings: MemorySettings,
+    lessons: Vec<String>,
+) -> Box<dyn MemoryModule> {
+    match design {
+        MemoryDesign::Arigraph => Box::new(AriGraphMemory::new(settings)),
+        MemoryDesign::ArigraphNoEpisodic => Box::new(AriGraphMemory::new(MemorySettings {
+            episodes: 0,
+            ..settings
+        })),
+        MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
+        MemoryDesign::Summary => Box::new(baselines::Summary::default()),
+        MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
+        MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),
+        MemoryDesign::Reflexion => Box::new(baselines::Reflexion::new(settings, lessons)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_parse() {
+        assert_eq!(
+            Variant::parse("arigraph-no-exploration").unwrap().label(),
+            "AriGraph w/o exploration"
+        );
+        assert_eq!(
+            Variant::parse("simulacra").unwrap().design,
+            MemoryDesign::Simulacra
+        );
+        assert!(Variant::parse("memgpt").is_err());
+        for d in MemoryDesign::all() {
+            assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
+        }
+        assert_eq!(MemoryDesign::all().len(), 7);
+    }
+}
