@@ -346,3 +346,6 @@ impl Run<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

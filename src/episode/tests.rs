@@ -1,0 +1,286 @@
+//! In-process tests of the step loop: a scripted environment (three rooms) and a
+//! scripted chat backend, no Python and no HTTP.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use super::*;
+use crate::env::EnvError;
+use crate::llm::prompts::Prompts;
+use crate::llm::{ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, LlmError, Usage};
+use crate::memory::MemoryDesign;
+use crate::trajectory::ActionSource;
+
+/// hall -east-> kitchen -north-> pantry (and back); "take apple" in the pantry wins.
+struct House {
+    room: &'static str,
+    done: bool,
+    score: i64,
+}
+
+fn exits(room: &str) -> Vec<(&'static str, &'static str)> {
+    match room {
+        "Hall" => vec![("go east", "Kitchen")],
+        "Kitchen" => vec![("go west", "Hall"), ("go north", "Pantry")],
+        _ => vec![("go south", "Kitchen")],
+    }
+}
+
+impl House {
+    fn state(&self, text: &str, reward: i64) -> GameState {
+        let mut admissible: Vec<String> = exits(self.room)
+            .into_iter()
+            .map(|(c, _)| c.to_string())
+            .collect();
+        admissible.push("look".into());
+        if self.room == "Pantry" {
+            admissible.push("take apple".into());
+        }
+        admissible.sort();
+        GameState {
+            observation: format!("-= {} =-\n{text}", self.room),
+            score: self.score,
+            reward,
+            max_score: 1,
+            done: self.done,
+            won: self.done,
+            admissible_commands: admissible,
+            room: Some(self.room.to_string()),
+            objective: "Take the apple in the pantry.".into(),
+            ..GameState::default()
+        }
+    }
+}
+
+#[async_trait]
+impl Environment for House {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        self.room = "Hall";
+        Ok(self.state("You are in the hall.", 0))
+    }
+
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        if self.done {
+            return Err(EnvError::EpisodeOver);
+        }
+        if command == "take apple" && self.room == "Pantry" {
+            self.done = true;
+            self.score = 1;
+            return Ok(self.state("You take the apple.", 1));
+        }
+        match exits(self.room).into_iter().find(|(c, _)| *c == command) {
+            Some((_, to)) => {
+                self.room = to;
+                Ok(self.state("You walk.", 0))
+            }
+            None => Ok(self.state("Nothing happens.", 0)),
+        }
+    }
+
+    async fn close(self: Box<Self>) {}
+}
+
+/// Answers by purpose; the action call plays `actions` in order. Chat call number
+/// `fail_at` fails with an HTTP error; chat call number `hang_at` never answers.
+struct Script {
+    actions: Mutex<Vec<String>>,
+    calls: Mutex<usize>,
+    fail_at: Option<usize>,
+    hang_at: Option<usize>,
+}
+
+impl Script {
+    fn new(actions: &[&str]) -> Self {
+        Self {
+            actions: Mutex::new(actions.iter().rev().map(|s| s.to_string()).collect()),
+            calls: Mutex::new(0),
+            fail_at: None,
+            hang_at: None,
+        }
+    }
+}
+
+#[async_trait]
+impl ChatBackend for Script {
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError> {
+        let n = {
+            let mut c = self.calls.lock().expect("lock");
+            *c += 1;
+            *c
+        };
+        if self.fail_at == Some(n) {
+            return Err(LlmError::Api {
+                what: "chat",
+                endpoint: "scripted".into(),
+                detail: "500 scripted failure".into(),
+            });
+        }
+        if self.hang_at == Some(n) {
+            std::future::pending::<()>().await;
+        }
+        let content = match request.purpose.as_str() {
+            "extract_triplets" => json!({"triplets": []}),
+            "outdated" => json!({"outdated": []}),
+            "plan" => json!({"plan": [{"sub_goal": "find the apple", "reason": "goal"}]}),
+            "action" => {
+                let a = self.actions.lock().expect("lock").pop();
+                json!({"rationale": "scripted", "action": a.unwrap_or_else(|| "look".into())})
+            }
+            other => json!({"error": other}),
+        };
+        Ok(ChatAnswer {
+            content: content.to_string(),
+            usage: Usage {
+                prompt_tokens: 10,
+                completion_tokens: 2,
+                cached_tokens: 0,
+            },
+            latency_ms: 0,
+        })
+    }
+
+    async fn embed(&self, texts: &[String], _kind: EmbedKind) -> Result<Embeddings, LlmError> {
+        Ok(Embeddings {
+            vectors: texts
+                .iter()
+                .map(|t| vec![t.len() as f32, 1.0, (t.len() % 7) as f32])
+                .collect(),
+            usage: Usage::default(),
+            latency_ms: 0,
+        })
+    }
+
+    fn model_name(&self) -> String {
+        "scripted".into()
+    }
+}
+
+/// Collects what the sinks are given.
+#[derive(Clone, Default)]
+struct Collect(Arc<Mutex<(Vec<StepRecord>, Option<Summary>)>>);
+
+impl StepSink for Collect {
+    fn step(&mut self, r: &StepRecord) -> Result<()> {
+        self.0.lock().expect("lock").0.push(r.clone());
+        Ok(())
+    }
+    fn finish(&mut self, s: &Summary) -> Result<()> {
+        self.0.lock().expect("lock").1 = Some(s.clone());
+        Ok(())
+    }
+}
+
+fn config() -> EpisodeConfig {
+    EpisodeConfig {
+        game: GameSpec::TextWorld("house.z8".into()),
+        max_steps: 20,
+        seed: 0,
+        design: MemoryDesign::Arigraph,
+        memory: MemorySettings::default(),
+        agent: AgentSettings::default(),
+        trials: 1,
+        prompts: None,
+    }
+}
+
+async fn play(
+    script: Script,
+    cancel: CancellationToken,
+) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
+    let config = config();
+    let sink = Collect::default();
+    let episode = Episode {
+        config: &config,
+        env: Box::new(House {
+            room: "Hall",
+            done: false,
+            score: 0,
+        }),
+        llm: Llm {
+            backend: Arc::new(script),
+            prompts: Prompts::load(None).expect("prompts"),
+        },
+        lessons: Vec::new(),
+        sinks: vec![Box::new(sink.clone())],
+        cancel,
+        what_if: None,
+    };
+    let result = run(episode).await;
+    let (steps, summary) = sink.0.lock().expect("lock").clone();
+    (result, steps, summary)
+}
+
+#[tokio::test]
+async fn a_go_to_route_is_expanded_into_logged_moves_and_the_game_is_won() {
+    let script = Script::new(&[
+        "go east",
+        "go north",
+        "go to hall",
+        "go to pantry",
+        "take apple",
+    ]);
+    let (result, steps, summary) = play(script, CancellationToken::new()).await;
+    let done = result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "go east",
+            "go north",
+            "go south",
+            "go west",
+            "go east",
+            "go north",
+            "take apple"
+        ]
+    );
+    let sources: Vec<ActionSource> = steps.iter().map(|s| s.action_source).collect();
+    assert_eq!(sources[2], ActionSource::Llm);
+    assert_eq!(sources[3], ActionSource::Route);
+    assert_eq!(
+        steps[3].route.as_ref().map(|r| (r.index, r.length)),
+        Some((2, 2))
+    );
+    // A route move makes no LLM call.
+    assert!(steps[3].llm_calls.is_empty());
+    assert_eq!(done.summary.outcome, Outcome::Won);
+    assert_eq!(done.summary.steps, 7);
+    let s = summary.expect("summary");
+    assert_eq!((s.score, s.max_score), (1, 1));
+}
+
+#[tokio::test]
+async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept() {
+    let mut script = Script::new(&["go east", "go north"]);
+    // Step 1 makes 3 calls (extract, plan, action: nothing old to check); step 2's
+    // plan call (the 5th) fails.
+    script.fail_at = Some(5);
+    let (result, steps, summary) = play(script, CancellationToken::new()).await;
+    let err = result.err().expect("the episode fails");
+    assert!(format!("{err:#}").contains("scripted failure"), "{err:#}");
+    assert_eq!(steps.len(), 1);
+    let s = summary.expect("the summary is written on error");
+    assert_eq!(s.outcome, Outcome::Error);
+    assert_eq!(s.steps, 1);
+    assert!(s.error.as_deref().is_some_and(|e| e.contains("scripted")));
+    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64);
+}
+
+#[tokio::test]
+async fn an_interrupt_drops_the_step_in_flight_and_keeps_the_rest() {
+    let mut script = Script::new(&["go east", "go north"]);
+    script.hang_at = Some(5);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let (result, steps, summary) = play(script, cancel).await;
+    let done = result.expect("an interrupt is not an error");
+    assert_eq!(done.summary.outcome, Outcome::Interrupted);
+    assert_eq!(steps.len(), 1);
+    assert_eq!(summary.expect("summary").steps, 1);
+}
