@@ -15,7 +15,33 @@ use crate::llm::{CallLog, Llm};
 use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::explorer::room_key;
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
-use crate::trajectory::ActionSource;
+
+/// Where a step's action came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionSource {
+    /// A valid answer of the action call.
+    #[default]
+    Llm,
+    /// An answer equal to an admissible command up to case and spaces.
+    Repaired,
+    /// No valid answer after the retry: the fallback action.
+    Fallback,
+    /// A later move of a `go to` route (no LLM call).
+    Route,
+}
+
+impl ActionSource {
+    /// The name written to files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionSource::Llm => "llm",
+            ActionSource::Repaired => "repaired",
+            ActionSource::Fallback => "fallback",
+            ActionSource::Route => "route",
+        }
+    }
+}
 
 /// A plan entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

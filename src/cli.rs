@@ -276,7 +276,7 @@ pub struct SetupArgs {
 /// A sampling temperature: a number from 0 to 2.
 fn parse_temperature(s: &str) -> Result<f32, String> {
     let t: f32 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
-    crate::settings::check_temperature(t)
+    crate::llm::check_temperature(t)
 }
 
 fn parse_design(s: &str) -> Result<MemoryDesign, String> {

@@ -92,18 +92,6 @@ pub struct Resolver {
     cfg: ConfigFile,
 }
 
-/// A sampling temperature: a number from 0 to 2.
-///
-/// # Errors
-/// A one-line reason.
-pub fn check_temperature(t: f32) -> Result<f32, String> {
-    if t.is_finite() && (0.0..=2.0).contains(&t) {
-        Ok(t)
-    } else {
-        Err(format!("{t} is not between 0 and 2"))
-    }
-}
-
 impl Resolver {
     /// Read the config file (`--config FILE`, else `./ariadne.toml` if present).
     ///
@@ -167,7 +155,8 @@ impl Resolver {
             nonempty(&args.embed_base_url).or_else(|| nonempty(&cfg.embed_base_url));
         check_url("--embed-base-url / ARIADNE_EMBED_BASE_URL", &embed_base_url)?;
         let temperature = args.temperature.or(cfg.temperature).unwrap_or(0.0);
-        check_temperature(temperature).map_err(|e| UserError::new(format!("temperature: {e}")))?;
+        crate::llm::check_temperature(temperature)
+            .map_err(|e| UserError::new(format!("temperature: {e}")))?;
         let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
         if timeout_s == 0 {
             bail!(UserError::new("llm_timeout must be at least 1 second"));

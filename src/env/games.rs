@@ -4,6 +4,7 @@
 //! `ariadne games list`, and `ariadne play --walkthrough` (no LLM: plays the game's
 //! walkthrough through the bridge, the check that a generated game is solvable).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -11,8 +12,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use tokio::process::Command;
 
-use super::GameSpec;
 use super::pyenv::{self, Needs, PyEnv};
+use super::{GameSpec, games_dirs, resolve_game};
 use crate::error::UserError;
 
 /// The generator script, shipped inside the binary.
@@ -201,6 +202,74 @@ pub fn list(dir: &Path) -> Result<(Vec<GameEntry>, Vec<PathBuf>)> {
         .collect();
     others.sort();
     Ok((entries, others))
+}
+
+/// Expand `--games` entries: a `twx:` game, a bundled name or a `.z8` path, else a
+/// directory of games, a family of `games/manifest.json` (every game of it), or `all`
+/// (every bundled game).
+///
+/// # Errors
+/// An entry that names no game, or a game without its sidecar.
+pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
+    let mut out: Vec<GameSpec> = Vec::new();
+    for e in entries
+        .iter()
+        .flat_map(|e| e.split(','))
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        if e.starts_with(super::twx::PREFIX) {
+            out.push(GameSpec::parse(e)?);
+            continue;
+        }
+        let dir = if e == "all" {
+            games_dirs().into_iter().find(|d| d.is_dir())
+        } else {
+            Some(PathBuf::from(e)).filter(|p| p.is_dir())
+        };
+        // A family named in a manifest: every game of that family.
+        let family: Vec<PathBuf> = games_dirs()
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .take(1)
+            .flat_map(|d| {
+                read_manifest(&d.join("manifest.json"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|g| g.family == e)
+                    .map(move |g| d.join(&g.file))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // A bundled game's name wins over a family of the same name ("cooking").
+        let named = resolve_game(e);
+        if named.is_file() {
+            out.push(GameSpec::TextWorld(named));
+        } else if !family.is_empty() {
+            out.extend(family.into_iter().map(GameSpec::TextWorld));
+        } else if let Some(d) = dir {
+            let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
+                .with_context(|| format!("cannot read {}", d.display()))?
+                .filter_map(|x| x.ok().map(|x| x.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "z8"))
+                .collect();
+            games.sort();
+            out.extend(games.into_iter().map(GameSpec::TextWorld));
+        } else {
+            out.push(GameSpec::TextWorld(resolve_game(e)));
+        }
+    }
+    if out.is_empty() {
+        bail!(UserError::new(
+            "no games: give --games NAME[,NAME...], a .z8 path, a directory, or all"
+        ));
+    }
+    for g in &out {
+        g.check()?;
+    }
+    let mut seen = HashSet::new();
+    out.retain(|g| seen.insert(g.clone()));
+    Ok(out)
 }
 
 /// What a walkthrough replay did.

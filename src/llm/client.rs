@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use super::{
     ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError, Usage,
 };
-use crate::memory::retrieval::normalize;
 
 /// A chat endpoint: where, which model, and how to ask.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -189,6 +188,15 @@ fn strip_key(v: &mut Value, key: &str) {
         }
         Value::Array(items) => items.iter_mut().for_each(|x| strip_key(x, key)),
         _ => {}
+    }
+}
+
+/// Scale an embedding to unit length (left as is when zero): servers differ in whether
+/// they normalize.
+fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
     }
 }
 

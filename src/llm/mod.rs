@@ -162,6 +162,18 @@ impl std::str::FromStr for JsonMode {
     }
 }
 
+/// A sampling temperature: a number from 0 to 2.
+///
+/// # Errors
+/// A one-line reason.
+pub fn check_temperature(t: f32) -> Result<f32, String> {
+    if t.is_finite() && (0.0..=2.0).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!("{t} is not between 0 and 2"))
+    }
+}
+
 /// One chat request.
 #[derive(Debug, Clone)]
 pub struct ChatRequest {
