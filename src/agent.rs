@@ -67,6 +67,15 @@ pub struct AgentSettings {
     pub exploration: bool,
     /// Offer `go to <room>` for known reachable rooms.
     pub go_to: bool,
+    /// Show the score in working memory and warn after steps without score (a departure:
+    /// paper section 2 keeps rewards hidden from the LLM). Runs recorded before this
+    /// setting showed it.
+    #[serde(default = "shown")]
+    pub show_score: bool,
+}
+
+fn shown() -> bool {
+    true
 }
 
 impl Default for AgentSettings {
@@ -78,6 +87,7 @@ impl Default for AgentSettings {
             stall_warning: 10,
             exploration: true,
             go_to: true,
+            show_score: false,
         }
     }
 }
@@ -297,7 +307,7 @@ impl Agent {
             }
         }
         let stalled = step.saturating_sub(self.last_gain_step + 1);
-        if stalled as usize >= self.settings.stall_warning {
+        if self.settings.show_score && stalled as usize >= self.settings.stall_warning {
             out.push(format!(
                 "no score gained in the last {stalled} steps; revise the plan, explore rooms and exits not yet visited"
             ));
@@ -385,6 +395,7 @@ impl Agent {
             history => history,
             warnings => &warnings,
             step => step,
+            show_score => self.settings.show_score,
             score => state.score,
             max_score => state.max_score,
             room => &room,

@@ -256,6 +256,10 @@ pub struct MemoryArgs {
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+    /// Show the score to the LLM and warn after steps without score (a departure: the
+    /// paper hides rewards from the agent).
+    #[arg(long)]
+    pub show_score: bool,
 }
 
 /// Options of `ariadne setup`.

@@ -59,6 +59,8 @@ pub struct ConfigFile {
     pub go_to: Option<bool>,
     /// See `--prompts`.
     pub prompts: Option<PathBuf>,
+    /// See `--show-score`.
+    pub show_score: Option<bool>,
 }
 
 impl ConfigFile {
@@ -225,6 +227,7 @@ impl Resolver {
         AgentSettings {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
             go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
+            show_score: args.show_score || self.cfg.show_score.unwrap_or(false),
             ..AgentSettings::default()
         }
     }

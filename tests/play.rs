@@ -380,3 +380,70 @@ fn unloadable_game_is_one_clear_line_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not an http(s) URL"));
 }
+
+/// Paper section 2: rewards "are not visible to the LLM agent". No prompt of any design
+/// shows the score or a score-derived warning unless `--show-score` asks for it.
+#[test]
+fn the_score_reaches_no_prompt_unless_asked() {
+    let prompts_of = |design: &str, extra: &[&str]| -> (Vec<String>, Value) {
+        let server = Scripted::start(SIMPLE_WALKTHROUGH);
+        let work = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            game("simple.z8"),
+            "--max-steps".into(),
+            "4".into(),
+            "--quiet".into(),
+            "--memory".into(),
+            design.into(),
+            "--trials".into(),
+            "2".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = play(work.path(), &server.base_url, &refs);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let chats = server.script.lock().unwrap().chats.clone();
+        let texts = chats
+            .iter()
+            .flat_map(|c| c["messages"].as_array().cloned().unwrap_or_default())
+            .map(|m| m["content"].as_str().unwrap_or("").to_string())
+            .collect();
+        // Reflexion's trials are several run directories; any one has the settings.
+        let dir = std::fs::read_dir(work.path().join("runs"))
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.is_dir())
+            .unwrap();
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        (texts, manifest)
+    };
+    for design in [
+        "arigraph",
+        "full-history",
+        "summary",
+        "rag",
+        "simulacra",
+        "reflexion",
+    ] {
+        let (texts, manifest) = prompts_of(design, &[]);
+        assert_eq!(manifest["agent"]["show_score"], false);
+        for t in &texts {
+            assert!(
+                !t.contains("Score ") && !t.contains(" of 10") && !t.contains("no score gained"),
+                "{design}: the score reached a prompt:\n{t}"
+            );
+        }
+    }
+    let (texts, manifest) = prompts_of("arigraph", &["--show-score"]);
+    assert_eq!(manifest["agent"]["show_score"], true);
+    assert!(
+        texts.iter().any(|t| t.contains("Score 1 of 10")),
+        "{texts:?}"
+    );
+}

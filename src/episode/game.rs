@@ -163,7 +163,12 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                 score: this.score,
                 max_score: this.max_score,
                 steps: this.steps,
-                outcome: this.outcome.as_str(),
+                outcome: if this.outcome == Outcome::Lost {
+                    "lost"
+                } else {
+                    "not won"
+                },
+                show_score: config.agent.show_score,
                 trajectory: steps
                     .iter()
                     .map(|r| (r.step, r.action.clone(), r.feedback.clone()))

@@ -75,6 +75,8 @@ pub struct TrialReport<'a> {
     pub steps: u32,
     /// How it ended ("lost", "step_cap", ...).
     pub outcome: &'a str,
+    /// Show the score to the LLM (`--show-score`; hidden by default, paper section 2).
+    pub show_score: bool,
     /// (step, action, feedback) of every step.
     pub trajectory: Vec<(u32, String, String)>,
 }
@@ -121,6 +123,7 @@ pub async fn write_lesson(
             max_score => trial.max_score,
             steps => trial.steps,
             outcome => trial.outcome,
+            show_score => trial.show_score,
             trajectory => trajectory,
             lessons => earlier,
         },
