@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::env::GameState;
+use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::explorer::room_key;
@@ -162,32 +163,16 @@ pub struct Agent {
 /// The prefix of the navigation action.
 pub const GO_TO: &str = "go to ";
 
-fn clip(s: &str, n: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() <= n {
-        s
-    } else {
-        format!("{}...", s.chars().take(n).collect::<String>())
-    }
-}
-
-fn canon(s: &str) -> String {
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
 /// Map an answer to an admissible command: exact, or equal after case and whitespace
-/// folding (a repair). Nothing looser: "most similar" matching picks near-opposites.
+/// folding (the folding of room names, [`room_key`]; a repair). Nothing looser: "most similar" matching picks near-opposites.
 pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&'a str, bool)> {
     if let Some(a) = admissible.iter().find(|a| a.as_str() == answer) {
         return Some((a, false));
     }
-    let c = canon(answer);
+    let c = room_key(answer);
     admissible
         .iter()
-        .find(|a| canon(a) == c)
+        .find(|a| room_key(a) == c)
         .map(|a| (a.as_str(), true))
 }
 

@@ -64,10 +64,6 @@ pub fn step_cap(plan: &BenchPlan, game: &GameSpec) -> u32 {
         .unwrap_or(if game.is_cooking() { 60 } else { 150 })
 }
 
-fn game_name(g: &GameSpec) -> String {
-    g.name()
-}
-
 /// What `ariadne bench` was asked.
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
@@ -145,7 +141,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     for g in &plan.games {
         for v in &plan.variants {
             for run in 1..=plan.runs {
-                if !finished.contains(&(game_name(g), v.name(), run)) {
+                if !finished.contains(&(g.name(), v.name(), run)) {
                     jobs.push((g.clone(), *v, run));
                 }
             }
@@ -200,7 +196,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     }
     // A restarted episode starts from a clean directory.
     for (g, v, run) in &jobs {
-        let prefix = format!("{}--{}--run{run}", game_name(g), v.name());
+        let prefix = format!("{}--{}--run{run}", g.name(), v.name());
         if let Ok(entries) = std::fs::read_dir(dir.join("runs")) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -247,7 +243,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                 if cancel.is_cancelled() || abort.lock().map(|a| a.is_some()).unwrap_or(true) {
                     return;
                 }
-                let name = game_name(&game);
+                let name = game.name();
                 let cap = step_cap(plan, &game);
                 let pb = multi.add(ProgressBar::new(u64::from(cap)));
                 pb.set_style(
@@ -365,7 +361,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     }
 
     let rows = read_episodes(&dir);
-    let games: Vec<String> = plan.games.iter().map(game_name).collect();
+    let games: Vec<String> = plan.games.iter().map(GameSpec::name).collect();
     let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
     let cells = aggregate(&rows, &games, &names);
     let md = markdown(&cells, &games, &plan.variants, plan.runs);

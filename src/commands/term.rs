@@ -9,17 +9,8 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::env::GameState;
+use crate::llm::prompts::clip;
 use crate::trajectory::{ActionSource, Outcome, StepRecord, StepSink, Summary};
-
-/// Collapse whitespace and cut to `n` characters (with "...").
-pub fn clip(s: &str, n: usize) -> String {
-    let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= n {
-        one
-    } else {
-        format!("{}...", one.chars().take(n).collect::<String>())
-    }
-}
 
 /// The terminal view of `play`.
 pub struct TerminalView {

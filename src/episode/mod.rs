@@ -82,6 +82,8 @@ pub struct EpisodeResult {
 /// What the loop does after a step.
 enum Flow {
     Next,
+    /// A route move did not arrive where the map said: the rest of the route is dropped.
+    RouteStopped,
     End(Outcome),
 }
 
@@ -252,17 +254,10 @@ impl Run<'_> {
                     t0,
                 )
                 .await?;
-            if let Flow::End(_) = flow {
-                return Ok(flow);
-            }
-            // A move that did not arrive where the map said ends the route.
-            if self
-                .state
-                .room
-                .as_deref()
-                .is_some_and(|r| room_key(r) != room_key(&m.to))
-            {
-                return Ok(Flow::Next);
+            match flow {
+                Flow::Next => {}
+                Flow::RouteStopped => return Ok(Flow::Next),
+                Flow::End(_) => return Ok(flow),
             }
         }
         Ok(Flow::Next)
@@ -285,6 +280,7 @@ impl Run<'_> {
             ..Default::default()
         };
         let mut after = after;
+        let mut stopped = false;
         if let (Some(dir), Some(from), Some(to)) = (
             Direction::of_command(&command),
             self.state.room.clone(),
@@ -296,6 +292,7 @@ impl Run<'_> {
             if let Some(exp) = &expected
                 && room_key(exp) != room_key(&to)
             {
+                stopped = true;
                 let went = if room_key(&from) == room_key(&to) {
                     "you did not move".to_string()
                 } else {
@@ -329,7 +326,11 @@ impl Run<'_> {
                 Outcome::Done
             }));
         }
-        Ok(Flow::Next)
+        Ok(if stopped {
+            Flow::RouteStopped
+        } else {
+            Flow::Next
+        })
     }
 
     /// Hand a finished step to every sink, then to the agent's history.

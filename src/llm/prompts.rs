@@ -32,6 +32,17 @@ pub const BUILTIN: &[(&str, &str)] = &[
 
 const USER_MARK: &str = "=== user ===";
 
+/// A text for a prompt or a terminal line: whitespace collapsed to single spaces, cut to
+/// `n` characters with "..." when longer.
+pub fn clip(s: &str, n: usize) -> String {
+    let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= n {
+        one
+    } else {
+        format!("{}...", one.chars().take(n).collect::<String>())
+    }
+}
+
 /// The loaded templates.
 #[derive(Default)]
 pub struct Prompts {

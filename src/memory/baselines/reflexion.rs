@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Rag;
+use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::{
     MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval, UpdateReport,
@@ -105,14 +106,7 @@ pub async fn write_lesson(
         .trajectory
         .iter()
         .map(|(step, action, feedback)| {
-            let feedback: String = feedback
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(FEEDBACK_CHARS)
-                .collect();
-            json!({"step": step, "action": action, "feedback": feedback})
+            json!({"step": step, "action": action, "feedback": clip(feedback, FEEDBACK_CHARS)})
         })
         .collect();
     let messages = llm.prompts.render(
