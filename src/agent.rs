@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use crate::env::GameState;
 use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
+use crate::memory::names::{entity_key, fold};
 use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
-use crate::nav::explorer::room_key;
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
 
 /// Where a step's action came from.
@@ -164,15 +164,15 @@ pub struct Agent {
 pub const GO_TO: &str = "go to ";
 
 /// Map an answer to an admissible command: exact, or equal after case and whitespace
-/// folding (the folding of room names, [`room_key`]; a repair). Nothing looser: "most similar" matching picks near-opposites.
+/// folding ([`fold`]; a repair). Nothing looser: "most similar" matching picks near-opposites.
 pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&'a str, bool)> {
     if let Some(a) = admissible.iter().find(|a| a.as_str() == answer) {
         return Some((a, false));
     }
-    let c = room_key(answer);
+    let c = fold(answer);
     admissible
         .iter()
-        .find(|a| room_key(a) == c)
+        .find(|a| fold(a) == c)
         .map(|a| (a.as_str(), true))
 }
 
@@ -322,7 +322,7 @@ impl Agent {
             goal: &self.goal,
         };
         let mut update = self.memory.update(&self.llm, &mut log, &seen).await?;
-        let here = room_key(&room);
+        let here = entity_key(&room);
         if state.room.is_some() {
             self.explorer.visit(&room);
             // The admissible movement commands are ground truth about the room's exits.
@@ -342,7 +342,7 @@ impl Agent {
             Vec::new()
         };
         let go_to_targets = if self.settings.go_to && state.room.is_some() {
-            map.reachable_from(&here)
+            self.explorer.go_to_targets(&map, &here)
         } else {
             Vec::new()
         };

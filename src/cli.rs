@@ -228,8 +228,8 @@ pub struct PlayArgs {
     pub llm: LlmArgs,
 }
 
-/// Memory, navigation and prompt options shared by `play` and `bench` (each also a
-/// config-file key).
+/// Memory, navigation, goal and prompt options shared by `play` and `bench` (all but the
+/// goal also config-file keys).
 #[derive(Debug, Clone, Args)]
 pub struct MemoryArgs {
     /// Semantic search depth d (Algorithm 2).
@@ -256,6 +256,13 @@ pub struct MemoryArgs {
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+    /// The agent's goal, for games that carry no objective of their own (the paper gave
+    /// its task text at step 1); overrides the game's objective.
+    #[arg(long, conflicts_with = "goal_file", help_heading = "Goal")]
+    pub goal: Option<String>,
+    /// Read the goal from a file (see --goal).
+    #[arg(long, help_heading = "Goal")]
+    pub goal_file: Option<PathBuf>,
     /// Show the score to the LLM and warn after steps without score (a departure: the
     /// paper hides rewards from the agent).
     #[arg(long)]

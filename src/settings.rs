@@ -16,6 +16,7 @@ use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope};
+use crate::trajectory::Goal;
 
 /// The config file's keys (all optional); flags and environment variables override them.
 #[derive(Debug, Default, Deserialize)]
@@ -235,6 +236,35 @@ impl Resolver {
     /// The prompt directory override (`--prompts`).
     pub fn prompts(&self, args: &MemoryArgs) -> Option<PathBuf> {
         args.prompts.clone().or_else(|| self.cfg.prompts.clone())
+    }
+
+    /// The goal given with `--goal` or `--goal-file`, if any.
+    ///
+    /// # Errors
+    /// An unreadable or empty goal file, an empty `--goal`.
+    pub fn goal(&self, args: &MemoryArgs) -> Result<Option<Goal>> {
+        let goal = match (&args.goal, &args.goal_file) {
+            (Some(text), _) => Some(Goal {
+                text: text.trim().to_string(),
+                source: "flag".into(),
+            }),
+            (None, Some(path)) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    UserError::new(format!("cannot read the goal file {}: {e}", path.display()))
+                })?;
+                Some(Goal {
+                    text: text.trim().to_string(),
+                    source: format!("file:{}", path.display()),
+                })
+            }
+            (None, None) => None,
+        };
+        if goal.as_ref().is_some_and(|g| g.text.is_empty()) {
+            bail!(UserError::new(
+                "the goal is empty; give a text with --goal or a non-empty --goal-file"
+            ));
+        }
+        Ok(goal)
     }
 
     /// Whether the config file sets a temperature (bench raises the default for N > 1

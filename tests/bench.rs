@@ -351,3 +351,53 @@ fn reflexion_rows_count_every_trial() {
     );
     assert_eq!(row["score"], s2["score"]);
 }
+
+/// Regression: bench ignored memory keys of the config file. Every key `play` honours
+/// reaches a bench episode's manifest through the one settings resolver.
+#[test]
+fn config_file_keys_reach_a_bench_episode() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("ariadne.toml"),
+        "outdated_scope = \"subject\"\nhop_scope = \"incident\"\ndepth = 3\nexploration = false\nshow_score = true\n",
+    )
+    .unwrap();
+    let game = common::root().join("games/simple.z8");
+    let out = bench(
+        work.path(),
+        &server,
+        &[
+            "--games",
+            game.to_str().unwrap(),
+            "--runs",
+            "1",
+            "--max-steps",
+            "1",
+            "--out",
+            "b",
+            "--goal",
+            "Find the chips.",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs: Vec<_> = std::fs::read_dir(work.path().join("b/runs"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["memory"]["outdated_scope"], "subject");
+    assert_eq!(manifest["memory"]["hop_scope"], "incident");
+    assert_eq!(manifest["memory"]["depth"], 3);
+    assert_eq!(manifest["agent"]["exploration"], false);
+    assert_eq!(manifest["agent"]["show_score"], true);
+    assert_eq!(manifest["goal"]["text"], "Find the chips.");
+    assert_eq!(manifest["goal"]["source"], "flag");
+}

@@ -110,11 +110,18 @@ fn tampered_prompt_is_caught_by_the_llm_check() {
     let path = dir.join("steps.jsonl");
     let mut steps = read_jsonl(&path);
     // The recorded plan prompt of step 2 no longer matches what the agent asks.
-    let content = steps[1]["llm_calls"][1]["messages"][1]["content"]
+    let plan = steps[1]["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["purpose"] == "plan")
+        .unwrap();
+    let content = steps[1]["llm_calls"][plan]["messages"][1]["content"]
         .as_str()
         .unwrap()
         .replace("Goal:", "Aim:");
-    steps[1]["llm_calls"][1]["messages"][1]["content"] = Value::String(content);
+    assert!(content.contains("Aim:"));
+    steps[1]["llm_calls"][plan]["messages"][1]["content"] = Value::String(content);
     let lines: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);

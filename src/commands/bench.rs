@@ -31,7 +31,7 @@ use crate::error::{Interrupted, UserError};
 use crate::llm::connect::{self, LlmSettings};
 use crate::memory::{MemorySettings, Variant};
 use crate::settings::Resolver;
-use crate::trajectory::{Outcome, StepSink};
+use crate::trajectory::{Goal, Outcome, StepSink};
 use report::{Cell, EpisodeRow, aggregate, csv, markdown, read_episodes};
 
 /// The bench's settings, written to `bench.json` and read back by `--resume`.
@@ -56,6 +56,9 @@ pub struct BenchPlan {
     pub agent: AgentSettings,
     /// Prompt directory override.
     pub prompts: Option<PathBuf>,
+    /// The goal given with `--goal` / `--goal-file` (the same for every game).
+    #[serde(default)]
+    pub goal: Option<Goal>,
 }
 
 /// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
@@ -263,6 +266,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                         ..plan.agent.clone()
                     },
                     prompts: plan.prompts.clone(),
+                    goal: plan.goal.clone(),
                 };
                 let bar = pb.clone();
                 let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
@@ -445,6 +449,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         memory: resolver.memory(&args.memory_args)?,
         agent: resolver.agent(&args.memory_args),
         prompts: resolver.prompts(&args.memory_args),
+        goal: resolver.goal(&args.memory_args)?,
     };
     if args.resume.is_some() && !args.games.is_empty() {
         eprintln!(

@@ -52,6 +52,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         agent: resolver.agent(&args.memory_args),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),
+        goal: resolver.goal(&args.memory_args)?,
     };
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;

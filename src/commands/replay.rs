@@ -388,6 +388,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         agent: m.agent.clone(),
         trials: 1,
         prompts: m.prompts_dir(),
+        goal: m.goal.clone(),
     };
 
     let recorded = run.steps.clone();

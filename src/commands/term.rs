@@ -8,9 +8,8 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::env::GameState;
 use crate::llm::prompts::clip;
-use crate::trajectory::{ActionSource, Outcome, StepRecord, StepSink, Summary};
+use crate::trajectory::{ActionSource, Outcome, Start, StepRecord, StepSink, Summary};
 
 /// The terminal view of `play`.
 pub struct TerminalView {
@@ -38,7 +37,8 @@ impl TerminalView {
 }
 
 impl StepSink for TerminalView {
-    fn started(&mut self, first: &GameState, max_steps: u32) -> Result<()> {
+    fn started(&mut self, start: &Start<'_>) -> Result<()> {
+        let (first, max_steps) = (start.first, start.max_steps);
         self.score_before = first.score;
         if !self.banner {
             return Ok(());

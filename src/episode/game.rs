@@ -83,6 +83,7 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         trial: None,
         trials: None,
         lessons: Vec::new(),
+        goal: None,
         parent: None,
     }
 }

@@ -24,10 +24,10 @@ use crate::agent::{Agent, AgentSettings, Decision, GO_TO};
 use crate::cancel::CancellationToken;
 use crate::env::{Environment, GameSpec, GameState};
 use crate::llm::Llm;
+use crate::memory::names::entity_key;
 use crate::memory::{MemoryDesign, MemorySettings, registry};
 use crate::nav::Direction;
-use crate::nav::explorer::room_key;
-use crate::trajectory::{self, Outcome, StepRecord, StepSink, Summary};
+use crate::trajectory::{self, Goal, Outcome, Start, StepRecord, StepSink, Summary};
 
 pub use record::RouteStep;
 
@@ -51,6 +51,43 @@ pub struct EpisodeConfig {
     pub trials: u32,
     /// Prompt directory override.
     pub prompts: Option<PathBuf>,
+    /// The goal given by the user (`--goal`, `--goal-file`) or recorded in a replayed
+    /// run; `None`: from the game (see [`goal_for`]).
+    #[serde(default)]
+    pub goal: Option<Goal>,
+}
+
+/// The instructions the paper gave agents and human players of the Cooking games at
+/// step 1 (section 4.1, Appendix F).
+pub const COOKING_INSTRUCTIONS: &str = "Instructions: to cook, fry with the stove, roast with the oven, grill with the BBQ; cut (slice, dice, chop) with a knife in your inventory. Read the cookbook first: it lists the ingredients and how to prepare them. The meal is prepared in the kitchen, then eaten.";
+
+/// What the agent gets as its goal at step 1: the configured goal; else the game's
+/// objective (for a Cooking game, with [`COOKING_INSTRUCTIONS`]); else, under memory
+/// rules 2, a goal said to be unknown; under rules 1, the first observation.
+pub fn goal_for(config: &EpisodeConfig, first: &GameState) -> Goal {
+    if let Some(g) = &config.goal {
+        return g.clone();
+    }
+    let rules2 = config.memory.rules >= 2;
+    let objective = first.objective.trim();
+    match (objective.is_empty(), rules2) {
+        (false, true) if config.game.is_cooking() => Goal {
+            text: format!("{objective}\n{COOKING_INSTRUCTIONS}"),
+            source: "game+cooking-instructions".into(),
+        },
+        (false, _) => Goal {
+            text: first.objective.clone(),
+            source: "game".into(),
+        },
+        (true, true) => Goal {
+            text: "Unknown: the game states no objective. Explore, read what you find, and work out what it asks of you.".into(),
+            source: "unknown".into(),
+        },
+        (true, false) => Goal {
+            text: first.observation.clone(),
+            source: "first-observation".into(),
+        },
+    }
 }
 
 /// One episode to run: its configuration and the parts it runs on.
@@ -118,20 +155,21 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
     } = ep;
     let started = Instant::now();
     let state = env.reset().await?;
-    let goal = if state.objective.trim().is_empty() {
-        state.observation.clone()
-    } else {
-        state.objective.clone()
-    };
+    let goal = goal_for(config, &state);
     let mut agent = Agent::new(
         llm,
         registry::build(config.design, config.memory.clone(), lessons),
-        goal,
+        goal.text.clone(),
         config.agent.clone(),
     );
     agent.what_if = what_if;
+    agent.explorer = crate::nav::Explorer::new(config.memory.rules);
     for s in sinks.iter_mut() {
-        s.started(&state, config.max_steps)?;
+        s.started(&Start {
+            first: &state,
+            max_steps: config.max_steps,
+            goal: &goal,
+        })?;
     }
     let summary = Summary {
         format_version: trajectory::FORMAT_VERSION,
@@ -290,10 +328,10 @@ impl Run<'_> {
             moved.added = added;
             moved.removed = removed;
             if let Some(exp) = &expected
-                && room_key(exp) != room_key(&to)
+                && entity_key(exp) != entity_key(&to)
             {
                 stopped = true;
-                let went = if room_key(&from) == room_key(&to) {
+                let went = if entity_key(&from) == entity_key(&to) {
                     "you did not move".to_string()
                 } else {
                     format!("you arrived in {to}")

@@ -4,12 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use serde_json::json;
 
 use super::*;
 use crate::env::EnvError;
 use crate::llm::prompts::Prompts;
-use crate::llm::{ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, LlmError, Usage};
+use crate::llm::scripted::Scripted;
 use crate::memory::MemoryDesign;
 use crate::trajectory::ActionSource;
 
@@ -82,81 +81,6 @@ impl Environment for House {
     async fn close(self: Box<Self>) {}
 }
 
-/// Answers by purpose; the action call plays `actions` in order. Chat call number
-/// `fail_at` fails with an HTTP error; chat call number `hang_at` never answers.
-struct Script {
-    actions: Mutex<Vec<String>>,
-    calls: Mutex<usize>,
-    fail_at: Option<usize>,
-    hang_at: Option<usize>,
-}
-
-impl Script {
-    fn new(actions: &[&str]) -> Self {
-        Self {
-            actions: Mutex::new(actions.iter().rev().map(|s| s.to_string()).collect()),
-            calls: Mutex::new(0),
-            fail_at: None,
-            hang_at: None,
-        }
-    }
-}
-
-#[async_trait]
-impl ChatBackend for Script {
-    async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError> {
-        let n = {
-            let mut c = self.calls.lock().expect("lock");
-            *c += 1;
-            *c
-        };
-        if self.fail_at == Some(n) {
-            return Err(LlmError::Api {
-                what: "chat",
-                endpoint: "scripted".into(),
-                detail: "500 scripted failure".into(),
-            });
-        }
-        if self.hang_at == Some(n) {
-            std::future::pending::<()>().await;
-        }
-        let content = match request.purpose.as_str() {
-            "extract_triplets" => json!({"triplets": []}),
-            "outdated" => json!({"outdated": []}),
-            "plan" => json!({"plan": [{"sub_goal": "find the apple", "reason": "goal"}]}),
-            "action" => {
-                let a = self.actions.lock().expect("lock").pop();
-                json!({"rationale": "scripted", "action": a.unwrap_or_else(|| "look".into())})
-            }
-            other => json!({"error": other}),
-        };
-        Ok(ChatAnswer {
-            content: content.to_string(),
-            usage: Usage {
-                prompt_tokens: 10,
-                completion_tokens: 2,
-                cached_tokens: 0,
-            },
-            latency_ms: 0,
-        })
-    }
-
-    async fn embed(&self, texts: &[String], _kind: EmbedKind) -> Result<Embeddings, LlmError> {
-        Ok(Embeddings {
-            vectors: texts
-                .iter()
-                .map(|t| vec![t.len() as f32, 1.0, (t.len() % 7) as f32])
-                .collect(),
-            usage: Usage::default(),
-            latency_ms: 0,
-        })
-    }
-
-    fn model_name(&self) -> String {
-        "scripted".into()
-    }
-}
-
 /// Collects what the sinks are given.
 #[derive(Clone, Default)]
 struct Collect(Arc<Mutex<(Vec<StepRecord>, Option<Summary>)>>);
@@ -182,11 +106,12 @@ fn config() -> EpisodeConfig {
         agent: AgentSettings::default(),
         trials: 1,
         prompts: None,
+        goal: None,
     }
 }
 
 async fn play(
-    script: Script,
+    script: Scripted,
     cancel: CancellationToken,
 ) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
     let config = config();
@@ -214,7 +139,7 @@ async fn play(
 
 #[tokio::test]
 async fn a_go_to_route_is_expanded_into_logged_moves_and_the_game_is_won() {
-    let script = Script::new(&[
+    let script = Scripted::default().actions(&[
         "go east",
         "go north",
         "go to hall",
@@ -253,7 +178,7 @@ async fn a_go_to_route_is_expanded_into_logged_moves_and_the_game_is_won() {
 
 #[tokio::test]
 async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept() {
-    let mut script = Script::new(&["go east", "go north"]);
+    let mut script = Scripted::default().actions(&["go east", "go north"]);
     // Step 1 makes 3 calls (extract, plan, action: nothing old to check); step 2's
     // plan call (the 5th) fails.
     script.fail_at = Some(5);
@@ -270,7 +195,7 @@ async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept()
 
 #[tokio::test]
 async fn an_interrupt_drops_the_step_in_flight_and_keeps_the_rest() {
-    let mut script = Script::new(&["go east", "go north"]);
+    let mut script = Scripted::default().actions(&["go east", "go north"]);
     script.hang_at = Some(5);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -283,4 +208,34 @@ async fn an_interrupt_drops_the_step_in_flight_and_keeps_the_rest() {
     assert_eq!(done.summary.outcome, Outcome::Interrupted);
     assert_eq!(steps.len(), 1);
     assert_eq!(summary.expect("summary").steps, 1);
+}
+
+#[test]
+fn the_goal_comes_from_the_user_the_game_or_is_said_unknown() {
+    let mut c = config();
+    let mut first = GameState {
+        objective: "Cook a meal.".into(),
+        observation: "-= Kitchen =-".into(),
+        ..GameState::default()
+    };
+    assert_eq!(goal_for(&c, &first).source, "game");
+    c.game = GameSpec::TextWorld("games/cooking-basic-1.z8".into());
+    let g = goal_for(&c, &first);
+    assert_eq!(g.source, "game+cooking-instructions");
+    assert!(g.text.starts_with("Cook a meal.\n") && g.text.contains("grill with the BBQ"));
+    first.objective.clear();
+    let g = goal_for(&c, &first);
+    assert_eq!(g.source, "unknown");
+    assert!(
+        !g.text.contains("Kitchen"),
+        "the first observation is no goal"
+    );
+    // Runs recorded under the first rules used the first observation.
+    c.memory.rules = 1;
+    assert_eq!(goal_for(&c, &first).text, "-= Kitchen =-");
+    c.goal = Some(Goal {
+        text: "Find the treasure.".into(),
+        source: "flag".into(),
+    });
+    assert_eq!(goal_for(&c, &first).text, "Find the treasure.");
 }

@@ -14,6 +14,8 @@ pub mod connect;
 pub mod local;
 pub mod prompts;
 pub mod replay;
+#[cfg(test)]
+pub mod scripted;
 pub mod structured;
 
 use async_trait::async_trait;

@@ -14,7 +14,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-/// A semantic edge: (subject, relation, object), each lowercased and whitespace-folded.
+use super::names::{entity_key, fold};
+
+/// A semantic edge: (subject, relation, object) in canonical form ([`super::names`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Triplet {
     /// Subject vertex.
@@ -28,22 +30,19 @@ pub struct Triplet {
 /// Words a small model writes when it has no object; a triplet with one says nothing.
 const FILLER_WORDS: &[&str] = &["none", "nothing", "unknown", "n/a", "null", "nowhere"];
 
-fn norm(s: &str) -> String {
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .trim_matches(|c: char| c == '.' || c == ',' || c == '"' || c == '\'')
-        .to_lowercase()
-}
-
 impl Triplet {
-    /// Normalize and build a triplet; `None` if a part is empty or a filler word
-    /// ("none", "nothing", "unknown", "n/a"), or subject == object.
+    /// Build a triplet from canonical names ([`entity_key`] for subject and object, the
+    /// relation trimmed of punctuation after [`fold`]); `None` if a part is empty or a
+    /// filler word ("none", "nothing", "unknown", "n/a"), or subject == object.
     pub fn new(subject: &str, relation: &str, object: &str) -> Option<Self> {
+        let relation = fold(relation);
         let t = Self {
-            subject: norm(subject),
-            relation: norm(relation),
-            object: norm(object),
+            subject: entity_key(subject),
+            relation: relation
+                .trim_matches(|c: char| matches!(c, '.' | ',' | '"' | '\''))
+                .trim()
+                .to_string(),
+            object: entity_key(object),
         };
         let void = |s: &str| s.is_empty() || FILLER_WORDS.contains(&s);
         if void(&t.subject) || t.relation.is_empty() || void(&t.object) || t.subject == t.object {
@@ -96,6 +95,7 @@ pub struct AriGraph {
     vertex_embeddings: HashMap<String, Vec<f32>>,
     episodes: Vec<Episode>,
     alive: usize,
+    pinned: HashSet<TripletId>,
 }
 
 impl AriGraph {
@@ -197,6 +197,7 @@ impl AriGraph {
         }
         rec.alive = false;
         self.alive -= 1;
+        self.pinned.remove(&id);
         let (s, o) = (rec.triplet.subject.clone(), rec.triplet.object.clone());
         for v in [s, o] {
             if let Some(set) = self.incident.get_mut(&v) {
@@ -262,6 +263,19 @@ impl AriGraph {
     /// Store a vertex's embedding (unit length expected).
     pub fn set_vertex_embedding(&mut self, vertex: String, v: Vec<f32>) {
         self.vertex_embeddings.insert(vertex, v);
+    }
+
+    /// Pin an alive triplet: it is ground truth (a move actually made) and is never
+    /// offered to the outdated check; only [`AriGraph::remove`] unpins it.
+    pub fn pin(&mut self, id: TripletId) {
+        if self.is_alive(id) {
+            self.pinned.insert(id);
+        }
+    }
+
+    /// Whether a triplet is pinned.
+    pub fn is_pinned(&self, id: TripletId) -> bool {
+        self.pinned.contains(&id)
     }
 
     /// Number of triplet slots (alive or not); ids are `0..triplet_slots()`.

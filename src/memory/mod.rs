@@ -13,7 +13,9 @@ pub mod arigraph;
 pub mod baselines;
 pub mod export;
 pub mod graph;
+pub mod names;
 pub mod registry;
+pub mod relations;
 pub mod retrieval;
 
 use serde::{Deserialize, Serialize};
@@ -46,6 +48,21 @@ pub struct MemorySettings {
     /// incident edges only).
     #[serde(default = "legacy_hop_scope")]
     pub hop_scope: HopScope,
+    /// The revision of the memory rules a run follows, so every run replays under the
+    /// rules it was recorded with. 1: the first rules. 2 ([`RULES`]): spatial facts from
+    /// moves actually made are pinned (never offered for deletion; a move overrides a
+    /// contradicting older spatial fact), the LLM's outdated verdicts are checked against
+    /// [`relations::may_retire`], the extractor is shown the known facts about the things
+    /// in view, and Simulacra's recency decays from a memory's last access.
+    #[serde(default = "legacy_rules")]
+    pub rules: u32,
+}
+
+/// The current revision of the memory rules (see [`MemorySettings::rules`]).
+pub const RULES: u32 = 2;
+
+fn legacy_rules() -> u32 {
+    1
 }
 
 fn legacy_hop_scope() -> HopScope {
@@ -57,13 +74,13 @@ fn legacy_hop_scope() -> HopScope {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutdatedScope {
-    /// Edges whose subject is the subject of a new triplet (default, conservative): a
-    /// fact that only shares its object with a new fact ("bed, is in, bedroom" beside a
-    /// new "bedroom, has exit, east") is about another thing and is never offered for
-    /// deletion. Measured on the 1.5B local model: the paper's scope let it delete every
-    /// fact about the room on the second step.
+    /// Edges whose subject is the subject of a new triplet (a departure, conservative):
+    /// a fact that only shares its object with a new fact ("bed, is in, bedroom" beside a
+    /// new "bedroom, has exit, east") is never offered for deletion. Before the verdict
+    /// guard ([`relations::may_retire`]) the 1.5B local model, given the paper's scope,
+    /// deleted every fact about the room on the second step.
     Subject,
-    /// Every edge incident to a vertex of a new triplet (the paper's E_s^rel).
+    /// Every edge incident to a vertex of a new triplet (the paper's E_s^rel; default).
     Incident,
 }
 
@@ -88,8 +105,9 @@ impl Default for MemorySettings {
             episodes: 2,
             max_triplets: 15,
             query_chars: 600,
-            outdated_scope: OutdatedScope::Subject,
+            outdated_scope: OutdatedScope::Incident,
             hop_scope: HopScope::All,
+            rules: RULES,
         }
     }
 }
@@ -122,6 +140,10 @@ pub struct UpdateReport {
     pub removed: Vec<Triplet>,
     /// How many existing triplets were checked for being outdated.
     pub checked: usize,
+    /// Outdated verdicts of the LLM refused by the guard ([`relations::may_retire`]):
+    /// no new fact of the same kind shares a vertex with the old one.
+    #[serde(default)]
+    pub rejected_verdicts: usize,
 }
 
 /// A retrieved triplet as recorded.

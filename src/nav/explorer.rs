@@ -5,25 +5,46 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::{Direction, Move, SpatialMap, UnexploredExit, move_triplets};
+use super::{Direction, Move, SpatialMap, UnexploredExit, move_triplets, relation_direction};
+use crate::memory::names::entity_key;
 use crate::memory::{AriGraph, Triplet};
-
-/// A room name as the graph holds it (lowercase, single spaces).
-pub fn room_key(room: &str) -> String {
-    room.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
 
 /// Rooms visited and exits taken in one episode.
 #[derive(Debug, Clone, Default)]
 pub struct Explorer {
     visited: BTreeSet<String>,
     explored: HashSet<(String, Direction)>,
+    /// The memory rules of the run (see `MemorySettings::rules`).
+    rules: u32,
 }
 
 impl Explorer {
+    /// An explorer under memory rules `rules`. From rules 2 on, the triplets of a move
+    /// actually made and of the exits the game admits are pinned in the graph (never
+    /// offered to the outdated check), every older spatial triplet a move contradicts is
+    /// removed, and `go to` targets are rooms the agent has been in; under rules 1 only
+    /// the triplets that promised a route move's expected room are removed, and every
+    /// name of the map is a target.
+    pub fn new(rules: u32) -> Self {
+        Self {
+            rules,
+            ..Self::default()
+        }
+    }
+
+    fn grounded(&self) -> bool {
+        self.rules >= 2
+    }
+
+    /// The `go to` targets from `here` on `map`: reachable rooms (from rules 2, only
+    /// rooms the agent has been in, so a door named in a spatial triplet is no target).
+    pub fn go_to_targets(&self, map: &SpatialMap, here: &str) -> Vec<String> {
+        map.reachable_from(&entity_key(here))
+            .into_iter()
+            .filter(|r| !self.grounded() || self.visited.contains(r))
+            .collect()
+    }
+
     /// The rooms the agent has been in.
     pub fn visited(&self) -> &BTreeSet<String> {
         &self.visited
@@ -36,7 +57,7 @@ impl Explorer {
 
     /// The agent is in `room` now.
     pub fn visit(&mut self, room: &str) {
-        self.visited.insert(room_key(room));
+        self.visited.insert(entity_key(room));
     }
 
     /// The spatial map as `graph` holds it now (an empty map without a graph).
@@ -49,7 +70,8 @@ impl Explorer {
 
     /// The route of a `go to` from `from` (a room name as the game shows it).
     pub fn route(&self, graph: Option<&AriGraph>, from: &str, target: &str) -> Option<Vec<Move>> {
-        self.map(graph).route(&room_key(from), &room_key(target))
+        self.map(graph)
+            .route(&entity_key(from), &entity_key(target))
     }
 
     /// Unexplored exits of the map.
@@ -58,21 +80,27 @@ impl Explorer {
     }
 
     /// The admissible movement commands of `room` as `room, has exit, dir` triplets added
-    /// to `graph` (they are ground truth about the room's exits); returns those new to it.
+    /// to `graph` (they are ground truth about the room's exits, pinned when grounding);
+    /// returns those new to it.
     pub fn record_exits(
         &mut self,
         graph: &mut AriGraph,
         room: &str,
         admissible: &[String],
     ) -> Vec<Triplet> {
-        let here = room_key(room);
+        let here = entity_key(room);
         let mut added = Vec::new();
         for cmd in admissible {
             if let Some(dir) = Direction::of_command(cmd)
                 && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
-                && graph.add(t.clone()).1
             {
-                added.push(t);
+                let (id, fresh) = graph.add(t.clone());
+                if self.grounded() {
+                    graph.pin(id);
+                }
+                if fresh {
+                    added.push(t);
+                }
             }
         }
         added
@@ -90,7 +118,7 @@ impl Explorer {
         to: &str,
         expected: Option<&str>,
     ) -> (Vec<Triplet>, Vec<Triplet>) {
-        let (from, to) = (room_key(from), room_key(to));
+        let (from, to) = (entity_key(from), entity_key(to));
         let mut added = Vec::new();
         let mut removed = Vec::new();
         if from == to || from.is_empty() || to.is_empty() {
@@ -101,7 +129,13 @@ impl Explorer {
         let Some(graph) = graph else {
             return (added, removed);
         };
-        if let Some(exp) = expected.map(room_key).filter(|e| *e != to) {
+        if self.grounded() {
+            for id in contradicted(graph, &from, dir, &to) {
+                if graph.remove(id) {
+                    removed.push(graph.triplet(id).clone());
+                }
+            }
+        } else if let Some(exp) = expected.map(entity_key).filter(|e| *e != to) {
             for stale in move_triplets(&from, dir, &exp) {
                 if let Some(id) = graph.find(&stale)
                     && graph.remove(id)
@@ -111,10 +145,82 @@ impl Explorer {
             }
         }
         for t in move_triplets(&from, dir, &to) {
-            if graph.add(t.clone()).1 {
+            let (id, fresh) = graph.add(t.clone());
+            if self.grounded() {
+                graph.pin(id);
+            }
+            if fresh {
                 added.push(t);
             }
         }
         (added, removed)
+    }
+}
+
+/// Alive spatial triplets that a move `from` -`dir`-> `to` proves wrong: those that send
+/// `from` going `dir` elsewhere, or `to` going back (the opposite way) elsewhere.
+fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<usize> {
+    // `s, is d of, o`: from o going d reaches s; from s going opposite(d) reaches o.
+    let leads = |t: &Triplet, d: Direction| -> Vec<(String, Direction, String)> {
+        vec![
+            (t.object.clone(), d, t.subject.clone()),
+            (t.subject.clone(), d.opposite(), t.object.clone()),
+        ]
+    };
+    graph
+        .alive_ids()
+        .filter(|&id| {
+            let t = graph.triplet(id);
+            relation_direction(&t.relation).is_some_and(|d| {
+                leads(t, d).into_iter().any(|(a, go, b)| {
+                    (a == from && go == dir && b != to)
+                        || (a == to && go == dir.opposite() && b != from)
+                })
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real move overrides a contradicting older spatial triplet, and the removal is
+    /// reported.
+    #[test]
+    fn a_move_made_overrides_a_contradicting_spatial_fact() {
+        let mut g = AriGraph::new();
+        let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
+        g.add(stale.clone());
+        let mut e = Explorer::new(2);
+        e.visit("hall");
+        let (added, removed) =
+            e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
+        assert_eq!(removed, vec![stale.clone()]);
+        assert_eq!(added.len(), 2);
+        assert!(g.find(&stale).is_none());
+        let route = e.route(Some(&g), "hall", "pantry").unwrap();
+        assert_eq!(route.len(), 1);
+        assert_eq!(route[0].direction, Direction::North);
+        // The move's own triplets are pinned: the outdated check never sees them.
+        let id = g
+            .find(&Triplet::new("pantry", "is north of", "hall").unwrap())
+            .unwrap();
+        assert!(g.is_pinned(id));
+    }
+
+    /// A door named in a spatial triplet is not a room to go to.
+    #[test]
+    fn go_to_targets_are_rooms_only() {
+        let mut g = AriGraph::new();
+        g.add(Triplet::new("wooden door", "is north of", "kitchen").unwrap());
+        let mut e = Explorer::new(2);
+        e.visit("Kitchen");
+        let map = e.map(Some(&g));
+        assert!(e.go_to_targets(&map, "kitchen").is_empty());
+        // A room the agent has been in is a target.
+        e.record_move(Some(&mut g), "Kitchen", Direction::East, "Pantry", None);
+        let map = e.map(Some(&g));
+        assert_eq!(e.go_to_targets(&map, "kitchen"), vec!["pantry".to_string()]);
     }
 }

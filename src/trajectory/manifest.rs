@@ -96,6 +96,10 @@ pub struct Manifest {
     /// Reflexion: the lessons this trial was given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lessons: Vec<String>,
+    /// The goal given at step 1 and its source (written when the game was reset; absent
+    /// in runs recorded before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<super::Goal>,
     /// A continued run's parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<Parent>,

@@ -81,14 +81,36 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// The goal the agent was given at step 1 and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Goal {
+    /// The text shown to the LLM.
+    pub text: String,
+    /// "game" (the game's objective), "game+cooking-instructions" (the objective and the
+    /// paper's cooking instructions, Appendix F), "flag" (`--goal`), "file:<path>"
+    /// (`--goal-file`), "unknown" (the game states none), "first-observation" (runs under
+    /// memory rules 1 without an objective).
+    pub source: String,
+}
+
+/// What the sinks learn when the game was reset.
+pub struct Start<'a> {
+    /// The first game state.
+    pub first: &'a GameState,
+    /// At most this many steps follow.
+    pub max_steps: u32,
+    /// The agent's goal.
+    pub goal: &'a Goal,
+}
+
 /// Where finished steps go: the trajectory writer, a replay's checker, the terminal
 /// view, a progress bar. The engine calls every sink for every step, in order.
 pub trait StepSink: Send {
-    /// The game was reset and shows `first`; at most `max_steps` steps follow.
+    /// The game was reset (see [`Start`]).
     ///
     /// # Errors
     /// Whatever the sink cannot do.
-    fn started(&mut self, _first: &GameState, _max_steps: u32) -> Result<()> {
+    fn started(&mut self, _start: &Start<'_>) -> Result<()> {
         Ok(())
     }
 
@@ -269,6 +291,7 @@ pub struct Summary {
 /// Writes one run directory.
 pub struct RunWriter {
     dir: PathBuf,
+    manifest: Manifest,
     steps: BufWriter<File>,
     vectors: BufWriter<File>,
 }
@@ -303,6 +326,7 @@ impl RunWriter {
             steps: open("steps.jsonl")?,
             vectors: open("embeddings.jsonl")?,
             dir,
+            manifest: manifest.clone(),
         };
         w.write_manifest(manifest)?;
         Ok(w)
@@ -319,6 +343,7 @@ impl RunWriter {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
+        self.manifest = manifest.clone();
         let path = self.dir.join("manifest.json");
         std::fs::write(&path, serde_json::to_string_pretty(&manifest)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))
@@ -357,6 +382,13 @@ impl RunWriter {
 }
 
 impl StepSink for RunWriter {
+    /// Records the goal in the manifest.
+    fn started(&mut self, start: &Start<'_>) -> Result<()> {
+        let mut m = self.manifest.clone();
+        m.goal = Some(start.goal.clone());
+        self.write_manifest(&m)
+    }
+
     fn step(&mut self, record: &StepRecord) -> Result<()> {
         self.write_step(record)
     }

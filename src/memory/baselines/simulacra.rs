@@ -22,6 +22,8 @@ pub const REFLECTION_THRESHOLD: f64 = 40.0;
 #[derive(Debug, Clone)]
 struct Entry {
     step: u32,
+    /// The last step that retrieved it (its creation step until then).
+    last_access: u32,
     text: String,
     importance: f64,
     vector: Vec<f32>,
@@ -43,9 +45,11 @@ pub fn normalize_min_max(xs: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Simulacra's retrieval score for memories given as (created step, importance 1-10,
-/// cosine relevance) at step `now`: recency = 0.995^(now - step), then each of recency,
-/// importance, relevance min-max normalized over the candidates, summed with weights 1.
+/// Simulacra's retrieval score for memories given as (recency reference step,
+/// importance 1-10, cosine relevance) at step `now`: recency = 0.995^(now - reference),
+/// then each of recency, importance, relevance min-max normalized over the candidates,
+/// summed with weights 1. Generative Agents decay recency from a memory's last access;
+/// runs under memory rules 1 used its creation step.
 pub fn simulacra_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
     let recency: Vec<f64> = memories
         .iter()
@@ -59,6 +63,18 @@ pub fn simulacra_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
         normalize_min_max(&relevance),
     );
     (0..memories.len()).map(|k| r[k] + i[k] + v[k]).collect()
+}
+
+impl Entry {
+    /// The step recency decays from: the last access (memory rules 2, Generative
+    /// Agents), or the creation (rules 1).
+    fn recency_reference(&self, rules: u32) -> u32 {
+        if rules >= 2 {
+            self.last_access
+        } else {
+            self.step
+        }
+    }
 }
 
 /// Simulacra: the Generative Agents memory stream.
@@ -148,6 +164,7 @@ impl MemoryModule for Simulacra {
         if let Some(vector) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push(Entry {
                 step: seen.step,
+                last_access: seen.step,
                 text,
                 importance,
                 vector,
@@ -199,6 +216,7 @@ impl MemoryModule for Simulacra {
             for (ins, vector) in insights.into_iter().zip(vectors) {
                 self.entries.push(Entry {
                     step: seen.step,
+                    last_access: seen.step,
                     text: ins.insight,
                     importance: ins.importance.clamp(1, 10) as f64,
                     vector,
@@ -220,19 +238,34 @@ impl MemoryModule for Simulacra {
             return Ok(Retrieval::default());
         };
         // Candidates: every memory but the current observation (already in working memory).
-        let candidates: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| e.step < q.step || e.reflection)
+        let candidates: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].step < q.step || self.entries[i].reflection)
             .collect();
         let inputs: Vec<(u32, f64, f64)> = candidates
             .iter()
-            .map(|e| (e.step, e.importance, f64::from(cosine(&qv, &e.vector))))
+            .map(|&i| &self.entries[i])
+            .map(|e| {
+                (
+                    e.recency_reference(self.settings.rules),
+                    e.importance,
+                    f64::from(cosine(&qv, &e.vector)),
+                )
+            })
             .collect();
         let scores = simulacra_scores(&inputs, q.step);
-        let mut ranked: Vec<(f64, &Entry)> = scores.into_iter().zip(candidates).collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.step.cmp(&a.1.step)));
+        let mut ranked: Vec<(f64, usize)> = scores.into_iter().zip(candidates).collect();
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(self.entries[b.1].step.cmp(&self.entries[a.1].step))
+        });
         ranked.truncate(self.settings.episodes);
+        for (_, i) in &ranked {
+            self.entries[*i].last_access = q.step;
+        }
+        let ranked: Vec<(f64, &Entry)> = ranked
+            .into_iter()
+            .map(|(s, i)| (s, &self.entries[i]))
+            .collect();
         let mut out = Retrieval {
             queries: vec![query],
             ..Retrieval::default()
@@ -279,5 +312,34 @@ mod tests {
         assert!((s[1] - (0.0 + 1.0 + 0.0)).abs() < 1e-12);
         assert!((s[2] - (rec3 + 0.5 + 0.5)).abs() < 1e-12, "{}", s[2]);
         assert!((rec3 - 0.493_734).abs() < 1e-5, "{rec3}");
+    }
+
+    /// Recency decays from the last access: memory A, made at step 1 and retrieved at
+    /// step 9, is more recent at step 10 than memory B, made at step 5 and never
+    /// retrieved.
+    #[test]
+    fn recency_decays_from_the_last_access() {
+        let entry = |step, last_access| Entry {
+            step,
+            last_access,
+            text: String::new(),
+            importance: 5.0,
+            vector: Vec::new(),
+            reflection: false,
+        };
+        let (a, b) = (entry(1, 9), entry(5, 5));
+        let now = 10;
+        let rec = |e: &Entry, rules| RECENCY_DECAY.powi((now - e.recency_reference(rules)) as i32);
+        assert!(rec(&a, 2) > rec(&b, 2));
+        // Under the first rules recency counted from creation.
+        assert!(rec(&a, 1) < rec(&b, 1));
+        let s = simulacra_scores(
+            &[
+                (a.recency_reference(2), 5.0, 0.5),
+                (b.recency_reference(2), 5.0, 0.5),
+            ],
+            now,
+        );
+        assert!(s[0] > s[1]);
     }
 }
