@@ -9,7 +9,7 @@ Replies (one JSON object per line on stdout):
   {"ok": true, "observation": str, "score": int, "reward": int, "max_score": int,
    "done": bool, "won": bool, "lost": bool, "moves": int,
    "admissible_commands": [str], "inventory": str, "room": str|null,
-   "objective": str, "walkthrough": [str]|null}
+   "objective": str, "walkthrough": [str]|null, "facts": [[predicate, arg, ...]]|null}
   {"ok": false, "kind": "missing_game"|"missing_sidecar"|"episode_over"|"bad_request"|"textworld",
    "error": str}
 
@@ -59,6 +59,20 @@ def clean(text):
     return out, room
 
 
+def facts(state):
+    """The true state as [predicate, arg, ...] lists, sorted; None when unavailable."""
+    props = state.get("facts")
+    if props is None:
+        return None
+    out = []
+    for p in props:
+        try:
+            out.append([p.name] + [a.name for a in p.arguments])
+        except AttributeError:
+            continue
+    return sorted(out)
+
+
 class Session:
     def __init__(self):
         self.env = None
@@ -90,6 +104,9 @@ class Session:
             "room": self.room,
             "objective": self.objective,
             "walkthrough": self.walkthrough,
+            # The game's true state (TextWorld's `facts`, entity display names), for
+            # measuring the agent's world model; it never reaches a prompt.
+            "facts": facts(state),
         }
 
     def reset(self, game):
@@ -108,7 +125,7 @@ class Session:
             self.env.close()
         infos = textworld.EnvInfos(
             admissible_commands=True, inventory=True, max_score=True, won=True, lost=True,
-            moves=True, score=True, objective=True,
+            moves=True, score=True, objective=True, facts=True,
         )
         self.env = textworld.start(game, request_infos=infos)
         state = self.env.reset()

@@ -163,6 +163,7 @@ class Session:
             "room": room.group(1) if room else None,
             "objective": self.objective,
             "walkthrough": self.walkthrough,
+            "facts": None,  # TextWorld-Express exposes no state facts
         }
 
     def reset(self, spec):

@@ -30,6 +30,8 @@ pub enum ActionSource {
     Fallback,
     /// A later move of a `go to` route (no LLM call).
     Route,
+    /// The game's walkthrough (`play --walkthrough --memory ...`; no LLM call).
+    Walkthrough,
 }
 
 impl ActionSource {
@@ -40,6 +42,7 @@ impl ActionSource {
             ActionSource::Repaired => "repaired",
             ActionSource::Fallback => "fallback",
             ActionSource::Route => "route",
+            ActionSource::Walkthrough => "walkthrough",
         }
     }
 }
@@ -300,6 +303,74 @@ impl Agent {
         out
     }
 
+    /// Update the memory from a step's observation (section 2) and record the room's
+    /// exits the game admits (ground truth) in the graph.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoints.
+    async fn remember(
+        &mut self,
+        step: u32,
+        state: &GameState,
+        last_action: &str,
+        log: &mut CallLog,
+    ) -> Result<UpdateReport> {
+        let room = state.room.clone().unwrap_or_else(|| "unknown".into());
+        let seen = Observed {
+            step,
+            observation: &state.observation,
+            inventory: &state.inventory,
+            room: &room,
+            action: last_action,
+            goal: &self.goal,
+            facts: state.facts.as_deref(),
+        };
+        let mut update = self.memory.update(&self.llm, log, &seen).await?;
+        if state.room.is_some() {
+            self.explorer.visit(&room);
+            if let Some(graph) = self.memory.graph_mut() {
+                update.added.extend(self.explorer.record_exits(
+                    graph,
+                    &room,
+                    &state.admissible_commands,
+                ));
+            }
+            self.memory.sync(&self.llm, log).await?;
+        }
+        Ok(update)
+    }
+
+    /// A step whose action is given (the game's walkthrough): the memory is updated as
+    /// in [`Agent::step`], with no retrieval, plan or action call.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoints.
+    pub async fn observe(
+        &mut self,
+        step: u32,
+        state: &GameState,
+        last_action: &str,
+        command: &str,
+    ) -> Result<Decision> {
+        let started = Instant::now();
+        let mut log = CallLog::default();
+        let update = self.remember(step, state, last_action, &mut log).await?;
+        Ok(Decision {
+            update,
+            retrieval: Retrieval::default(),
+            plan: Vec::new(),
+            warnings: Vec::new(),
+            rationale: "the game's walkthrough".into(),
+            action: command.to_string(),
+            action_source: ActionSource::Walkthrough,
+            unexplored: Vec::new(),
+            go_to_targets: Vec::new(),
+            what_if: None,
+            log,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
     /// One step of the loop: update memory from the observation, retrieve, plan, act.
     ///
     /// # Errors
@@ -312,29 +383,9 @@ impl Agent {
     ) -> Result<Decision> {
         let started = Instant::now();
         let mut log = CallLog::default();
+        let update = self.remember(step, state, last_action, &mut log).await?;
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
-        let seen = Observed {
-            step,
-            observation: &state.observation,
-            inventory: &state.inventory,
-            room: &room,
-            action: last_action,
-            goal: &self.goal,
-        };
-        let mut update = self.memory.update(&self.llm, &mut log, &seen).await?;
         let here = entity_key(&room);
-        if state.room.is_some() {
-            self.explorer.visit(&room);
-            // The admissible movement commands are ground truth about the room's exits.
-            if let Some(graph) = self.memory.graph_mut() {
-                update.added.extend(self.explorer.record_exits(
-                    graph,
-                    &room,
-                    &state.admissible_commands,
-                ));
-            }
-            self.memory.sync(&self.llm, &mut log).await?;
-        }
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
             map.unexplored(self.explorer.explored())

@@ -140,9 +140,14 @@ pub struct ReplayArgs {
     /// additions, removals).
     #[arg(long)]
     pub stats: bool,
-    /// Write the graph statistics per step to a CSV file.
+    /// Write the graph statistics per step (or, with --accuracy, the accuracy table) to
+    /// a CSV file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// Print the world model's accuracy per step against the game's true state
+    /// (precision, recall, wrong deletions, stale facts), recomputed with no LLM call.
+    #[arg(long)]
+    pub accuracy: bool,
     /// One line per step.
     #[arg(long, short)]
     pub quiet: bool,
@@ -210,10 +215,12 @@ pub struct PlayArgs {
     /// Where run directories are written.
     #[arg(long, default_value = "runs")]
     pub runs_dir: PathBuf,
-    /// Memory design: arigraph, arigraph-no-episodic, full-history, summary, rag,
-    /// simulacra, reflexion.
-    #[arg(long, default_value = "arigraph", value_parser = parse_design, help_heading = "Memory")]
-    pub memory: MemoryDesign,
+    /// Memory design: arigraph, arigraph-no-episodic, oracle, full-history, summary, rag,
+    /// simulacra, reflexion
+    /// (default arigraph). With --walkthrough: the walkthrough drives this memory, with
+    /// no chat call, and the world model is measured at every step.
+    #[arg(long, value_parser = parse_design, help_heading = "Memory")]
+    pub memory: Option<MemoryDesign>,
     /// Reflexion: trials of the same game; a lesson is written after each failed one.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
     pub trials: u32,

@@ -400,4 +400,17 @@ fn config_file_keys_reach_a_bench_episode() {
     assert_eq!(manifest["agent"]["show_score"], true);
     assert_eq!(manifest["goal"]["text"], "Find the chips.");
     assert_eq!(manifest["goal"]["source"], "flag");
+
+    // The world model is measured and reported per design (issue: ground truth).
+    let md = std::fs::read_to_string(work.path().join("b/results.md")).unwrap();
+    assert!(
+        md.contains("World model against the game's ground truth"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(work.path().join("b/results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "wm_precision").unwrap();
+    let p: f64 = row[col].parse().unwrap();
+    assert!((0.0..=1.0).contains(&p), "{csv}");
 }

@@ -182,7 +182,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         twx: plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_))),
     })
     .await?;
-    let conn = connect::connect(&opts.llm, plan.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(&opts.llm, true, plan.seed, &py, &py.home.join("logs")).await?;
     let bench_json = json!({
         "format_version": crate::trajectory::FORMAT_VERSION,
         "ariadne_version": env!("CARGO_PKG_VERSION"),
@@ -267,6 +267,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                     },
                     prompts: plan.prompts.clone(),
                     goal: plan.goal.clone(),
+                    walkthrough: false,
                 };
                 let bar = pb.clone();
                 let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
@@ -310,6 +311,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                         prompt_tokens: s.usage.prompt_tokens,
                         completion_tokens: s.usage.completion_tokens,
                         wall_s: s.wall_s,
+                        world_model: s.world_model.clone(),
                         dir: d
                             .strip_prefix(runs_dir.parent().unwrap_or(runs_dir))
                             .map(Path::to_path_buf)
@@ -333,6 +335,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                             prompt_tokens: 0,
                             completion_tokens: 0,
                             wall_s: 0.0,
+                            world_model: None,
                             dir: PathBuf::from("runs")
                                 .join(format!("{name}--{}--run{run}", variant.name())),
                         }

@@ -15,6 +15,7 @@ use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
 use crate::llm::prompts::Prompts;
+use crate::memory::MemoryDesign;
 use crate::settings::Resolver;
 use crate::trajectory::StepSink;
 
@@ -26,7 +27,10 @@ use crate::trajectory::StepSink;
 /// written and the summary saved.
 pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     let game = GameSpec::parse(&args.game)?;
-    if args.walkthrough {
+    // `--walkthrough` alone checks the game; with `--memory` the walkthrough drives the
+    // agent's memory (and its world-model accuracy) with no chat call.
+    let driven = args.walkthrough && args.memory.is_some();
+    if args.walkthrough && !driven {
         let r = games::walkthrough(&game, args.quiet).await?;
         println!(
             "walkthrough of {game}: {} commands, score {}/{}, {}",
@@ -47,17 +51,18 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
-        design: args.memory,
+        design: args.memory.unwrap_or(MemoryDesign::Arigraph),
         memory: resolver.memory(&args.memory_args)?,
         agent: resolver.agent(&args.memory_args),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
+        walkthrough: driven,
     };
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;
     let py = pyenv::ensure(Needs {
-        local: llm.embedded_chat().then_some(llm.local_model),
+        local: (llm.embedded_chat() && !driven).then_some(llm.local_model),
         embed: llm.embed_base_url.is_none(),
         twx: matches!(game, GameSpec::Twx(_)),
     })
@@ -72,7 +77,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
             }
         );
     }
-    let conn = connect::connect(&llm, args.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(&llm, !driven, args.seed, &py, &py.home.join("logs")).await?;
     let quiet = args.quiet;
     let label = game.to_string();
     let sinks = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {

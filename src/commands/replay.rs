@@ -50,6 +50,7 @@ pub async fn run(args: ReplayArgs) -> Result<ExitCode> {
         what_if,
         stats: args.stats,
         csv: args.csv,
+        accuracy: args.accuracy,
         quiet: args.quiet,
         llm,
     })
@@ -193,8 +194,10 @@ pub struct ReplayOptions {
     pub what_if: Option<(Option<u32>, Option<usize>, Option<usize>)>,
     /// Print graph statistics per step.
     pub stats: bool,
-    /// Write graph statistics per step to this CSV file.
+    /// Write graph statistics (or the accuracy table) per step to this CSV file.
     pub csv: Option<PathBuf>,
+    /// Print the world model's accuracy per step.
+    pub accuracy: bool,
     /// One line per step.
     pub quiet: bool,
     /// LLM settings for `continue_from`.
@@ -350,7 +353,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                     manifest.max_steps = cap;
                 }
                 let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
-                let conn = connect::connect(&llm, m.seed, &py, writer.dir()).await?;
+                let conn = connect::connect(&llm, true, m.seed, &py, writer.dir()).await?;
                 let live = conn.backend(m.seed)?;
                 servers = conn.servers;
                 manifest.llm = conn.described;
@@ -389,6 +392,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         trials: 1,
         prompts: m.prompts_dir(),
         goal: m.goal.clone(),
+        walkthrough: m.walkthrough,
     };
 
     let recorded = run.steps.clone();

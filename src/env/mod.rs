@@ -53,6 +53,40 @@ pub struct GameState {
     /// The game's walkthrough (winning command list) when it has one.
     #[serde(default)]
     pub walkthrough: Option<Vec<String>>,
+    /// The game's true state (TextWorld's facts), when the game exposes it; for measuring
+    /// the world model, never shown to the LLM.
+    #[serde(default)]
+    pub facts: Option<Vec<Fact>>,
+}
+
+/// One true fact of the game: a predicate and its arguments (entity display names;
+/// `P` is the player, `I` the inventory). Serialized as `[predicate, arg, ...]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "Vec<String>", into = "Vec<String>")]
+pub struct Fact {
+    /// `at`, `in`, `on`, `open`, `north_of`, ...
+    pub predicate: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl From<Vec<String>> for Fact {
+    fn from(mut v: Vec<String>) -> Self {
+        let predicate = if v.is_empty() {
+            String::new()
+        } else {
+            v.remove(0)
+        };
+        Self { predicate, args: v }
+    }
+}
+
+impl From<Fact> for Vec<String> {
+    fn from(f: Fact) -> Self {
+        let mut v = vec![f.predicate];
+        v.extend(f.args);
+        v
+    }
 }
 
 /// Failures of an environment that callers branch on.

@@ -84,6 +84,7 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         trials: None,
         lessons: Vec::new(),
         goal: None,
+        walkthrough: config.walkthrough,
         parent: None,
     }
 }

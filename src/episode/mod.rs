@@ -55,6 +55,10 @@ pub struct EpisodeConfig {
     /// run; `None`: from the game (see [`goal_for`]).
     #[serde(default)]
     pub goal: Option<Goal>,
+    /// Play the game's walkthrough instead of asking the LLM for actions; the memory is
+    /// updated (and measured) at every step as usual.
+    #[serde(default)]
+    pub walkthrough: bool,
 }
 
 /// The instructions the paper gave agents and human players of the Cooking games at
@@ -133,6 +137,8 @@ struct Run<'a> {
     agent: Agent,
     state: GameState,
     last_action: String,
+    /// The world model's accuracy so far.
+    tracker: crate::memory::truth::Tracker,
     /// Finished steps.
     finished: u32,
     summary: Summary,
@@ -184,6 +190,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         agent,
         state,
         last_action: String::new(),
+        tracker: Default::default(),
         finished: 0,
         summary,
     };
@@ -219,16 +226,44 @@ impl Run<'_> {
     /// The step loop; returns how the episode ended, or the error that stopped it.
     async fn play(&mut self) -> Result<Outcome> {
         let cancel = self.cancel.clone();
+        let mut script: Option<std::collections::VecDeque<String>> = if self.config.walkthrough {
+            let w = self
+                .state
+                .walkthrough
+                .clone()
+                .filter(|w| !w.is_empty())
+                .ok_or_else(|| {
+                    crate::error::UserError::new(format!("{} has no walkthrough", self.config.game))
+                })?;
+            Some(w.into())
+        } else {
+            None
+        };
         while self.finished < self.config.max_steps {
             let step = self.finished + 1;
             let started = Instant::now();
             for s in self.sinks.iter_mut() {
                 s.thinking(step);
             }
+            let given = match script.as_mut().map(|q| q.pop_front()) {
+                Some(None) => return Ok(Outcome::StepCap),
+                Some(Some(cmd)) => Some(cmd),
+                None => None,
+            };
+            let think = async {
+                match &given {
+                    Some(cmd) => {
+                        self.agent
+                            .observe(step, &self.state, &self.last_action, cmd)
+                            .await
+                    }
+                    None => self.agent.step(step, &self.state, &self.last_action).await,
+                }
+            };
             let decision = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Ok(Outcome::Interrupted),
-                d = self.agent.step(step, &self.state, &self.last_action) => d?,
+                d = think => d?,
             };
             if let Flow::End(outcome) = self.act(decision, started).await? {
                 return Ok(outcome);
@@ -372,7 +407,15 @@ impl Run<'_> {
     }
 
     /// Hand a finished step to every sink, then to the agent's history.
-    fn finish(&mut self, record: StepRecord, after: GameState) -> Result<()> {
+    fn finish(&mut self, mut record: StepRecord, after: GameState) -> Result<()> {
+        if let (Some(facts), Some(graph)) = (&record.ground_truth, self.agent.memory.graph()) {
+            record.world_model = Some(self.tracker.measure(
+                graph,
+                facts,
+                &[&record.observation, &record.inventory],
+                &record.memory.removed,
+            ));
+        }
         for s in self.sinks.iter_mut() {
             s.step(&record)?;
         }

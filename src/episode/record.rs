@@ -120,6 +120,8 @@ pub fn build(
         vectors: decision.log.vectors,
         usage,
         graph: stats.unwrap_or_default(),
+        ground_truth: state.facts.clone(),
+        world_model: None,
         timings: Timings {
             total_ms,
             llm_ms,
@@ -137,6 +139,9 @@ impl Summary {
         self.llm_repairs += u64::from(record.llm_repairs);
         self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
         self.usage.add(record.usage);
+        if let Some(a) = &record.world_model {
+            self.world_model.get_or_insert_with(Default::default).add(a);
+        }
     }
 
     /// Close the summary: outcome, steps, final score (normalized: score / max_score, 0

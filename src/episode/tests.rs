@@ -107,6 +107,7 @@ fn config() -> EpisodeConfig {
         trials: 1,
         prompts: None,
         goal: None,
+        walkthrough: false,
     }
 }
 

@@ -101,12 +101,14 @@ impl Connection {
 }
 
 /// Start the local servers the settings need (their logs go to `log_dir`) and describe
-/// the endpoints.
+/// the endpoints. Without `chat` (a walkthrough drives the agent) the embedded chat
+/// model is not started.
 ///
 /// # Errors
 /// Setup failures (servers that exit or never become ready) as one clear line.
 pub async fn connect(
     settings: &LlmSettings,
+    chat: bool,
     seed: u64,
     py: &PyEnv,
     log_dir: &std::path::Path,
@@ -115,7 +117,7 @@ pub async fn connect(
     let threads = settings.threads.max(1);
     let (llm_srv, embed_srv) = tokio::join!(
         async {
-            if settings.embedded_chat() {
+            if chat && settings.embedded_chat() {
                 let opts = LocalOptions {
                     model_path: py.model_path(settings.local_model),
                     n_ctx: settings.ctx,

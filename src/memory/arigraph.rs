@@ -440,6 +440,7 @@ mod tests {
             room: "Bedroom",
             action: "",
             goal: "",
+            facts: None,
         }
     }
 

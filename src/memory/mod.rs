@@ -14,9 +14,11 @@ pub mod baselines;
 pub mod export;
 pub mod graph;
 pub mod names;
+pub mod oracle;
 pub mod registry;
 pub mod relations;
 pub mod retrieval;
+pub mod truth;
 
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +129,9 @@ pub struct Observed<'a> {
     pub action: &'a str,
     /// The episode's goal.
     pub goal: &'a str,
+    /// The game's true state (only the oracle memory reads it; never in a prompt).
+    #[serde(skip)]
+    pub facts: Option<&'a [crate::env::Fact]>,
 }
 
 /// What one update did (recorded per step in the trajectory).

@@ -25,6 +25,9 @@ pub enum MemoryDesign {
     /// Generative Agents' memory stream: recency + importance + relevance, with
     /// reflections (Park et al. 2023; "Simulacra").
     Simulacra,
+    /// An upper bound: the game's true state about what was observed as the semantic
+    /// layer (needs ground truth; not in the paper).
+    Oracle,
     /// RAG over several trials; after a failed one the LLM writes a lesson for the next
     /// (Shinn et al. 2023; the paper's "Reflexion", run as RAG with Reflexion).
     Reflexion,
@@ -118,6 +121,14 @@ const ROWS: &[Row] = &[
         trials: false,
     },
     Row {
+        name: "oracle",
+        label: "Oracle (true facts)",
+        variant: v(MemoryDesign::Oracle, true),
+        paper_tokens: (6000, 500),
+        calls_per_step: 2,
+        trials: false,
+    },
+    Row {
         name: "arigraph-no-episodic",
         label: "AriGraph w/o episodic",
         variant: v(MemoryDesign::ArigraphNoEpisodic, true),
@@ -153,7 +164,7 @@ impl MemoryDesign {
     pub fn has_graph(self) -> bool {
         matches!(
             self,
-            MemoryDesign::Arigraph | MemoryDesign::ArigraphNoEpisodic
+            MemoryDesign::Arigraph | MemoryDesign::ArigraphNoEpisodic | MemoryDesign::Oracle
         )
     }
 
@@ -245,6 +256,7 @@ pub fn build(
             episodes: 0,
             ..settings
         })),
+        MemoryDesign::Oracle => Box::new(super::oracle::OracleMemory::new(settings)),
         MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
         MemoryDesign::Summary => Box::new(baselines::Summary::default()),
         MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
@@ -271,6 +283,6 @@ mod tests {
         for d in MemoryDesign::all() {
             assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
         }
-        assert_eq!(MemoryDesign::all().len(), 7);
+        assert_eq!(MemoryDesign::all().len(), 8);
     }
 }

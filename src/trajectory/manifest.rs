@@ -100,6 +100,9 @@ pub struct Manifest {
     /// in runs recorded before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<super::Goal>,
+    /// The actions were the game's walkthrough, not the LLM's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub walkthrough: bool,
     /// A continued run's parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<Parent>,

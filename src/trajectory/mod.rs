@@ -240,6 +240,13 @@ pub struct StepRecord {
     pub usage: Usage,
     /// Graph size after the step.
     pub graph: GraphStats,
+    /// The game's true state at the start of the step (TextWorld games; never shown to
+    /// the LLM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground_truth: Option<Vec<crate::env::Fact>>,
+    /// The graph after the step measured against `ground_truth` (designs with a graph).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<crate::memory::truth::Accuracy>,
     /// Time split.
     pub timings: Timings,
 }
@@ -280,6 +287,9 @@ pub struct Summary {
     pub wall_s: f64,
     /// The last observation.
     pub final_observation: String,
+    /// The world model over the episode (runs with ground truth and a graph).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<crate::memory::truth::WorldModelSummary>,
     /// Reflexion: the lesson written after this failed trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lesson: Option<String>,

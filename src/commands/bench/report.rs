@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::Variant;
+use crate::memory::truth::WorldModelSummary;
 use crate::trajectory::Outcome;
 
 /// One finished (or failed) episode, one line of `episodes.jsonl`.
@@ -39,6 +40,10 @@ pub struct EpisodeRow {
     pub completion_tokens: u64,
     /// Wall time, seconds.
     pub wall_s: f64,
+    /// The world model against the game's ground truth (designs with a graph, games
+    /// with ground truth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<WorldModelSummary>,
     /// The run directory relative to the bench directory (the last trial's for
     /// Reflexion).
     pub dir: PathBuf,
@@ -99,6 +104,16 @@ pub struct Cell {
     pub completion_tokens_per_step: f64,
     /// Mean wall time per episode, seconds.
     pub wall_s: f64,
+    /// Mean over episodes of the mean world-model precision (None: not measured).
+    pub wm_precision: Option<f64>,
+    /// Mean over episodes of the mean world-model recall.
+    pub wm_recall: Option<f64>,
+    /// Mean over episodes of the final precision.
+    pub wm_final_precision: Option<f64>,
+    /// Mean over episodes of the final recall.
+    pub wm_final_recall: Option<f64>,
+    /// Mean wrong deletions per episode.
+    pub wm_wrong_deletions: Option<f64>,
 }
 
 /// Aggregate episodes into one cell per (game, row), in the order of `games` and `rows`.
@@ -141,10 +156,24 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                     done.iter().map(|r| r.completion_tokens).sum(),
                 ),
                 wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
+                wm_precision: wm_mean(&done, |w| w.mean_precision),
+                wm_recall: wm_mean(&done, |w| w.mean_recall),
+                wm_final_precision: wm_mean(&done, |w| w.final_precision),
+                wm_final_recall: wm_mean(&done, |w| w.final_recall),
+                wm_wrong_deletions: wm_mean(&done, |w| w.wrong_deletions as f64),
             });
         }
     }
     out
+}
+
+/// The mean of a world-model figure over the episodes that measured it.
+fn wm_mean(rows: &[&&EpisodeRow], f: impl Fn(&WorldModelSummary) -> f64) -> Option<f64> {
+    let xs: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.world_model.as_ref().map(&f))
+        .collect();
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 /// The results as Markdown: Table 4's shape (rows: memories; columns: games; cells:
@@ -169,6 +198,24 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             }
         }
         md.push('\n');
+    }
+    if cells.iter().any(|c| c.wm_precision.is_some()) {
+        md.push_str("\nWorld model against the game's ground truth (mean over episodes; precision and recall as means over steps and at the last step).\n\n| game | memory | precision | recall | final precision | final recall | wrong deletions |\n|---|---|---|---|---|---|---|\n");
+        for c in cells.iter().filter(|c| c.wm_precision.is_some()) {
+            let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                c.game,
+                c.memory,
+                f(c.wm_precision),
+                f(c.wm_recall),
+                f(c.wm_final_precision),
+                f(c.wm_final_recall),
+                c.wm_wrong_deletions
+                    .map(|v| format!("{v:.1}"))
+                    .unwrap_or_else(|| "-".into())
+            ));
+        }
     }
     md.push_str("\nTokens per step, prompt / completion (the paper's Table 3).\n\n| memory | tokens per step |\n|---|---|\n");
     for v in variants {
@@ -217,11 +264,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
 /// The results as CSV, one line per cell.
 pub fn csv(cells: &[Cell]) -> String {
     let mut out = String::from(
-        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s\n",
+        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s,wm_precision,wm_recall,wm_final_precision,wm_final_recall,wm_wrong_deletions\n",
     );
+    let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for c in cells {
         out.push_str(&format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{:.1},{:.1},{:.2}\n",
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{:.1},{:.1},{:.2},{},{},{},{},{}\n",
             c.game,
             c.memory,
             c.episodes,
@@ -234,7 +282,12 @@ pub fn csv(cells: &[Cell]) -> String {
             c.llm_calls,
             c.prompt_tokens_per_step,
             c.completion_tokens_per_step,
-            c.wall_s
+            c.wall_s,
+            opt(c.wm_precision),
+            opt(c.wm_recall),
+            opt(c.wm_final_precision),
+            opt(c.wm_final_recall),
+            opt(c.wm_wrong_deletions)
         ));
     }
     out
@@ -275,6 +328,7 @@ mod tests {
             prompt_tokens: 20_000,
             completion_tokens: 3_000,
             wall_s: 5.0,
+            world_model: None,
             dir: PathBuf::new(),
         }
     }

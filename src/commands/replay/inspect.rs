@@ -60,6 +60,84 @@ fn diff_retrieval(
     (only_a, only_b, ea, eb)
 }
 
+const ACCURACY_HEADER: [&str; 10] = [
+    "step",
+    "precision",
+    "recall",
+    "verifiable",
+    "unverifiable",
+    "true",
+    "observed_facts",
+    "held_facts",
+    "wrong_deletions",
+    "stale",
+];
+
+/// The world model's accuracy per step (recomputed during the replay against the
+/// game's true state), printed as a table with a summary; with `csv`, also written.
+fn accuracy_report(
+    replayed: &[StepRecord],
+    done: &EpisodeResult,
+    csv: Option<&Path>,
+) -> Result<()> {
+    let rows: Vec<[String; 10]> = replayed
+        .iter()
+        .filter_map(|r| {
+            r.world_model.as_ref().map(|a| {
+                [
+                    r.step.to_string(),
+                    format!("{:.3}", a.precision),
+                    format!("{:.3}", a.recall),
+                    a.verifiable.to_string(),
+                    a.unverifiable.to_string(),
+                    a.true_triplets.to_string(),
+                    a.observed_facts.to_string(),
+                    a.held_facts.to_string(),
+                    a.wrong_deletions.to_string(),
+                    a.stale.to_string(),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        println!(
+            "
+world-model accuracy: no ground truth (the game exposes no state facts, or the {} memory has no graph)",
+            done.agent.memory.design().name()
+        );
+        return Ok(());
+    }
+    println!(
+        "
+world-model accuracy against the game's true state"
+    );
+    println!("{}", ACCURACY_HEADER.join(" | "));
+    for r in &rows {
+        println!("{}", r.join(" | "));
+    }
+    if let Some(s) = &done.summary.world_model {
+        println!(
+            "summary: {} steps, mean precision {:.3}, mean recall {:.3}, final precision {:.3}, final recall {:.3}, wrong deletions {}, stale at the end {}",
+            s.steps,
+            s.mean_precision,
+            s.mean_recall,
+            s.final_precision,
+            s.final_recall,
+            s.wrong_deletions,
+            s.final_stale
+        );
+    }
+    if let Some(path) = csv {
+        let mut text = ACCURACY_HEADER.join(",") + "\n";
+        for r in &rows {
+            text.push_str(&(r.join(",") + "\n"));
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("world-model accuracy written to {}", path.display());
+    }
+    Ok(())
+}
+
 /// Print and write what the user asked of a replay.
 ///
 /// # Errors
@@ -143,7 +221,9 @@ pub(super) fn report(
         }
     }
 
-    if opts.stats || opts.csv.is_some() {
+    if opts.accuracy {
+        accuracy_report(replayed, done, opts.csv.as_deref())?;
+    } else if opts.stats || opts.csv.is_some() {
         let rows = stats_rows(replayed);
         if opts.stats {
             println!("\n{}", STATS_HEADER.join(" | "));
