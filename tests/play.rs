@@ -143,7 +143,7 @@ fn play_wins_simple_game_and_logs_every_step() {
     // Manifest and summary; the key never reaches the disk.
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 2);
+    assert_eq!(manifest["format_version"], 3);
     assert_eq!(manifest["memory"]["hop_scope"], "all");
     assert_eq!(
         manifest["llm"]["chat"]["base_url"],

@@ -30,11 +30,14 @@ pub use manifest::{GameInfo, Manifest, Parent, Versions};
 /// Version of the on-disk format; bumped on any incompatible change.
 ///
 /// - 1: the first format.
-/// - 2: typed manifest with the game specification (`game.spec`, TextWorld or
-///   TextWorld-Express) and `memory.hop_scope`; outcomes and action sources unchanged.
-///   Version 1 runs are read as they are (a missing `hop_scope` means `incident`, the
-///   rule they were recorded with).
-pub const FORMAT_VERSION: u32 = 2;
+/// - 2: typed manifest; `game.path` may be a TextWorld-Express specification;
+///   `memory.hop_scope`. Version 1 runs are read as they are (a missing `hop_scope`
+///   means `incident`, the rule they were recorded with).
+/// - 3: the game's true state per step (`ground_truth`) and the world model's accuracy
+///   (`world_model` in steps and summary), `memory.rules`, the goal and its source, the
+///   walkthrough flag, `memory.rejected_verdicts`. Older runs replay: the accuracy is
+///   recomputed against the true state the bridge reports during the replay.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this Ariadne reads.
 pub const OLDEST_READABLE: u32 = 1;
