@@ -132,12 +132,13 @@ impl ChatBackend for Script {
         };
         Ok(ChatAnswer {
             content: content.to_string(),
-            usage: Usage {
+            finish_reason: Some("stop".into()),
+            usage: Some(Usage {
                 prompt_tokens: 10,
                 completion_tokens: 2,
-                cached_tokens: 0,
-            },
-            latency_ms: 0,
+                ..Usage::default()
+            }),
+            ..ChatAnswer::default()
         })
     }
 
@@ -147,8 +148,9 @@ impl ChatBackend for Script {
                 .iter()
                 .map(|t| vec![t.len() as f32, 1.0, (t.len() % 7) as f32])
                 .collect(),
-            usage: Usage::default(),
+            usage: None,
             latency_ms: 0,
+            retries: 0,
         })
     }
 
@@ -265,7 +267,14 @@ async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept()
     assert_eq!(s.outcome, Outcome::Error);
     assert_eq!(s.steps, 1);
     assert!(s.error.as_deref().is_some_and(|e| e.contains("scripted")));
-    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64);
+    // The calls of the unfinished step (its extraction and the failed plan call) were
+    // made: they count in the summary though no step line holds them.
+    assert_eq!(s.unfinished_calls, 2);
+    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64 + 2);
+    assert_eq!(
+        s.usage.unknown_calls, 1,
+        "the failed call's cost is unknown"
+    );
 }
 
 #[tokio::test]
