@@ -183,6 +183,11 @@ pub struct LlmArgs {
     /// Per-request timeout in seconds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "LLM")]
     pub llm_timeout: Option<u64>,
+    /// Total seconds one request may spend retrying rate limits (429), server errors
+    /// (5xx) and dropped connections, with exponential backoff (default 300; 0: no
+    /// retries).
+    #[arg(long, help_heading = "LLM")]
+    pub retry_budget: Option<u64>,
     /// Context window of the embedded local model, tokens (shared by its slots).
     #[arg(long, help_heading = "LLM")]
     pub ctx: Option<u32>,

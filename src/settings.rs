@@ -18,6 +18,9 @@ use crate::llm::connect::LlmSettings;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope};
 use crate::trajectory::Goal;
 
+/// The longest retry budget accepted, seconds (a day).
+pub const MAX_RETRY_BUDGET_S: u64 = 86_400;
+
 /// The config file's keys (all optional); flags and environment variables override them.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +41,8 @@ pub struct ConfigFile {
     pub temperature: Option<f32>,
     /// See `--llm-timeout`.
     pub llm_timeout: Option<u64>,
+    /// See `--retry-budget`.
+    pub retry_budget: Option<u64>,
     /// See `--ctx`.
     pub ctx: Option<u32>,
     /// See `--threads`.
@@ -164,6 +169,15 @@ impl Resolver {
         if timeout_s == 0 {
             bail!(UserError::new("llm_timeout must be at least 1 second"));
         }
+        let retry_budget_s = args
+            .retry_budget
+            .or(cfg.retry_budget)
+            .unwrap_or(crate::llm::http::DEFAULT_RETRY_BUDGET_S);
+        if retry_budget_s > MAX_RETRY_BUDGET_S {
+            bail!(UserError::new(format!(
+                "retry_budget {retry_budget_s} is too large; give 0 to {MAX_RETRY_BUDGET_S} seconds"
+            )));
+        }
         let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
         if ctx < 1024 {
             bail!(UserError::new(format!(
@@ -192,6 +206,7 @@ impl Resolver {
             ctx,
             threads,
             length_limits: args.length_limits || cfg.length_limits.unwrap_or(false),
+            retry_budget_s,
         })
     }
 

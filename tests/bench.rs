@@ -210,6 +210,8 @@ fn a_failing_episode_is_recorded_and_the_bench_goes_on() {
             "2",
             "--out",
             "b",
+            "--retry-budget",
+            "2",
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

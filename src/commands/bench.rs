@@ -32,7 +32,7 @@ use crate::llm::connect::{self, LlmSettings};
 use crate::memory::{MemorySettings, Variant};
 use crate::settings::Resolver;
 use crate::trajectory::{Goal, Outcome, StepSink};
-use report::{Cell, EpisodeRow, aggregate, csv, markdown, read_episodes};
+use report::{Cell, Endpoint, EpisodeRow, aggregate, csv, markdown, read_episodes};
 
 /// The bench's settings, written to `bench.json` and read back by `--resume`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -196,6 +196,23 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
             dir.join("bench.json"),
             serde_json::to_string_pretty(&bench_json)? + "\n",
         )?;
+    } else {
+        // A resume may play against other endpoints: each session is recorded (and each
+        // episode row names its own).
+        let path = dir.join("bench.json");
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)
+            .context("bench.json is malformed")?;
+        if !v["resumes"].is_array() {
+            v["resumes"] = json!([]);
+        }
+        if let Some(list) = v["resumes"].as_array_mut() {
+            list.push(json!({
+                "at": chrono::Local::now().to_rfc3339(),
+                "jobs": opts.jobs,
+                "llm": conn.described,
+            }));
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&v)? + "\n")?;
     }
     // A restarted episode starts from a clean directory.
     for (g, v, run) in &jobs {
@@ -308,14 +325,15 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                         normalized_score: s.normalized_score,
                         steps: s.steps,
                         llm_calls: s.llm_calls,
-                        prompt_tokens: s.usage.prompt_tokens,
-                        completion_tokens: s.usage.completion_tokens,
+                        prompt_tokens: s.usage.is_known().then_some(s.usage.prompt_tokens),
+                        completion_tokens: s.usage.is_known().then_some(s.usage.completion_tokens),
                         wall_s: s.wall_s,
                         world_model: s.world_model.clone(),
                         dir: d
                             .strip_prefix(runs_dir.parent().unwrap_or(runs_dir))
                             .map(Path::to_path_buf)
                             .unwrap_or(d),
+                        endpoint: Some(Endpoint::from_described(&conn.described)),
                     },
                     Err(e) => {
                         if let Ok(mut f) = failures.lock() {
@@ -332,12 +350,13 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                             normalized_score: 0.0,
                             steps: 0,
                             llm_calls: 0,
-                            prompt_tokens: 0,
-                            completion_tokens: 0,
+                            prompt_tokens: None,
+                            completion_tokens: None,
                             wall_s: 0.0,
                             world_model: None,
                             dir: PathBuf::from("runs")
                                 .join(format!("{name}--{}--run{run}", variant.name())),
+                            endpoint: Some(Endpoint::from_described(&conn.described)),
                         }
                     }
                 };

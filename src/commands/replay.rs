@@ -109,6 +109,7 @@ pub const COMPARED: &[&str] = &[
     "lost",
     "llm_failures",
     "llm_repairs",
+    "llm_trimmed",
 ];
 
 /// The path of the first difference between two JSON values (`field.sub[2].x`), with
@@ -227,14 +228,12 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
     let (steps, truncated) =
         trajectory::read_steps(dir).map_err(|e| UserError::new(format!("{e:#}")))?;
     let vpath = dir.join("embeddings.jsonl");
-    let vtext = std::fs::read_to_string(&vpath).unwrap_or_default();
-    let mut vectors = Vec::new();
-    for line in vtext.lines().filter(|l| !l.trim().is_empty()) {
-        // A truncated last line is skipped like in steps.jsonl.
-        if let Ok(v) = serde_json::from_str::<VectorRecord>(line) {
-            vectors.push(v);
-        }
-    }
+    // A truncated last line is skipped like in steps.jsonl.
+    let vectors = if vpath.exists() {
+        trajectory::read_jsonl::<VectorRecord>(&vpath)?.0
+    } else {
+        Vec::new()
+    };
     let summary = std::fs::read_to_string(dir.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());

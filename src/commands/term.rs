@@ -84,8 +84,22 @@ impl StepSink for TerminalView {
         if !self.banner {
             return Ok(());
         }
+        let tokens = if s.usage.is_known() {
+            format!(
+                "tokens {} prompt / {} completion ({:.0}/{:.0} per step)",
+                s.usage.prompt_tokens,
+                s.usage.completion_tokens,
+                s.prompt_tokens_per_step.unwrap_or(0.0),
+                s.completion_tokens_per_step.unwrap_or(0.0)
+            )
+        } else {
+            format!(
+                "tokens ? (the endpoint reported no usage for {} calls; at least {} prompt / {} completion)",
+                s.usage.unknown_calls, s.usage.prompt_tokens, s.usage.completion_tokens
+            )
+        };
         println!(
-            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} fallback actions) | tokens {} prompt / {} completion ({:.0}/{:.0} per step) | {:.1}s",
+            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions) | {tokens} | {:.1}s",
             s.outcome,
             s.score,
             s.max_score,
@@ -94,11 +108,9 @@ impl StepSink for TerminalView {
             s.llm_calls,
             s.llm_failures,
             s.llm_repairs,
+            s.llm_trimmed,
+            s.llm_retries,
             s.fallback_actions,
-            s.usage.prompt_tokens,
-            s.usage.completion_tokens,
-            s.prompt_tokens_per_step,
-            s.completion_tokens_per_step,
             s.wall_s
         );
         println!("trajectory: {}", self.dir.display());

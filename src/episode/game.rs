@@ -86,6 +86,18 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         goal: None,
         walkthrough: config.walkthrough,
         parent: None,
+        embedding_dimension: None,
+    }
+}
+
+/// Remove the run directory of a game that never started (it failed to load): an
+/// empty run would only puzzle `replay`. The error says what went wrong.
+fn discard(dir: &std::path::Path) {
+    if let Err(e) = std::fs::remove_dir_all(dir) {
+        eprintln!(
+            "warning: cannot remove the unused run directory {}: {e}",
+            dir.display()
+        );
     }
 }
 
@@ -123,7 +135,13 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
         if trials > 1 && run.announce {
             println!("ariadne: Reflexion trial {trial} of {trials}");
         }
-        let env = config.game.start(run.py, &dir.join("bridge.log")).await?;
+        let env = match config.game.start(run.py, &dir.join("bridge.log")).await {
+            Ok(env) => env,
+            Err(e) => {
+                discard(&dir);
+                return Err(e.into());
+            }
+        };
         let mut sinks: Vec<Box<dyn StepSink + '_>> = vec![Box::new(writer)];
         sinks.extend((run.sinks)(&dir));
         let episode = Episode {
@@ -141,6 +159,10 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
         let done: EpisodeResult = match super::run(episode).await {
             Ok(d) => d,
             Err(e) => {
+                // No summary: the game never reset (it does not load); nothing to keep.
+                if !dir.join("summary.json").exists() {
+                    discard(&dir);
+                }
                 let user = e.chain().any(|c| {
                     c.downcast_ref::<crate::error::UserError>().is_some()
                         || c.downcast_ref::<EnvError>()
@@ -183,6 +205,8 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
             let (lesson, log) = reflexion::write_lesson(&llm, &report, &lessons).await?;
             this.lesson = lesson.clone();
             this.llm_failures += u64::from(log.failures);
+            this.llm_trimmed += u64::from(log.trimmed);
+            this.llm_retries += u64::from(log.retries);
             this.lesson_calls = log.calls;
             RunWriter::rewrite_summary(&dir, &this)?;
             if let Some(l) = lesson {
@@ -202,9 +226,14 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                 s.llm_calls += prev.llm_calls + prev.lesson_calls.len() as u64;
                 s.llm_failures += prev.llm_failures;
                 s.llm_repairs += prev.llm_repairs;
+                s.llm_trimmed += prev.llm_trimmed;
+                s.llm_retries += prev.llm_retries;
+                s.unfinished_calls += prev.unfinished_calls;
                 s.fallback_actions += prev.fallback_actions;
                 s.usage.add(prev.usage);
-                prev.lesson_calls.iter().for_each(|c| s.usage.add(c.usage));
+                prev.lesson_calls
+                    .iter()
+                    .for_each(|c| s.usage.add_call(c.usage));
                 s.wall_s += prev.wall_s;
                 s.per_step();
                 s

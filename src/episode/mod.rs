@@ -198,6 +198,9 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         Ok(outcome) => (outcome, None),
         Err(e) => (Outcome::Error, Some(e)),
     };
+    // A step cut short by an error or Ctrl-C made calls that cost tokens: count them.
+    let unfinished = run.agent.take_unfinished();
+    run.summary.add_unfinished(&unfinished);
     let Run {
         env,
         mut sinks,

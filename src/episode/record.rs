@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::agent::{Agent, Decision, GO_TO};
 use crate::env::GameState;
-use crate::llm::Usage;
+use crate::llm::CallLog;
 use crate::memory::Triplet;
 use crate::trajectory::{
     ActionSource, GraphStats, Outcome, RouteInfo, StepRecord, Summary, Timings,
@@ -66,8 +66,7 @@ pub fn build(
     step_started: Instant,
     agent: &Agent,
 ) -> StepRecord {
-    let mut usage = Usage::default();
-    decision.log.calls.iter().for_each(|c| usage.add(c.usage));
+    let usage = decision.log.usage();
     let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
         + decision
             .log
@@ -115,6 +114,8 @@ pub fn build(
         lost: after.lost,
         llm_failures: decision.log.failures,
         llm_repairs: decision.log.repairs,
+        llm_trimmed: decision.log.trimmed,
+        llm_retries: decision.log.retries,
         llm_calls: decision.log.calls,
         embedding_calls: decision.log.embeds,
         vectors: decision.log.vectors,
@@ -132,16 +133,31 @@ pub fn build(
 }
 
 impl Summary {
-    /// Count a finished step's calls, failures, repairs, fallbacks and tokens.
+    /// Count a finished step's calls, failures, repairs, trims, retries, fallbacks and
+    /// tokens.
     pub fn add_step(&mut self, record: &StepRecord) {
         self.llm_calls += record.llm_calls.len() as u64;
         self.llm_failures += u64::from(record.llm_failures);
         self.llm_repairs += u64::from(record.llm_repairs);
+        self.llm_trimmed += u64::from(record.llm_trimmed);
+        self.llm_retries += u64::from(record.llm_retries);
         self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
         self.usage.add(record.usage);
         if let Some(a) = &record.world_model {
             self.world_model.get_or_insert_with(Default::default).add(a);
         }
+    }
+
+    /// Count the LLM activity of a step that did not finish (an error or an interrupt
+    /// stopped it): its calls were made and cost tokens, so they count like any other.
+    pub fn add_unfinished(&mut self, log: &CallLog) {
+        self.llm_calls += log.calls.len() as u64;
+        self.unfinished_calls += log.calls.len() as u64;
+        self.llm_failures += u64::from(log.failures);
+        self.llm_repairs += u64::from(log.repairs);
+        self.llm_trimmed += u64::from(log.trimmed);
+        self.llm_retries += u64::from(log.retries);
+        self.usage.add(log.usage());
     }
 
     /// Close the summary: outcome, steps, final score (normalized: score / max_score, 0
@@ -161,12 +177,20 @@ impl Summary {
         self.final_observation = last.observation.clone();
     }
 
-    /// Recompute the tokens per step from the totals.
+    /// Recompute the tokens per step from the totals (`None` when some call's usage is
+    /// unknown).
     pub fn per_step(&mut self) {
-        if self.steps > 0 {
-            self.prompt_tokens_per_step = self.usage.prompt_tokens as f64 / f64::from(self.steps);
-            self.completion_tokens_per_step =
-                self.usage.completion_tokens as f64 / f64::from(self.steps);
-        }
+        let per = |n: u64| {
+            (self.usage.is_known() && self.steps > 0).then(|| n as f64 / f64::from(self.steps))
+        };
+        (self.prompt_tokens_per_step, self.completion_tokens_per_step) = if self.steps == 0 {
+            let z = self.usage.is_known().then_some(0.0);
+            (z, z)
+        } else {
+            (
+                per(self.usage.prompt_tokens),
+                per(self.usage.completion_tokens),
+            )
+        };
     }
 }

@@ -191,7 +191,14 @@ async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept()
     assert_eq!(s.outcome, Outcome::Error);
     assert_eq!(s.steps, 1);
     assert!(s.error.as_deref().is_some_and(|e| e.contains("scripted")));
-    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64);
+    // The calls of the unfinished step (its extraction and the failed plan call) were
+    // made: they count in the summary though no step line holds them.
+    assert_eq!(s.unfinished_calls, 2);
+    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64 + 2);
+    assert_eq!(
+        s.usage.unknown_calls, 1,
+        "the failed call's cost is unknown"
+    );
 }
 
 #[tokio::test]

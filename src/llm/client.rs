@@ -1,19 +1,19 @@
-//! [`OpenAiBackend`]: chat and embeddings over async-openai, for any OpenAI-compatible
-//! endpoint. Requests are built as JSON ("bring your own types") so that the response
-//! format's JSON schema keeps its key order (llama.cpp's grammar follows it) and so that
-//! servers with extra response fields (llama.cpp's `timings`) are read without fuss.
-//! async-openai retries 429, 5xx and connection errors with exponential backoff.
+//! [`OpenAiBackend`]: chat and embeddings for any OpenAI-compatible endpoint. Requests
+//! are built as JSON so that the response format's JSON schema keeps its key order
+//! (llama.cpp's grammar follows it); responses are read leniently by
+//! [`super::answer`] (chat) and strictly by [`read_embeddings`] (embeddings). The
+//! transport ([`super::http`]) retries 429, 5xx and dropped connections with backoff
+//! within the retry budget.
 
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
 
-use async_openai::{Client, config::OpenAIConfig, error::OpenAIError};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{
-    ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError, Usage,
-};
+use super::answer::{read_completion, usage_of};
+use super::http::{RetryPolicy, Transport};
+use super::{ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError};
 
 /// A chat endpoint: where, which model, and how to ask.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -37,6 +37,14 @@ pub struct EndpointConfig {
     /// stop a small model's run-on strings); OpenAI's strict mode rejects them, so they
     /// are stripped for remote endpoints unless asked for.
     pub length_limits: bool,
+    /// Total time one request may spend retrying 429, 5xx and dropped connections,
+    /// seconds (also used for the embedding endpoint).
+    #[serde(default = "default_budget")]
+    pub retry_budget_s: u64,
+}
+
+fn default_budget() -> u64 {
+    super::http::DEFAULT_RETRY_BUDGET_S
 }
 
 /// An embedding endpoint. e5-style models want different handling of queries and
@@ -59,92 +67,45 @@ pub struct EmbedConfig {
     pub passage_prefix: String,
 }
 
-/// Chat and embeddings over two async-openai clients (they may point at the same server).
+/// Chat and embeddings over two transports (they may point at the same server).
 pub struct OpenAiBackend {
     chat_cfg: EndpointConfig,
     embed_cfg: EmbedConfig,
-    chat: Client<OpenAIConfig>,
-    embed: Client<OpenAIConfig>,
-}
-
-fn make_client(
-    base: &str,
-    key: Option<&str>,
-    timeout_s: u64,
-) -> Result<Client<OpenAIConfig>, LlmError> {
-    let config = OpenAIConfig::new()
-        .with_api_base(base.trim_end_matches('/'))
-        .with_api_key(key.unwrap_or("none"));
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(timeout_s.max(1)))
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| LlmError::BadResponse {
-            what: "chat",
-            endpoint: base.to_string(),
-            detail: format!("cannot build the HTTP client: {e}"),
-        })?;
-    Ok(Client::with_config(config).with_http_client(http))
+    chat: Transport,
+    embed: Transport,
+    /// The embedding dimension of this run, fixed by the first answer.
+    dimension: Mutex<Option<usize>>,
 }
 
 impl OpenAiBackend {
-    /// Build clients for a chat and an embedding endpoint.
+    /// Build transports for a chat and an embedding endpoint.
     ///
     /// # Errors
     /// [`LlmError::BadResponse`] if the HTTP client cannot be built (TLS setup).
     pub fn new(chat_cfg: EndpointConfig, embed_cfg: EmbedConfig) -> Result<Self, LlmError> {
-        let chat = make_client(
+        let policy =
+            RetryPolicy::with_budget(std::time::Duration::from_secs(chat_cfg.retry_budget_s));
+        let chat = Transport::new(
+            "chat",
             &chat_cfg.base_url,
             chat_cfg.api_key.as_deref(),
             chat_cfg.timeout_s,
+            policy,
         )?;
-        let embed = make_client(
+        let embed = Transport::new(
+            "embedding",
             &embed_cfg.base_url,
             embed_cfg.api_key.as_deref(),
             chat_cfg.timeout_s,
+            policy,
         )?;
         Ok(Self {
             chat_cfg,
             embed_cfg,
             chat,
             embed,
+            dimension: Mutex::new(None),
         })
-    }
-
-    fn map_err(what: &'static str, endpoint: &str, err: OpenAIError) -> LlmError {
-        let endpoint = endpoint.to_string();
-        match err {
-            OpenAIError::Reqwest(e) if e.is_connect() => LlmError::Unreachable {
-                what,
-                endpoint,
-                detail: root_cause(&e),
-            },
-            OpenAIError::Reqwest(e) if e.is_timeout() => LlmError::Api {
-                what,
-                endpoint,
-                detail: "timed out (raise --llm-timeout for a slow model)".into(),
-            },
-            OpenAIError::Reqwest(e) => LlmError::Api {
-                what,
-                endpoint,
-                detail: root_cause(&e),
-            },
-            OpenAIError::ApiError(resp) => LlmError::Api {
-                what,
-                endpoint,
-                detail: resp.to_string(),
-            },
-            OpenAIError::JSONDeserialize(e, body) => LlmError::BadResponse {
-                what,
-                endpoint,
-                detail: format!("{e}; body: {}", truncate(&body, 500)),
-            },
-            other => LlmError::BadResponse {
-                what,
-                endpoint,
-                detail: other.to_string(),
-            },
-        }
     }
 
     /// The JSON body of a chat request (exposed for tests and the manifest).
@@ -200,66 +161,116 @@ fn normalize(v: &mut [f32]) {
     }
 }
 
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur: &(dyn std::error::Error + 'static) = e;
-    while let Some(next) = cur.source() {
-        cur = next;
+/// Read and check an embeddings response for `n` inputs: a `data` array of exactly `n`
+/// items, each with an `index` (all of `0..n` once, in any order; a list without any
+/// index is taken in order) and an `embedding` that is one flat array of finite numbers,
+/// not all zero, of the same dimension as every other, and as `dimension` when given.
+/// Returns the unit-length vectors in input order.
+///
+/// # Errors
+/// A one-line description of the first thing wrong.
+pub fn read_embeddings(
+    body: &[u8],
+    n: usize,
+    dimension: Option<usize>,
+) -> Result<Vec<Vec<f32>>, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("the response is not UTF-8 ({e})"))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "the response is not JSON ({e}): {:?}",
+            text.chars().take(200).collect::<String>()
+        )
+    })?;
+    let data = v["data"].as_array().ok_or_else(|| {
+        format!(
+            "no data array in {}",
+            v.to_string().chars().take(200).collect::<String>()
+        )
+    })?;
+    if data.len() != n {
+        return Err(format!("asked for {n} embeddings, got {}", data.len()));
     }
-    cur.to_string()
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.len() <= n {
-        s.to_string()
-    } else {
-        let mut end = n;
-        while !s.is_char_boundary(end) {
-            end -= 1;
+    let indexed = data.iter().any(|d| d.get("index").is_some());
+    let mut out: Vec<Option<Vec<f32>>> = vec![None; n];
+    let mut dim = dimension;
+    for (pos, item) in data.iter().enumerate() {
+        let index = if indexed {
+            let i = item["index"]
+                .as_u64()
+                .ok_or_else(|| format!("item {pos} has no integer index ({})", item["index"]))?;
+            usize::try_from(i)
+                .ok()
+                .filter(|&i| i < n)
+                .ok_or_else(|| format!("item {pos} has index {i}, outside 0..{n}"))?
+        } else {
+            pos
+        };
+        if out[index].is_some() {
+            return Err(format!("index {index} appears twice"));
         }
-        format!("{}...", &s[..end])
+        let values = item["embedding"].as_array().ok_or_else(|| {
+            format!(
+                "the embedding of index {index} is not an array of numbers: {}",
+                item["embedding"]
+                    .to_string()
+                    .chars()
+                    .take(80)
+                    .collect::<String>()
+            )
+        })?;
+        let mut vector = Vec::with_capacity(values.len());
+        for (k, x) in values.iter().enumerate() {
+            let f = x.as_f64().ok_or_else(|| {
+                format!(
+                    "the embedding of index {index} holds {} at position {k}, not a number{}",
+                    x.to_string().chars().take(40).collect::<String>(),
+                    if x.is_array() {
+                        " (an array of arrays, not one flat vector)"
+                    } else {
+                        ""
+                    }
+                )
+            })?;
+            let f = f as f32;
+            if !f.is_finite() {
+                return Err(format!(
+                    "the embedding of index {index} holds a non-finite value at position {k}"
+                ));
+            }
+            vector.push(f);
+        }
+        if vector.is_empty() || vector.iter().all(|x| *x == 0.0) {
+            return Err(format!(
+                "the embedding of index {index} is empty or all zero"
+            ));
+        }
+        match dim {
+            Some(d) if d != vector.len() => {
+                return Err(format!(
+                    "the embedding of index {index} has dimension {}, but this run's embeddings have dimension {d}",
+                    vector.len()
+                ));
+            }
+            _ => dim = Some(vector.len()),
+        }
+        normalize(&mut vector);
+        out[index] = Some(vector);
     }
-}
-
-fn usage_of(v: &Value) -> Usage {
-    let u = &v["usage"];
-    Usage {
-        prompt_tokens: u["prompt_tokens"].as_u64().unwrap_or(0),
-        completion_tokens: u["completion_tokens"].as_u64().unwrap_or(0),
-        cached_tokens: u["prompt_tokens_details"]["cached_tokens"]
-            .as_u64()
-            .or_else(|| v["timings"]["cache_n"].as_u64())
-            .unwrap_or(0),
-    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, v)| v.ok_or_else(|| format!("no embedding for index {i}")))
+        .collect()
 }
 
 #[async_trait]
 impl ChatBackend for OpenAiBackend {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError> {
         let body = self.chat_body(request);
-        let started = Instant::now();
-        let resp: Value = self
-            .chat
-            .chat()
-            .create_byot(body)
-            .await
-            .map_err(|e| Self::map_err("chat", &self.chat_cfg.base_url, e))?;
-        let latency_ms = started.elapsed().as_millis() as u64;
-        let content = resp["choices"][0]["message"]["content"]
-            .as_str()
-            .ok_or_else(|| LlmError::BadResponse {
-                what: "chat",
-                endpoint: self.chat_cfg.base_url.clone(),
-                detail: format!(
-                    "no choices[0].message.content in {}",
-                    truncate(&resp.to_string(), 500)
-                ),
-            })?
-            .to_string();
-        Ok(ChatAnswer {
-            content,
-            usage: usage_of(&resp),
-            latency_ms,
-        })
+        let resp = self.chat.post("/chat/completions", &body).await?;
+        let mut answer = read_completion(&resp.body);
+        answer.latency_ms = resp.latency_ms;
+        answer.retries = resp.retries;
+        Ok(answer)
     }
 
     async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError> {
@@ -271,58 +282,76 @@ impl ChatBackend for OpenAiBackend {
             ),
         };
         let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
-        let started = Instant::now();
-        let resp: Value = self
+        let resp = self
             .embed
-            .embeddings()
-            .create_byot(json!({"model": model, "input": input, "encoding_format": "float"}))
-            .await
-            .map_err(|e| Self::map_err("embedding", &self.embed_cfg.base_url, e))?;
-        let latency_ms = started.elapsed().as_millis() as u64;
+            .post(
+                "/embeddings",
+                &json!({"model": model, "input": input, "encoding_format": "float"}),
+            )
+            .await?;
         let bad = |detail: String| LlmError::BadResponse {
             what: "embedding",
-            endpoint: self.embed_cfg.base_url.clone(),
+            endpoint: self.embed.base().to_string(),
             detail,
         };
-        let data = resp["data"].as_array().ok_or_else(|| {
-            bad(format!(
-                "no data array in {}",
-                truncate(&resp.to_string(), 300)
-            ))
-        })?;
-        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
-        for (pos, item) in data.iter().enumerate() {
-            let index = item["index"].as_u64().map(|i| i as usize).unwrap_or(pos);
-            let vec: Vec<f32> = item["embedding"]
-                .as_array()
-                .ok_or_else(|| bad("an embedding is not a float array".into()))?
-                .iter()
-                .map(|x| x.as_f64().unwrap_or(0.0) as f32)
-                .collect();
-            if index < vectors.len() {
-                let mut vec = vec;
-                normalize(&mut vec);
-                vectors[index] = Some(vec);
-            }
+        let mut dim = self
+            .dimension
+            .lock()
+            .map_err(|_| bad("internal state poisoned".into()))?;
+        let vectors = read_embeddings(&resp.body, texts.len(), *dim).map_err(bad)?;
+        if let Some(v) = vectors.first() {
+            dim.get_or_insert(v.len());
         }
-        let vectors = vectors
-            .into_iter()
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                bad(format!(
-                    "asked for {} embeddings, got {}",
-                    texts.len(),
-                    data.len()
-                ))
-            })?;
+        let usage = serde_json::from_slice::<Value>(&resp.body)
+            .ok()
+            .and_then(|v| usage_of(&v));
         Ok(Embeddings {
             vectors,
-            usage: usage_of(&resp),
-            latency_ms,
+            usage,
+            latency_ms: resp.latency_ms,
+            retries: resp.retries,
         })
     }
 
     fn model_name(&self) -> String {
         self.chat_cfg.model.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_embeddings;
+
+    #[test]
+    fn embeddings_are_checked_whole() {
+        let ok = br#"{"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,0]}]}"#;
+        let v = read_embeddings(ok, 2, None).unwrap();
+        assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+        let cases: &[(&[u8], &str)] = &[
+            (
+                br#"{"data":[{"index":0,"embedding":[[1,2]]}]}"#,
+                "array of arrays",
+            ),
+            (
+                br#"{"data":[{"index":0,"embedding":[1,null]}]}"#,
+                "not a number",
+            ),
+            (
+                br#"{"data":[{"index":1,"embedding":[1,2]}]}"#,
+                "outside 0..1",
+            ),
+            (br#"{"data":[{"index":0,"embedding":[0,0]}]}"#, "all zero"),
+            (br#"{"data":[]}"#, "asked for 1 embeddings, got 0"),
+            (
+                br#"{"data":[{"index":0,"embedding":[1,2,3]}]}"#,
+                "dimension 3",
+            ),
+        ];
+        for (body, want) in cases {
+            let e = read_embeddings(body, 1, Some(2)).unwrap_err();
+            assert!(e.contains(want), "{e} should contain {want}");
+        }
+        let dup = br#"{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}"#;
+        assert!(read_embeddings(dup, 2, None).unwrap_err().contains("twice"));
     }
 }

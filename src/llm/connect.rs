@@ -45,6 +45,9 @@ pub struct LlmSettings {
     pub threads: u32,
     /// Keep `maxLength` in schemas sent to a remote endpoint (always kept locally).
     pub length_limits: bool,
+    /// Total time one request may spend retrying 429, 5xx and dropped connections,
+    /// seconds (`--retry-budget`; 0: no retries).
+    pub retry_budget_s: u64,
 }
 
 impl LlmSettings {
@@ -152,6 +155,7 @@ pub async fn connect(
         timeout_s: settings.timeout_s,
         seed: Some(seed),
         length_limits: servers.llm.is_some() || settings.length_limits,
+        retry_budget_s: settings.retry_budget_s,
     };
     let embed = match (&servers.embed, &settings.embed_base_url) {
         (Some(s), _) => EmbedConfig {
@@ -189,6 +193,7 @@ pub async fn connect(
             "temperature": chat.temperature,
             "timeout_s": chat.timeout_s,
             "length_limits": chat.length_limits,
+            "retry_budget_s": chat.retry_budget_s,
         },
         "embedding": {
             "base_url": embed.base_url,

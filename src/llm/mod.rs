@@ -2,15 +2,21 @@
 //! structured JSON answers with tolerant parsing and one retry, and a record of every
 //! call (prompt, answer, tokens, latency) for the trajectory log.
 //!
-//! - [`client`]: [`ChatBackend`] over async-openai (OpenAI, vLLM, llama.cpp, Ollama).
+//! - [`client`]: [`ChatBackend`] for any OpenAI-compatible endpoint (OpenAI, vLLM,
+//!   llama.cpp, Ollama), over [`http`] (retries with backoff) and [`answer`] (reading a
+//!   completion: content, reasoning, finish reason, usage, defects).
 //! - [`structured`]: JSON-schema answers, repair, retry, failure counting.
+//! - [`bounds`]: the client-side bounds on every string and list a model writes.
 //! - [`local`]: the embedded default (a llama.cpp server and an e5 embedding server).
 //! - [`connect`]: endpoints from settings, local servers started as needed.
 //! - [`replay`]: the "cassette" backend that serves a logged run's answers.
 //! - [`prompts`]: the prompt templates, loaded once.
 
+pub mod answer;
+pub mod bounds;
 pub mod client;
 pub mod connect;
+pub mod http;
 pub mod local;
 pub mod prompts;
 pub mod replay;
@@ -27,7 +33,7 @@ pub use client::{EmbedConfig, EndpointConfig, OpenAiBackend};
 /// Errors from an LLM or embedding endpoint that callers branch on.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
-    /// The endpoint did not accept a connection (after the client's retries).
+    /// The endpoint did not accept a connection and never had in this run.
     #[error(
         "cannot reach the {what} endpoint at {endpoint}: {detail}. Check --base-url / OPENAI_BASE_URL (or --embed-base-url), or unset them to use the embedded local model"
     )]
@@ -39,7 +45,8 @@ pub enum LlmError {
         /// The transport error.
         detail: String,
     },
-    /// The endpoint answered with an HTTP error after the client's retries.
+    /// The endpoint answered with an HTTP error (a 4xx other than 429), or kept failing
+    /// (429, 5xx, dropped connections) past the retry budget.
     #[error("the {what} endpoint at {endpoint} answered with an error: {detail}")]
     Api {
         /// "chat" or "embedding".
@@ -117,7 +124,11 @@ impl Message {
     }
 }
 
-/// Token counts reported by the endpoint for one call (0 where it reports none).
+/// Token counts: those the endpoint reported for one call, or a sum over calls.
+///
+/// A call whose endpoint sent no `usage` is recorded as `None` (unknown), never as 0
+/// tokens; a sum counts such calls in `unknown_calls`, and is then a lower bound that
+/// the summary and the bench tables show as unknown ("?").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt (input) tokens.
@@ -127,14 +138,44 @@ pub struct Usage {
     /// Prompt tokens served from the server's cache, where reported.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Calls in this sum whose endpoint reported no usage (0 for one call's usage).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unknown_calls: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
-    /// Sum of two usages.
+    /// Add another sum (or one call's known usage).
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
         self.cached_tokens += other.cached_tokens;
+        self.unknown_calls += other.unknown_calls;
+    }
+
+    /// Add one call's usage: its counts, or one unknown call.
+    pub fn add_call(&mut self, call: Option<Usage>) {
+        match call {
+            Some(u) => self.add(u),
+            None => self.unknown_calls += 1,
+        }
+    }
+
+    /// True when every call in the sum reported its tokens.
+    pub fn is_known(&self) -> bool {
+        self.unknown_calls == 0
+    }
+
+    /// `n` as text, or "?" when some call's usage is unknown.
+    pub fn show(&self, n: u64) -> String {
+        if self.is_known() {
+            n.to_string()
+        } else {
+            "?".into()
+        }
     }
 }
 
@@ -189,15 +230,26 @@ pub struct ChatRequest {
     pub max_tokens: u32,
 }
 
-/// The text of a chat answer with its usage and latency.
-#[derive(Debug, Clone)]
+/// A chat answer as the endpoint sent it, read but not yet judged.
+#[derive(Debug, Clone, Default)]
 pub struct ChatAnswer {
-    /// `choices[0].message.content`.
+    /// `choices[0].message.content` ("" when there is none; reasoning blocks such as
+    /// `<think>...</think>` are still in it: [`answer::split_reasoning`] removes them).
     pub content: String,
-    /// Tokens reported by the endpoint.
-    pub usage: Usage,
-    /// Wall time of the HTTP exchange, milliseconds.
+    /// A separate reasoning field (`reasoning_content` or `reasoning`), never parsed.
+    pub reasoning: Option<String>,
+    /// `choices[0].finish_reason` (`stop`, `length`, `tool_calls`, ...), when sent.
+    pub finish_reason: Option<String>,
+    /// What makes the response unusable before any parsing (no content, a tool call,
+    /// bytes that are not UTF-8, a body that is not a chat completion); such an answer
+    /// is rejected and counted like any bad answer.
+    pub defect: Option<String>,
+    /// Tokens reported by the endpoint; `None` when it sent no `usage`.
+    pub usage: Option<Usage>,
+    /// Wall time of the HTTP exchange that answered, milliseconds.
     pub latency_ms: u64,
+    /// Transport retries before this answer (429, 5xx, dropped connections).
+    pub retries: u32,
 }
 
 /// Whether a text is embedded as a search query or as a stored passage (e5-style models
@@ -214,21 +266,25 @@ pub enum EmbedKind {
 /// Embedding vectors for a batch of texts, in input order, L2-normalized.
 #[derive(Debug, Clone)]
 pub struct Embeddings {
-    /// One vector per input text.
+    /// One vector per input text, all of the run's dimension.
     pub vectors: Vec<Vec<f32>>,
-    /// Tokens reported by the endpoint.
-    pub usage: Usage,
+    /// Tokens reported by the endpoint; `None` when it sent no `usage`.
+    pub usage: Option<Usage>,
     /// Wall time of the HTTP exchange, milliseconds.
     pub latency_ms: u64,
+    /// Transport retries before this answer.
+    pub retries: u32,
 }
 
 /// A source of chat answers and embeddings: a live endpoint, or (later) a recorded
 /// trajectory. Implementations must be safe to share across tasks.
 #[async_trait]
 pub trait ChatBackend: Send + Sync {
-    /// Send one chat request; the client's own retries have already been spent on errors.
+    /// Send one chat request. Transport failures are retried inside (429, 5xx, dropped
+    /// connections, within the retry budget); a response that arrived but is unusable
+    /// (no content, not UTF-8, not a completion) is an `Ok` answer with a `defect`.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError>;
-    /// Embed a batch of texts.
+    /// Embed a batch of texts: one validated vector per text, in input order.
     async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError>;
     /// The chat model's name as recorded in the manifest.
     fn model_name(&self) -> String;
@@ -243,15 +299,41 @@ pub struct CallRecord {
     pub attempt: u32,
     /// The messages sent.
     pub messages: Vec<Message>,
-    /// The raw answer text ("" when the call itself failed).
+    /// The completion-token budget sent (`max_tokens`; 0 in runs recorded before it was
+    /// recorded).
+    #[serde(default)]
+    pub max_tokens: u32,
+    /// The raw answer text, reasoning blocks included ("" when the call itself failed
+    /// or the answer had no content).
     pub answer: String,
-    /// Tokens reported by the endpoint.
-    pub usage: Usage,
+    /// The separate reasoning field of the answer, if any (never parsed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The endpoint's `finish_reason` (`stop`, `length`, ...); `null` when it sent none.
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// What made the response unusable before parsing (see [`ChatAnswer::defect`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defect: Option<String>,
+    /// Tokens reported by the endpoint; `null` when it reported none (unknown, not 0).
+    #[serde(default)]
+    pub usage: Option<Usage>,
     /// Wall time, milliseconds.
     pub latency_ms: u64,
-    /// Why the answer was rejected (unparseable, invalid), if it was.
+    /// Transport retries before the answer (429, 5xx, dropped connections).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
+    /// Why the answer was rejected (unusable, cut off, unparseable, invalid), if it was.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// What the client-side bounds cut or dropped from the accepted answer
+    /// (see [`bounds`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<String>,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One embedding call as recorded in the trajectory (vectors go to `embeddings.jsonl`).
@@ -261,10 +343,14 @@ pub struct EmbedRecord {
     pub kind: EmbedKind,
     /// The texts embedded.
     pub texts: Vec<String>,
-    /// Tokens reported by the endpoint.
-    pub usage: Usage,
+    /// Tokens reported by the endpoint; `null` when it reported none.
+    #[serde(default)]
+    pub usage: Option<Usage>,
     /// Wall time, milliseconds.
     pub latency_ms: u64,
+    /// Transport retries before the answer.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
 }
 
 /// A vector computed during a step, written to the run's `embeddings.jsonl` so a replay
@@ -280,7 +366,7 @@ pub struct VectorRecord {
 }
 
 /// Everything the LLM did during one step: calls, embedding calls, new vectors, and
-/// the count of rejected and repaired answers.
+/// the count of rejected, repaired and trimmed answers and of transport retries.
 #[derive(Debug, Default)]
 pub struct CallLog {
     /// Chat calls in order.
@@ -293,6 +379,19 @@ pub struct CallLog {
     pub failures: u32,
     /// Accepted answers that needed repair this step.
     pub repairs: u32,
+    /// Strings cut and items dropped by the client-side bounds this step.
+    pub trimmed: u32,
+    /// Transport retries of chat and embedding calls this step.
+    pub retries: u32,
+}
+
+impl CallLog {
+    /// Tokens of the chat calls (unknown calls counted as such).
+    pub fn usage(&self) -> Usage {
+        let mut u = Usage::default();
+        self.calls.iter().for_each(|c| u.add_call(c.usage));
+        u
+    }
 }
 
 /// The LLM as the agent and memory use it: a backend plus the prompt templates.
@@ -304,10 +403,12 @@ pub struct Llm {
 }
 
 impl Llm {
-    /// Ask for a structured answer (see [`structured::ask`]) and log the calls.
+    /// Ask for a structured answer (see [`structured::ask`]), bound it (see
+    /// [`bounds`]) and log the calls.
     ///
     /// # Errors
-    /// Transport errors only; bad answers give `Ok(None)` and are counted in `log`.
+    /// Transport errors only (the failed call is still in `log`); bad answers give
+    /// `Ok(None)` and are counted in `log`.
     pub async fn ask<T, F>(
         &self,
         log: &mut CallLog,
@@ -318,7 +419,7 @@ impl Llm {
         validate: F,
     ) -> Result<Option<T>, LlmError>
     where
-        T: serde::de::DeserializeOwned,
+        T: serde::de::DeserializeOwned + bounds::Bounded,
         F: Fn(&T) -> Result<(), String>,
     {
         let request = ChatRequest {
@@ -327,13 +428,7 @@ impl Llm {
             schema: Some((purpose.to_string(), schema)),
             max_tokens,
         };
-        let out = structured::ask(self.backend.as_ref(), request, validate).await?;
-        log.failures += out.failures;
-        if out.repaired {
-            log.repairs += 1;
-        }
-        log.calls.extend(out.calls);
-        Ok(out.value)
+        structured::ask(self.backend.as_ref(), request, validate, log).await
     }
 
     /// Embed texts and log the call and the vectors. An empty batch makes no call.
@@ -357,11 +452,13 @@ impl Llm {
                 vector: vector.clone(),
             });
         }
+        log.retries += e.retries;
         log.embeds.push(EmbedRecord {
             kind,
             texts,
             usage: e.usage,
             latency_ms: e.latency_ms,
+            retries: e.retries,
         });
         Ok(e.vectors)
     }

@@ -99,10 +99,24 @@ impl ChatBackend for ReplayBackend {
                         }
                     )));
                 }
+                if let Some(e) = rec
+                    .error
+                    .as_deref()
+                    .filter(|e| e.starts_with("transport: "))
+                {
+                    return Err(LlmError::Replay(format!(
+                        "the log ends with a failed {} call at step {step} ({e})",
+                        rec.purpose
+                    )));
+                }
                 Ok(ChatAnswer {
                     content: rec.answer,
+                    reasoning: rec.reasoning,
+                    finish_reason: rec.finish_reason,
+                    defect: rec.defect,
                     usage: rec.usage,
                     latency_ms: 0,
+                    retries: 0,
                 })
             }
             (None, Some(live)) => live.chat(request).await,
@@ -121,8 +135,9 @@ impl ChatBackend for ReplayBackend {
         match (found, &self.live) {
             (Some(vectors), _) => Ok(Embeddings {
                 vectors,
-                usage: Default::default(),
+                usage: None,
                 latency_ms: 0,
+                retries: 0,
             }),
             (None, Some(live)) => live.embed(texts, kind).await,
             (None, None) => {

@@ -88,12 +88,13 @@ impl ChatBackend for Scripted {
             .and_then(|mut q| q.get_mut(&request.purpose).and_then(VecDeque::pop_front));
         Ok(ChatAnswer {
             content: queued.unwrap_or_else(|| Self::default_answer(&request.purpose)),
-            usage: Usage {
+            finish_reason: Some("stop".into()),
+            usage: Some(Usage {
                 prompt_tokens: 10,
                 completion_tokens: 2,
-                cached_tokens: 0,
-            },
-            latency_ms: 0,
+                ..Usage::default()
+            }),
+            ..ChatAnswer::default()
         })
     }
 
@@ -103,8 +104,9 @@ impl ChatBackend for Scripted {
                 .iter()
                 .map(|t| vec![t.len() as f32, 1.0, (t.len() % 7) as f32])
                 .collect(),
-            usage: Usage::default(),
+            usage: None,
             latency_ms: 0,
+            retries: 0,
         })
     }
 

@@ -16,6 +16,7 @@ use super::{
     AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries,
     Retrieval, RetrievedEpisode, RetrievedTriplet, Triplet, TripletId, UpdateReport,
 };
+use crate::llm::bounds::{self, Bounded};
 use crate::llm::{CallLog, EmbedKind, Llm};
 
 /// The AriGraph memory with its settings and a cache of query embeddings.
@@ -40,9 +41,52 @@ struct Extraction {
     triplets: Vec<RawTriplet>,
 }
 
+impl Bounded for Extraction {
+    /// A triplet with an over-long part is dropped (a cut name is another name).
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(&mut self.triplets, bounds::TRIPLETS, "triplets", &mut notes);
+        let mut i = 0;
+        self.triplets.retain(|t| {
+            let what = format!("triplets[{i}]");
+            i += 1;
+            bounds::fits(
+                &t.subject,
+                bounds::ENTITY_CHARS,
+                &format!("{what} (subject)"),
+                &mut notes,
+            ) && bounds::fits(
+                &t.relation,
+                bounds::RELATION_CHARS,
+                &format!("{what} (relation)"),
+                &mut notes,
+            ) && bounds::fits(
+                &t.object,
+                bounds::ENTITY_CHARS,
+                &format!("{what} (object)"),
+                &mut notes,
+            )
+        });
+        notes
+    }
+}
+
 #[derive(Deserialize)]
 struct Outdated {
     outdated: Vec<usize>,
+}
+
+impl Bounded for Outdated {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(
+            &mut self.outdated,
+            bounds::OUTDATED_ITEMS,
+            "outdated",
+            &mut notes,
+        );
+        notes
+    }
 }
 
 fn extraction_schema(max: usize) -> Value {
@@ -55,9 +99,9 @@ fn extraction_schema(max: usize) -> Value {
                 "items": {
                     "type": "object",
                     "properties": {
-                        "subject": {"type": "string", "maxLength": 60},
-                        "relation": {"type": "string", "maxLength": 40},
-                        "object": {"type": "string", "maxLength": 60}
+                        "subject": {"type": "string", "maxLength": bounds::ENTITY_CHARS},
+                        "relation": {"type": "string", "maxLength": bounds::RELATION_CHARS},
+                        "object": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
                     },
                     "required": ["subject", "relation", "object"],
                     "additionalProperties": false

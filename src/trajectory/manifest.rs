@@ -106,6 +106,11 @@ pub struct Manifest {
     /// A continued run's parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<Parent>,
+    /// The dimension of the run's embeddings, fixed by the first embedding answer and
+    /// written when the first step that embedded anything ends (absent before, and in
+    /// runs recorded before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding_dimension: Option<usize>,
 }
 
 fn default_design() -> MemoryDesign {

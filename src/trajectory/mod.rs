@@ -239,7 +239,16 @@ pub struct StepRecord {
     pub llm_failures: u32,
     /// Accepted LLM answers that needed repair this step.
     pub llm_repairs: u32,
-    /// Tokens of the step's chat calls.
+    /// Strings cut and list items dropped by the client-side bounds this step (0 in
+    /// runs recorded before it was counted).
+    #[serde(default)]
+    pub llm_trimmed: u32,
+    /// Transport retries (429, 5xx, dropped connections) of the step's chat and
+    /// embedding calls.
+    #[serde(default)]
+    pub llm_retries: u32,
+    /// Tokens of the step's chat calls; `usage.unknown_calls` counts the calls whose
+    /// endpoint reported none.
     pub usage: Usage,
     /// Graph size after the step.
     pub graph: GraphStats,
@@ -278,14 +287,27 @@ pub struct Summary {
     pub llm_failures: u64,
     /// Repaired LLM answers.
     pub llm_repairs: u64,
+    /// Strings cut and list items dropped by the client-side bounds.
+    #[serde(default)]
+    pub llm_trimmed: u64,
+    /// Transport retries (429, 5xx, dropped connections).
+    #[serde(default)]
+    pub llm_retries: u64,
+    /// Chat calls of a step that did not finish (counted in `llm_calls` and `usage`
+    /// too, though no step line holds them).
+    #[serde(default)]
+    pub unfinished_calls: u64,
     /// Actions chosen by fallback.
     pub fallback_actions: u64,
-    /// Chat tokens.
+    /// Chat tokens; `usage.unknown_calls` counts calls whose endpoint reported none,
+    /// and then the counts are a lower bound.
     pub usage: Usage,
-    /// Prompt tokens per step (mean).
-    pub prompt_tokens_per_step: f64,
-    /// Completion tokens per step (mean).
-    pub completion_tokens_per_step: f64,
+    /// Prompt tokens per step (mean); `null` when some call's usage is unknown.
+    #[serde(default)]
+    pub prompt_tokens_per_step: Option<f64>,
+    /// Completion tokens per step (mean); `null` when some call's usage is unknown.
+    #[serde(default)]
+    pub completion_tokens_per_step: Option<f64>,
     /// Wall time of the episode, seconds (setup excluded).
     pub wall_s: f64,
     /// The last observation.
@@ -304,6 +326,8 @@ pub struct Summary {
 /// Writes one run directory.
 pub struct RunWriter {
     dir: PathBuf,
+    /// The manifest as last written (the goal and the embedding dimension are added as
+    /// they become known).
     manifest: Manifest,
     steps: BufWriter<File>,
     vectors: BufWriter<File>,
@@ -372,6 +396,13 @@ impl RunWriter {
     /// # Errors
     /// File system errors.
     pub fn write_step(&mut self, record: &StepRecord) -> Result<()> {
+        if self.manifest.embedding_dimension.is_none()
+            && let Some(v) = record.vectors.first()
+        {
+            let mut m = self.manifest.clone();
+            m.embedding_dimension = Some(v.vector.len());
+            self.write_manifest(&m)?;
+        }
         for v in &record.vectors {
             serde_json::to_writer(&mut self.vectors, v)?;
             self.vectors.write_all(b"\n")?;
@@ -415,21 +446,45 @@ impl StepSink for RunWriter {
 /// and reported in the second value.
 ///
 /// # Errors
-/// A missing file, or a malformed line before the last.
+/// A missing file, or a line before the last that is not UTF-8 or not a step, named
+/// with its line number (1-based).
 pub fn read_steps(dir: &Path) -> Result<(Vec<StepRecord>, bool)> {
     let path = dir.join("steps.jsonl");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let (rows, truncated) = read_jsonl::<StepRecord>(&path)?;
+    Ok((rows, truncated))
+}
+
+/// Read a JSON-lines file of `T`, line by line as bytes: a line that is not UTF-8 or
+/// not a `T` is an error naming the file and its line number, except the last line,
+/// which a killed writer may have cut (it is skipped, and the second value says so).
+/// Blank lines are ignored.
+///
+/// # Errors
+/// An unreadable file; a malformed line before the last.
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(Vec<T>, bool)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let lines: Vec<(usize, &[u8])> = bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+        .collect();
     let mut out = Vec::new();
     let mut truncated = false;
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<StepRecord>(line) {
+    for (k, (i, line)) in lines.iter().enumerate() {
+        let last = k + 1 == lines.len();
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| anyhow::anyhow!("byte {} is not UTF-8", e.valid_up_to() + 1))
+            .and_then(|text| serde_json::from_str::<T>(text).map_err(anyhow::Error::from));
+        match parsed {
             Ok(r) => out.push(r),
-            Err(_) if i + 1 == lines.len() => truncated = true,
+            Err(_) if last => truncated = true,
             Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("{} line {} is malformed", path.display(), i + 1));
+                return Err(crate::error::UserError::new(format!(
+                    "{} line {} is malformed: {e}",
+                    path.display(),
+                    i + 1
+                ))
+                .into());
             }
         }
     }

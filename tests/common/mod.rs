@@ -21,6 +21,82 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 
+/// One scripted HTTP response: status, headers and raw body bytes (which need not be
+/// JSON, nor UTF-8).
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers (e.g. `retry-after`).
+    pub headers: Vec<(&'static str, String)>,
+    /// The body as sent.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// A 200 JSON response.
+    pub fn json(v: &Value) -> Self {
+        Self {
+            status: 200,
+            headers: vec![("content-type", "application/json".into())],
+            body: v.to_string().into_bytes(),
+        }
+    }
+
+    /// A plain-text response with a status (e.g. 429 "Too Many Requests").
+    pub fn text(status: u16, body: &str) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type", "text/plain".into())],
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    /// The same response with another status.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// The same response with a `Retry-After` header.
+    pub fn retry_after(mut self, value: &str) -> Self {
+        self.headers.push(("retry-after", value.into()));
+        self
+    }
+}
+
+/// A chat completion body: `content` (a string, or `null`), `finish_reason`, `usage`
+/// (omitted when `None`), and extra fields merged into the message (e.g.
+/// `reasoning_content`, `tool_calls`).
+pub fn completion(
+    content: Value,
+    finish_reason: Option<&str>,
+    usage: Option<(u64, u64)>,
+    message_extra: Value,
+) -> Value {
+    let mut message = json!({"role": "assistant", "content": content});
+    if let (Some(m), Some(extra)) = (message.as_object_mut(), message_extra.as_object()) {
+        for (k, v) in extra {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    let mut body = json!({
+        "id": "scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "scripted",
+        "choices": [{"index": 0, "finish_reason": finish_reason, "message": message}],
+    });
+    if let Some((p, c)) = usage {
+        body["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
+    }
+    body
+}
+
+/// A function that may replace a response: given the request body and what the rule
+/// would answer (the chat content, or the embeddings response as JSON text).
+pub type Hook = Box<dyn FnMut(&Value, &str) -> Option<Reply> + Send>;
+
 /// What the scripted server was asked, and what it should answer.
 #[derive(Default)]
 pub struct Script {
@@ -43,10 +119,29 @@ pub struct Script {
     pub in_flight: usize,
     /// The most chat requests ever answered at once.
     pub max_in_flight: usize,
-    /// Every chat request body received.
+    /// Every chat request body answered (not those given a scripted error status).
     pub chats: Vec<Value>,
     /// Every embedding request body received.
     pub embeds: Vec<Value>,
+    /// Chat requests received, answered or not.
+    pub chat_requests: usize,
+    /// Responses served, one per chat request, before any answer (e.g. a run of 429s);
+    /// these requests are not counted in `chats`.
+    pub statuses: std::collections::VecDeque<Reply>,
+    /// Full responses that replace the answer of chat call n (0-based, counted in
+    /// `chats`): a cut-off answer, `content: null`, bytes that are not UTF-8...
+    pub replies: Vec<(usize, Reply)>,
+    /// Leave `usage` out of every chat answer.
+    pub no_usage: bool,
+    /// Responses served, one per embedding request, before any answer.
+    pub embed_statuses: std::collections::VecDeque<Reply>,
+    /// Full responses that replace embedding call n (0-based).
+    pub embed_replies: Vec<(usize, Reply)>,
+    /// May replace any chat response (fault injection); a non-200 reply is not counted
+    /// as an answer.
+    pub chat_hook: Option<Hook>,
+    /// May replace any embeddings response.
+    pub embed_hook: Option<Hook>,
 }
 
 /// A running scripted server.
@@ -230,12 +325,25 @@ pub fn embed_text(text: &str) -> Vec<f32> {
     v
 }
 
+fn respond(reply: Reply) -> axum::response::Response {
+    let mut resp = axum::response::Response::new(axum::body::Body::from(reply.body));
+    *resp.status_mut() =
+        axum::http::StatusCode::from_u16(reply.status).expect("a valid status code");
+    for (k, v) in reply.headers {
+        if let Ok(v) = axum::http::HeaderValue::from_str(&v) {
+            resp.headers_mut().insert(k, v);
+        }
+    }
+    resp
+}
+
 async fn chat(
     State(script): State<Arc<Mutex<Script>>>,
     Json(body): Json<Value>,
-) -> Result<Json<Value>, (axum::http::StatusCode, Json<Value>)> {
+) -> axum::response::Response {
     let (hang, fail, delay) = {
         let mut s = script.lock().expect("script lock");
+        s.chat_requests += 1;
         s.in_flight += 1;
         s.max_in_flight = s.max_in_flight.max(s.in_flight);
         (
@@ -259,15 +367,30 @@ async fn chat(
     let mut s = script.lock().expect("script lock");
     s.in_flight -= 1;
     if fail {
-        return Err((
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            Json(
-                json!({"error": {"message": "scripted failure", "type": "server_error", "param": null, "code": null}}),
-            ),
-        ));
+        return respond(Reply::json(&json!({"error": {"message": "scripted failure", "type": "server_error", "param": null, "code": null}})).with_status(500));
     }
+    if let Some(r) = s.statuses.pop_front() {
+        return respond(r);
+    }
+    let cursor = s.cursor;
     s.chats.push(body.clone());
+    let n = s.chats.len() - 1;
+    if let Some((_, r)) = s.replies.iter().find(|(i, _)| *i == n) {
+        return respond(r.clone());
+    }
     let content = answer(&mut s, &body);
+    if let Some(mut hook) = s.chat_hook.take() {
+        let replaced = hook(&body, &content);
+        s.chat_hook = Some(hook);
+        if let Some(r) = replaced {
+            if r.status != 200 {
+                // Not an answer: the request will come again.
+                s.chats.pop();
+                s.cursor = cursor;
+            }
+            return respond(r);
+        }
+    }
     let prompt_chars: usize = body["messages"]
         .as_array()
         .map(|m| {
@@ -276,25 +399,17 @@ async fn chat(
                 .sum()
         })
         .unwrap_or(0);
-    Ok(Json(json!({
-        "id": "scripted",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body["model"],
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": prompt_chars / 4, "completion_tokens": content.len() / 4, "total_tokens": (prompt_chars + content.len()) / 4}
-    })))
+    let usage = (!s.no_usage).then_some(((prompt_chars / 4) as u64, (content.len() / 4) as u64));
+    respond(Reply::json(&completion(
+        json!(content),
+        Some("stop"),
+        usage,
+        json!({}),
+    )))
 }
 
-async fn embeddings(
-    State(script): State<Arc<Mutex<Script>>>,
-    Json(body): Json<Value>,
-) -> Json<Value> {
-    script
-        .lock()
-        .expect("script lock")
-        .embeds
-        .push(body.clone());
+/// The embeddings the rule gives for a request body.
+pub fn embeddings_for(body: &Value) -> Value {
     let inputs: Vec<String> = match &body["input"] {
         Value::String(s) => vec![s.clone()],
         Value::Array(a) => a
@@ -308,9 +423,31 @@ async fn embeddings(
         .enumerate()
         .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": embed_text(t)}))
         .collect();
-    Json(
-        json!({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": inputs.len(), "total_tokens": inputs.len()}}),
-    )
+    json!({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": inputs.len(), "total_tokens": inputs.len()}})
+}
+
+async fn embeddings(
+    State(script): State<Arc<Mutex<Script>>>,
+    Json(body): Json<Value>,
+) -> axum::response::Response {
+    let mut s = script.lock().expect("script lock");
+    if let Some(r) = s.embed_statuses.pop_front() {
+        return respond(r);
+    }
+    s.embeds.push(body.clone());
+    let n = s.embeds.len() - 1;
+    if let Some((_, r)) = s.embed_replies.iter().find(|(i, _)| *i == n) {
+        return respond(r.clone());
+    }
+    let normal = embeddings_for(&body);
+    if let Some(mut hook) = s.embed_hook.take() {
+        let replaced = hook(&body, &normal.to_string());
+        s.embed_hook = Some(hook);
+        if let Some(r) = replaced {
+            return respond(r);
+        }
+    }
+    respond(Reply::json(&normal))
 }
 
 impl Scripted {

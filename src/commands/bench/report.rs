@@ -34,10 +34,10 @@ pub struct EpisodeRow {
     pub steps: u32,
     /// Chat calls.
     pub llm_calls: u64,
-    /// Prompt tokens.
-    pub prompt_tokens: u64,
-    /// Completion tokens.
-    pub completion_tokens: u64,
+    /// Prompt tokens; `None` when some call's usage was unknown (shown as "?").
+    pub prompt_tokens: Option<u64>,
+    /// Completion tokens; `None` when some call's usage was unknown.
+    pub completion_tokens: Option<u64>,
     /// Wall time, seconds.
     pub wall_s: f64,
     /// The world model against the game's ground truth (designs with a graph, games
@@ -47,6 +47,33 @@ pub struct EpisodeRow {
     /// The run directory relative to the bench directory (the last trial's for
     /// Reflexion).
     pub dir: PathBuf,
+    /// The endpoints this attempt played against (a resumed bench may use others);
+    /// absent in rows written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<Endpoint>,
+}
+
+/// The endpoints of one attempt (never a key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// Chat base URL.
+    pub chat: String,
+    /// Chat model.
+    pub model: String,
+    /// Embedding base URL.
+    pub embedding: String,
+}
+
+impl Endpoint {
+    /// From a manifest's `llm` description (see `llm::connect`).
+    pub fn from_described(llm: &serde_json::Value) -> Self {
+        let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        Self {
+            chat: s(&llm["chat"]["base_url"]),
+            model: s(&llm["chat"]["model"]),
+            embedding: s(&llm["embedding"]["base_url"]),
+        }
+    }
 }
 
 /// Mean of the best `k` values (all of them when there are fewer than `k`); 0 for none.
@@ -98,10 +125,10 @@ pub struct Cell {
     pub steps: f64,
     /// Mean chat calls per episode.
     pub llm_calls: f64,
-    /// Prompt tokens per step.
-    pub prompt_tokens_per_step: f64,
-    /// Completion tokens per step.
-    pub completion_tokens_per_step: f64,
+    /// Prompt tokens per step; `None` when some episode's usage was unknown.
+    pub prompt_tokens_per_step: Option<f64>,
+    /// Completion tokens per step; `None` when some episode's usage was unknown.
+    pub completion_tokens_per_step: Option<f64>,
     /// Mean wall time per episode, seconds.
     pub wall_s: f64,
     /// Mean over episodes of the mean world-model precision (None: not measured).
@@ -133,12 +160,17 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
             let (mean, std) = mean_std(&scores);
             let n = done.len().max(1) as f64;
             let steps: u64 = done.iter().map(|r| u64::from(r.steps)).sum();
-            let per_step = |x: u64| {
-                if steps > 0 {
-                    x as f64 / steps as f64
-                } else {
-                    0.0
-                }
+            let per_step = |xs: Option<u64>| {
+                xs.map(|x| {
+                    if steps > 0 {
+                        x as f64 / steps as f64
+                    } else {
+                        0.0
+                    }
+                })
+            };
+            let total = |f: fn(&EpisodeRow) -> Option<u64>| -> Option<u64> {
+                done.iter().map(|r| f(r)).sum()
             };
             out.push(Cell {
                 game: g.clone(),
@@ -151,10 +183,8 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 win_rate: done.iter().filter(|r| r.outcome == Outcome::Won).count() as f64 / n,
                 steps: steps as f64 / n,
                 llm_calls: done.iter().map(|r| r.llm_calls).sum::<u64>() as f64 / n,
-                prompt_tokens_per_step: per_step(done.iter().map(|r| r.prompt_tokens).sum()),
-                completion_tokens_per_step: per_step(
-                    done.iter().map(|r| r.completion_tokens).sum(),
-                ),
+                prompt_tokens_per_step: per_step(total(|r| r.prompt_tokens)),
+                completion_tokens_per_step: per_step(total(|r| r.completion_tokens)),
                 wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
                 wm_precision: wm_mean(&done, |w| w.mean_precision),
                 wm_recall: wm_mean(&done, |w| w.mean_recall),
@@ -228,20 +258,19 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             continue;
         }
         let steps: f64 = cs.iter().map(|c| c.steps * c.episodes as f64).sum();
-        let p: f64 = cs
-            .iter()
-            .map(|c| c.prompt_tokens_per_step * c.steps * c.episodes as f64)
-            .sum();
-        let q: f64 = cs
-            .iter()
-            .map(|c| c.completion_tokens_per_step * c.steps * c.episodes as f64)
-            .sum();
-        let (p, q) = if steps > 0.0 {
-            (p / steps, q / steps)
-        } else {
-            (0.0, 0.0)
+        let mean = |f: fn(&Cell) -> Option<f64>| -> String {
+            let sum: Option<f64> = cs
+                .iter()
+                .map(|c| f(c).map(|x| x * c.steps * c.episodes as f64))
+                .sum();
+            show(sum.map(|x| if steps > 0.0 { x / steps } else { 0.0 }), 0)
         };
-        md.push_str(&format!("| {} | {:.0} / {:.0} |\n", v.label(), p, q));
+        md.push_str(&format!(
+            "| {} | {} / {} |\n",
+            v.label(),
+            mean(|c| c.prompt_tokens_per_step),
+            mean(|c| c.completion_tokens_per_step)
+        ));
     }
     md.push_str("\nDetails.\n\n| game | memory | episodes | failed | best 3 | mean | std | win rate | steps | LLM calls | prompt tok/step | completion tok/step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in cells {
@@ -253,9 +282,9 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             continue;
         }
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {:.0} | {:.0} | {:.1} |\n",
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.1} | {} | {} | {:.1} |\n",
             c.game, c.memory, c.episodes, c.failed, c.best3, c.mean, c.std, c.win_rate, c.steps, c.llm_calls,
-            c.prompt_tokens_per_step, c.completion_tokens_per_step, c.wall_s
+            show(c.prompt_tokens_per_step, 0), show(c.completion_tokens_per_step, 0), c.wall_s
         ));
     }
     md
@@ -269,7 +298,8 @@ pub fn csv(cells: &[Cell]) -> String {
     let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for c in cells {
         out.push_str(&format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{:.1},{:.1},{:.2},{},{},{},{},{}\n",
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{},{},{:.2},{},{},{},{},{}
+",
             c.game,
             c.memory,
             c.episodes,
@@ -280,8 +310,8 @@ pub fn csv(cells: &[Cell]) -> String {
             c.win_rate,
             c.steps,
             c.llm_calls,
-            c.prompt_tokens_per_step,
-            c.completion_tokens_per_step,
+            show(c.prompt_tokens_per_step, 1),
+            show(c.completion_tokens_per_step, 1),
             c.wall_s,
             opt(c.wm_precision),
             opt(c.wm_recall),
@@ -291,6 +321,11 @@ pub fn csv(cells: &[Cell]) -> String {
         ));
     }
     out
+}
+
+/// A token figure with `decimals` decimals, or "?" when unknown.
+pub fn show(x: Option<f64>, decimals: usize) -> String {
+    x.map_or_else(|| "?".into(), |x| format!("{x:.decimals$}"))
 }
 
 /// Read `episodes.jsonl` (a truncated last line is skipped). An episode played again
@@ -325,11 +360,12 @@ mod tests {
             normalized_score: score,
             steps: 10,
             llm_calls: 40,
-            prompt_tokens: 20_000,
-            completion_tokens: 3_000,
+            prompt_tokens: Some(20_000),
+            completion_tokens: Some(3_000),
             wall_s: 5.0,
             world_model: None,
             dir: PathBuf::new(),
+            endpoint: None,
         }
     }
 
@@ -369,8 +405,8 @@ mod tests {
         assert_eq!((a.episodes, a.failed), (2, 1));
         assert!((a.best3 - 0.7).abs() < 1e-12);
         assert!((a.win_rate - 0.5).abs() < 1e-12);
-        assert!((a.prompt_tokens_per_step - 2000.0).abs() < 1e-9);
-        assert!((a.completion_tokens_per_step - 300.0).abs() < 1e-9);
+        assert_eq!(a.prompt_tokens_per_step, Some(2000.0));
+        assert_eq!(a.completion_tokens_per_step, Some(300.0));
         assert!((cells[1].best3 - 0.2).abs() < 1e-12);
         let md = markdown(
             &cells,
@@ -385,5 +421,23 @@ mod tests {
         assert!(md.contains("| AriGraph | 0.70 |"), "{md}");
         assert!(md.contains("| RAG | 0.20 |"), "{md}");
         assert!(md.contains("| AriGraph | 2000 / 300 |"), "{md}");
+    }
+
+    #[test]
+    fn unknown_usage_is_shown_as_unknown_never_as_zero() {
+        let mut r = row("simple", "rag", 1, 0.5, Outcome::StepCap);
+        r.prompt_tokens = None;
+        r.completion_tokens = None;
+        let rows = vec![r, row("simple", "rag", 2, 0.5, Outcome::StepCap)];
+        let cells = aggregate(&rows, &["simple".into()], &["rag".into()]);
+        assert_eq!(cells[0].prompt_tokens_per_step, None);
+        let md = markdown(
+            &cells,
+            &["simple".into()],
+            &[Variant::parse("rag").unwrap()],
+            2,
+        );
+        assert!(md.contains("| RAG | ? / ? |"), "{md}");
+        assert!(csv(&cells).contains(",?,?,"), "{}", csv(&cells));
     }
 }

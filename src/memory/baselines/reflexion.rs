@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Rag;
+use crate::llm::bounds::{self, Bounded};
 use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::{
@@ -87,6 +88,14 @@ struct LessonAnswer {
     lesson: String,
 }
 
+impl Bounded for LessonAnswer {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cut(&mut self.lesson, bounds::LESSON_CHARS, "lesson", &mut notes);
+        notes
+    }
+}
+
 /// Longest feedback per step shown to the lesson prompt, characters.
 const FEEDBACK_CHARS: usize = 160;
 
@@ -124,7 +133,7 @@ pub async fn write_lesson(
     )?;
     let schema = json!({
         "type": "object",
-        "properties": {"lesson": {"type": "string", "maxLength": 600}},
+        "properties": {"lesson": {"type": "string", "maxLength": bounds::LESSON_CHARS}},
         "required": ["lesson"],
         "additionalProperties": false
     });

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{MEMORY_CHARS, clip, embed_one};
+use crate::llm::bounds::{self, Bounded};
 use crate::llm::{EmbedKind, Llm};
 use crate::memory::retrieval::cosine;
 use crate::memory::{
@@ -112,6 +113,25 @@ struct ReflectionAnswer {
     insights: Vec<Insight>,
 }
 
+impl Bounded for ImportanceAnswer {
+    /// A number, range-checked by the caller's validation.
+    fn bound(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+impl Bounded for ReflectionAnswer {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(&mut self.insights, bounds::INSIGHTS, "insights", &mut notes);
+        for (i, ins) in self.insights.iter_mut().enumerate() {
+            let what = format!("insights[{i}].insight");
+            bounds::cut(&mut ins.insight, bounds::INSIGHT_CHARS, &what, &mut notes);
+        }
+        notes
+    }
+}
+
 #[async_trait::async_trait]
 impl MemoryModule for Simulacra {
     fn design(&self) -> MemoryDesign {
@@ -188,10 +208,10 @@ impl MemoryModule for Simulacra {
             )?;
             let schema = json!({
                 "type": "object",
-                "properties": {"insights": {"type": "array", "maxItems": 3, "items": {
+                "properties": {"insights": {"type": "array", "maxItems": bounds::INSIGHTS, "items": {
                     "type": "object",
                     "properties": {
-                        "insight": {"type": "string", "maxLength": 200},
+                        "insight": {"type": "string", "maxLength": bounds::INSIGHT_CHARS},
                         "importance": {"type": "integer", "minimum": 1, "maximum": 10}
                     },
                     "required": ["insight", "importance"],

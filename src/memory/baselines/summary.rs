@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::llm::Llm;
+use crate::llm::bounds::{self, Bounded};
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, Observed, Queries, Retrieval, UpdateReport,
 };
@@ -19,6 +20,19 @@ pub struct Summary {
 #[derive(Deserialize)]
 struct SummaryAnswer {
     summary: String,
+}
+
+impl Bounded for SummaryAnswer {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cut(
+            &mut self.summary,
+            bounds::SUMMARY_CHARS,
+            "summary",
+            &mut notes,
+        );
+        notes
+    }
 }
 
 #[async_trait::async_trait]
@@ -40,7 +54,7 @@ impl MemoryModule for Summary {
         )?;
         let schema = json!({
             "type": "object",
-            "properties": {"summary": {"type": "string", "maxLength": 1500}},
+            "properties": {"summary": {"type": "string", "maxLength": bounds::SUMMARY_CHARS}},
             "required": ["summary"],
             "additionalProperties": false
         });

@@ -8,12 +8,11 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::env::GameState;
 use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
-use crate::memory::names::{entity_key, fold};
+use crate::memory::names::entity_key;
 use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
 
@@ -133,17 +132,6 @@ pub struct Decision {
     pub elapsed_ms: u64,
 }
 
-#[derive(Deserialize)]
-struct PlanAnswer {
-    plan: Vec<SubGoal>,
-}
-
-#[derive(Deserialize)]
-struct ActionAnswer {
-    rationale: String,
-    action: String,
-}
-
 /// The Ariadne agent for one episode.
 pub struct Agent {
     llm: Llm,
@@ -161,59 +149,18 @@ pub struct Agent {
     /// Also compute retrieval with these settings each step (replay's what-if), from the
     /// same cached vectors and graph; the result goes to [`Decision::what_if`].
     pub what_if: Option<crate::memory::MemorySettings>,
+    /// The LLM activity of the step in progress: kept here, not in the step's future, so
+    /// that the calls of a step that fails or is interrupted are still counted.
+    pending: CallLog,
 }
 
 /// The prefix of the navigation action.
 pub const GO_TO: &str = "go to ";
 
-/// Map an answer to an admissible command: exact, or equal after case and whitespace
-/// folding ([`fold`]; a repair). Nothing looser: "most similar" matching picks near-opposites.
-pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&'a str, bool)> {
-    if let Some(a) = admissible.iter().find(|a| a.as_str() == answer) {
-        return Some((a, false));
-    }
-    let c = fold(answer);
-    admissible
-        .iter()
-        .find(|a| fold(a) == c)
-        .map(|a| (a.as_str(), true))
-}
+mod answers;
 
-fn plan_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "plan": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": 5,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "sub_goal": {"type": "string", "maxLength": 120},
-                        "reason": {"type": "string", "maxLength": 160}
-                    },
-                    "required": ["sub_goal", "reason"],
-                    "additionalProperties": false
-                }
-            }
-        },
-        "required": ["plan"],
-        "additionalProperties": false
-    })
-}
-
-fn action_schema(admissible: &[String]) -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "rationale": {"type": "string", "maxLength": 300},
-            "action": {"type": "string", "enum": admissible}
-        },
-        "required": ["rationale", "action"],
-        "additionalProperties": false
-    })
-}
+pub use answers::match_admissible;
+use answers::{ActionAnswer, PlanAnswer, action_schema, plan_schema};
 
 impl Agent {
     /// A fresh agent for an episode with this goal.
@@ -234,7 +181,14 @@ impl Agent {
             last_gain_step: 0,
             explorer: Explorer::default(),
             what_if: None,
+            pending: CallLog::default(),
         }
+    }
+
+    /// The LLM activity of a step that did not finish (an error or an interrupt),
+    /// taken out so the summary can count its calls, failures and tokens.
+    pub fn take_unfinished(&mut self) -> CallLog {
+        std::mem::take(&mut self.pending)
     }
 
     /// The episode's goal.
@@ -313,7 +267,6 @@ impl Agent {
         step: u32,
         state: &GameState,
         last_action: &str,
-        log: &mut CallLog,
     ) -> Result<UpdateReport> {
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let seen = Observed {
@@ -325,7 +278,10 @@ impl Agent {
             goal: &self.goal,
             facts: state.facts.as_deref(),
         };
-        let mut update = self.memory.update(&self.llm, log, &seen).await?;
+        let mut update = self
+            .memory
+            .update(&self.llm, &mut self.pending, &seen)
+            .await?;
         if state.room.is_some() {
             self.explorer.visit(&room);
             if let Some(graph) = self.memory.graph_mut() {
@@ -335,7 +291,7 @@ impl Agent {
                     &state.admissible_commands,
                 ));
             }
-            self.memory.sync(&self.llm, log).await?;
+            self.memory.sync(&self.llm, &mut self.pending).await?;
         }
         Ok(update)
     }
@@ -353,8 +309,8 @@ impl Agent {
         command: &str,
     ) -> Result<Decision> {
         let started = Instant::now();
-        let mut log = CallLog::default();
-        let update = self.remember(step, state, last_action, &mut log).await?;
+        self.pending = CallLog::default();
+        let update = self.remember(step, state, last_action).await?;
         Ok(Decision {
             update,
             retrieval: Retrieval::default(),
@@ -366,7 +322,7 @@ impl Agent {
             unexplored: Vec::new(),
             go_to_targets: Vec::new(),
             what_if: None,
-            log,
+            log: std::mem::take(&mut self.pending),
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
     }
@@ -382,8 +338,8 @@ impl Agent {
         last_action: &str,
     ) -> Result<Decision> {
         let started = Instant::now();
-        let mut log = CallLog::default();
-        let update = self.remember(step, state, last_action, &mut log).await?;
+        self.pending = CallLog::default();
+        let update = self.remember(step, state, last_action).await?;
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);
         let map = self.spatial_map();
@@ -410,7 +366,10 @@ impl Agent {
             goal: &self.goal,
             plan: &sub_goals,
         };
-        let retrieval = self.memory.retrieve(&self.llm, &mut log, &queries).await?;
+        let retrieval = self
+            .memory
+            .retrieve(&self.llm, &mut self.pending, &queries)
+            .await?;
         let what_if = self
             .what_if
             .as_ref()
@@ -447,7 +406,7 @@ impl Agent {
         let plan: Option<PlanAnswer> = self
             .llm
             .ask(
-                &mut log,
+                &mut self.pending,
                 "plan",
                 messages,
                 plan_schema(),
@@ -462,7 +421,7 @@ impl Agent {
             )
             .await?;
         if let Some(p) = plan {
-            self.plan = p.plan.into_iter().take(5).collect();
+            self.plan = p.plan;
         }
 
         let mut offered = state.admissible_commands.clone();
@@ -475,7 +434,7 @@ impl Agent {
         let answer: Option<ActionAnswer> = self
             .llm
             .ask(
-                &mut log,
+                &mut self.pending,
                 "action",
                 messages,
                 action_schema(admissible),
@@ -484,7 +443,7 @@ impl Agent {
                     Some(_) => Ok(()),
                     None => Err(format!(
                         "\"{}\" is not one of the admissible actions",
-                        a.action
+                        clip(&a.action, 100)
                     )),
                 },
             )
@@ -515,7 +474,7 @@ impl Agent {
             unexplored,
             go_to_targets,
             what_if,
-            log,
+            log: std::mem::take(&mut self.pending),
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
     }
@@ -535,30 +494,5 @@ impl Agent {
             "no valid answer from the LLM; fallback action".into(),
             ActionSource::Fallback,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn admissible_matching_is_exact_or_case_folded() {
-        let adm = vec![
-            "go north".to_string(),
-            "go south".to_string(),
-            "take old key".to_string(),
-        ];
-        assert_eq!(
-            match_admissible("go north", &adm),
-            Some(("go north", false))
-        );
-        assert_eq!(
-            match_admissible("  Go   NORTH ", &adm),
-            Some(("go north", true))
-        );
-        // Never a "most similar" guess.
-        assert_eq!(match_admissible("go northwest", &adm), None);
-        assert_eq!(match_admissible("take key", &adm), None);
     }
 }

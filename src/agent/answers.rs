@@ -1,0 +1,128 @@
+//! The structured answers of the agent's own calls (plan, action): their types, JSON
+//! schemas, client-side bounds, and the mapping of an action answer to an admissible
+//! command.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::SubGoal;
+use crate::llm::bounds::{self, Bounded};
+use crate::memory::names::fold;
+
+#[derive(Deserialize)]
+pub(super) struct PlanAnswer {
+    pub(super) plan: Vec<SubGoal>,
+}
+
+impl Bounded for PlanAnswer {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(&mut self.plan, bounds::PLAN_ITEMS, "plan", &mut notes);
+        for (i, p) in self.plan.iter_mut().enumerate() {
+            let sub_goal = format!("plan[{i}].sub_goal");
+            bounds::cut(
+                &mut p.sub_goal,
+                bounds::SUB_GOAL_CHARS,
+                &sub_goal,
+                &mut notes,
+            );
+            let reason = format!("plan[{i}].reason");
+            bounds::cut(&mut p.reason, bounds::REASON_CHARS, &reason, &mut notes);
+        }
+        notes
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct ActionAnswer {
+    pub(super) rationale: String,
+    pub(super) action: String,
+}
+
+impl Bounded for ActionAnswer {
+    /// The rationale is cut; the action is checked against the admissible commands.
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cut(
+            &mut self.rationale,
+            bounds::RATIONALE_CHARS,
+            "rationale",
+            &mut notes,
+        );
+        notes
+    }
+}
+
+/// Map an answer to an admissible command: exact, or equal after case and whitespace
+/// folding ([`fold`]; a repair). Nothing looser: "most similar" matching picks near-opposites.
+pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&'a str, bool)> {
+    if let Some(a) = admissible.iter().find(|a| a.as_str() == answer) {
+        return Some((a, false));
+    }
+    let c = fold(answer);
+    admissible
+        .iter()
+        .find(|a| fold(a) == c)
+        .map(|a| (a.as_str(), true))
+}
+
+pub(super) fn plan_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "plan": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": bounds::PLAN_ITEMS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "sub_goal": {"type": "string", "maxLength": bounds::SUB_GOAL_CHARS},
+                        "reason": {"type": "string", "maxLength": bounds::REASON_CHARS}
+                    },
+                    "required": ["sub_goal", "reason"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["plan"],
+        "additionalProperties": false
+    })
+}
+
+pub(super) fn action_schema(admissible: &[String]) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "rationale": {"type": "string", "maxLength": bounds::RATIONALE_CHARS},
+            "action": {"type": "string", "enum": admissible}
+        },
+        "required": ["rationale", "action"],
+        "additionalProperties": false
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admissible_matching_is_exact_or_case_folded() {
+        let adm = vec![
+            "go north".to_string(),
+            "go south".to_string(),
+            "take old key".to_string(),
+        ];
+        assert_eq!(
+            match_admissible("go north", &adm),
+            Some(("go north", false))
+        );
+        assert_eq!(
+            match_admissible("  Go   NORTH ", &adm),
+            Some(("go north", true))
+        );
+        // Never a "most similar" guess.
+        assert_eq!(match_admissible("go northwest", &adm), None);
+        assert_eq!(match_admissible("take key", &adm), None);
+    }
+}

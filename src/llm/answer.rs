@@ -1,0 +1,253 @@
+//! Reading what a chat endpoint sent, as real servers and models send it:
+//!
+//! - [`read_completion`]: a response body (raw bytes) into a [`ChatAnswer`]: the
+//!   content (a string, or an array of text parts), the separate reasoning field
+//!   (`reasoning_content`, `reasoning`), `finish_reason`, `usage` (`None` when absent),
+//!   and a `defect` when the answer cannot be used at all (no content, a tool call,
+//!   bytes that are not UTF-8, a body that is not a chat completion). A defect is a bad
+//!   answer, counted and retried by [`super::structured`], never the end of an episode.
+//! - [`split_reasoning`]: the answer that follows a reasoning block (`<think>...</think>`,
+//!   also `<thinking>` and `<reasoning>`, a closing tag whose opening tag was in the
+//!   prompt template, or an unterminated block); nothing inside the reasoning is ever
+//!   parsed as the answer.
+
+use serde_json::Value;
+
+use super::{ChatAnswer, Usage};
+
+/// Read a chat completion body. Never fails: what cannot be read becomes a `defect`.
+pub fn read_completion(body: &[u8]) -> ChatAnswer {
+    let (text, lossy) = match std::str::from_utf8(body) {
+        Ok(t) => (std::borrow::Cow::Borrowed(t), None),
+        Err(_) => {
+            let t = String::from_utf8_lossy(body);
+            let bad = t.chars().filter(|c| *c == '\u{FFFD}').count();
+            (
+                t,
+                Some(format!(
+                    "the response held bytes that are not UTF-8 (decoded lossily, {bad} replaced)"
+                )),
+            )
+        }
+    };
+    let v: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            return ChatAnswer {
+                defect: Some(lossy.unwrap_or_else(|| {
+                    format!(
+                        "the response is not JSON ({e}): {:?}",
+                        text.chars().take(200).collect::<String>()
+                    )
+                })),
+                ..ChatAnswer::default()
+            };
+        }
+    };
+    let choice = &v["choices"][0];
+    let message = &choice["message"];
+    let finish_reason = choice["finish_reason"].as_str().map(str::to_string);
+    let reasoning = ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|k| message[*k].as_str())
+        .filter(|r| !r.is_empty())
+        .map(str::to_string);
+    let content = match &message["content"] {
+        Value::String(s) => Some(s.clone()),
+        // Content parts: [{"type": "text", "text": "..."}].
+        Value::Array(parts) => {
+            let text: String = parts
+                .iter()
+                .filter_map(|p| p["text"].as_str().or_else(|| p.as_str()))
+                .collect();
+            Some(text)
+        }
+        _ => None,
+    };
+    let defect = if let Some(l) = lossy {
+        Some(l)
+    } else if !v["error"].is_null() && choice.is_null() {
+        Some(format!(
+            "the response is an error, not a completion: {}",
+            short(&v["error"].to_string())
+        ))
+    } else if choice.is_null() {
+        Some(format!(
+            "the response has no choices: {}",
+            short(&v.to_string())
+        ))
+    } else if content.as_deref().is_none_or(|c| c.trim().is_empty()) {
+        let why = match &message["content"] {
+            Value::Null if message.get("content").is_some() => "content null",
+            Value::Null => "no content key",
+            _ => "empty content",
+        };
+        let mut d = format!("the answer has no content ({why}");
+        if message["tool_calls"].is_array() || message["function_call"].is_object() {
+            d.push_str("; the model made a tool call instead");
+        }
+        if reasoning.is_some() {
+            d.push_str("; there is only reasoning");
+        }
+        d.push(')');
+        Some(d)
+    } else {
+        None
+    };
+    ChatAnswer {
+        content: content.unwrap_or_default(),
+        reasoning,
+        finish_reason,
+        defect,
+        usage: usage_of(&v),
+        latency_ms: 0,
+        retries: 0,
+    }
+}
+
+/// The `usage` of a response, `None` when the server sent none (unknown is not 0).
+pub fn usage_of(v: &Value) -> Option<Usage> {
+    let u = v.get("usage").filter(|u| u.is_object())?;
+    let prompt = u["prompt_tokens"].as_u64();
+    let completion = u["completion_tokens"].as_u64();
+    if prompt.is_none() && completion.is_none() {
+        return None;
+    }
+    Some(Usage {
+        prompt_tokens: prompt.unwrap_or(0),
+        completion_tokens: completion.unwrap_or(0),
+        cached_tokens: u["prompt_tokens_details"]["cached_tokens"]
+            .as_u64()
+            .or_else(|| v["timings"]["cache_n"].as_u64())
+            .unwrap_or(0),
+        unknown_calls: 0,
+    })
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(200).collect()
+}
+
+/// Reasoning tags models and servers put before the answer.
+const TAGS: &[&str] = &["think", "thinking", "reasoning"];
+
+/// The answer in `content` once reasoning blocks are removed, and whether there were
+/// any. `Err` when the content is only reasoning (an unterminated block with nothing
+/// before it).
+///
+/// - Leading `<think>...</think>` blocks (any of [`TAGS`], any case) are removed, one
+///   after the other; the answer is what follows the last one.
+/// - A closing tag with no opening tag before it (the template opened the block in the
+///   prompt) ends a reasoning block that started at the beginning.
+/// - An opening tag that is never closed: the answer is the text before it, if any.
+///
+/// # Errors
+/// A one-line reason when no answer is left.
+pub fn split_reasoning(content: &str) -> Result<(&str, bool), String> {
+    let mut rest = content.trim_start();
+    let mut found = false;
+    // A closing tag whose opening tag was in the prompt.
+    let lower = rest.to_ascii_lowercase();
+    for tag in TAGS {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        if let Some(i) = lower.find(&close)
+            && !lower[..i].contains(&open)
+            && !lower.trim_start().starts_with('{')
+            && !lower.trim_start().starts_with('[')
+        {
+            rest = rest[i + close.len()..].trim_start();
+            found = true;
+            break;
+        }
+    }
+    loop {
+        let lower = rest.to_ascii_lowercase();
+        let Some(tag) = TAGS.iter().find(|t| lower.starts_with(&format!("<{t}>"))) else {
+            break;
+        };
+        found = true;
+        let close = format!("</{tag}>");
+        match lower.find(&close) {
+            Some(i) => rest = rest[i + close.len()..].trim_start(),
+            None => {
+                return Err(format!(
+                    "the answer is only an unterminated <{tag}> reasoning block"
+                ));
+            }
+        }
+    }
+    // An unterminated block after the answer: keep what came before it.
+    let lower = rest.to_ascii_lowercase();
+    let unclosed = TAGS
+        .iter()
+        .filter_map(|t| {
+            let i = lower.find(&format!("<{t}>"))?;
+            (!lower[i..].contains(&format!("</{t}>"))).then_some(i)
+        })
+        .min();
+    if let Some(i) = unclosed {
+        found = true;
+        rest = rest[..i].trim_end();
+    }
+    if rest.trim().is_empty() {
+        return Err(if found {
+            "no answer after the reasoning".into()
+        } else {
+            "empty answer".into()
+        });
+    }
+    Ok((rest, found))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_before_the_answer_is_removed_whatever_it_holds() {
+        let c = r#"<think>The room has [an antique trunk] and {"action":"go north"}</think>{"rationale":"r","action":"open antique trunk"}"#;
+        let (a, found) = split_reasoning(c).unwrap();
+        assert_eq!(a, r#"{"rationale":"r","action":"open antique trunk"}"#);
+        assert!(found);
+        let (a, _) = split_reasoning("<THINKING>a</THINKING>\n<think>b</think> {\"x\":1}").unwrap();
+        assert_eq!(a, "{\"x\":1}");
+        // The template opened the block.
+        let (a, _) = split_reasoning("so [maybe] {draft}\n</think>\n{\"x\":2}").unwrap();
+        assert_eq!(a, "{\"x\":2}");
+        // No reasoning.
+        assert_eq!(split_reasoning(" {\"x\":3}").unwrap(), ("{\"x\":3}", false));
+    }
+
+    #[test]
+    fn unterminated_reasoning_is_no_answer() {
+        let e = split_reasoning("<think>I wonder {\"action\": \"go north\"}").unwrap_err();
+        assert!(e.contains("unterminated"), "{e}");
+        let (a, _) = split_reasoning("{\"x\":1}\n<think>and then").unwrap();
+        assert_eq!(a, "{\"x\":1}");
+        assert!(split_reasoning("<think>a</think>  ").is_err());
+    }
+
+    #[test]
+    fn completions_are_read_with_their_defects() {
+        let a = read_completion(
+            br#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}"#,
+        );
+        assert!(a.defect.as_deref().unwrap().contains("tool call"), "{a:?}");
+        assert_eq!(a.usage.map(|u| u.prompt_tokens), Some(5));
+        let a = read_completion(br#"{"choices":[{"message":{"role":"assistant"}}]}"#);
+        assert!(a.defect.as_deref().unwrap().contains("no content key"));
+        assert_eq!(a.usage, None);
+        let a = read_completion(
+            br#"{"choices":[{"message":{"content":"{}","reasoning_content":"hmm"},"finish_reason":"length"}]}"#,
+        );
+        assert_eq!(a.defect, None);
+        assert_eq!(a.reasoning.as_deref(), Some("hmm"));
+        assert_eq!(a.finish_reason.as_deref(), Some("length"));
+        let mut body = br#"{"choices":[{"message":{"content":"ab"#.to_vec();
+        body.extend([0xff, 0xfe]);
+        body.extend(br#""}}]}"#);
+        let a = read_completion(&body);
+        assert!(a.defect.as_deref().unwrap().contains("not UTF-8"), "{a:?}");
+        assert!(read_completion(b"<html>").defect.is_some());
+    }
+}

@@ -1,0 +1,299 @@
+//! The HTTP transport of [`super::OpenAiBackend`]: one POST of a JSON body to an
+//! OpenAI-compatible endpoint, retried on rate limits (429), server errors (5xx) and
+//! dropped connections with exponential backoff and jitter (the `backon` crate),
+//! honouring `Retry-After`, for a total time budget per request. Each wait is logged on
+//! stderr; the number of retries is returned so the caller can record it.
+//!
+//! The body is returned as bytes with the status: reading it (UTF-8 or not, JSON or
+//! not) is the caller's business, so that a bad answer is judged as an answer and not
+//! as a transport failure.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use backon::BackoffBuilder;
+use serde_json::Value;
+
+use super::LlmError;
+
+/// How long and how often a request is retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Total time one request may spend in retries (waits and tries), from its first
+    /// try; 0 disables retries.
+    pub budget: Duration,
+    /// First backoff delay (doubled at each retry, plus jitter).
+    pub min_delay: Duration,
+    /// Longest backoff delay (a `Retry-After` may ask for longer, within the budget).
+    pub max_delay: Duration,
+}
+
+impl RetryPolicy {
+    /// A policy with the given total budget, backoff from 0.5 s to 30 s.
+    pub fn with_budget(budget: Duration) -> Self {
+        Self {
+            budget,
+            min_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The default retry budget, seconds (`--retry-budget`, config key `retry_budget`).
+pub const DEFAULT_RETRY_BUDGET_S: u64 = 300;
+
+/// A successful (2xx) response.
+#[derive(Debug)]
+pub struct Response {
+    /// The raw body.
+    pub body: Vec<u8>,
+    /// Wall time of the try that succeeded, milliseconds.
+    pub latency_ms: u64,
+    /// Retries made before it (0 when the first try succeeded).
+    pub retries: u32,
+}
+
+/// One endpoint (chat or embedding) with its HTTP client and retry policy.
+pub struct Transport {
+    http: reqwest::Client,
+    base: String,
+    key: Option<String>,
+    what: &'static str,
+    policy: RetryPolicy,
+    /// Set once the endpoint has answered: until then a refused connection is a wrong
+    /// URL (reported at once), afterwards a transient drop (retried).
+    reached: AtomicBool,
+}
+
+/// Why one try did not give a usable response.
+enum Failure {
+    /// Worth another try: (what happened, the delay the server asked for).
+    Retry(String, Option<Duration>),
+    /// Final.
+    Fatal(LlmError),
+}
+
+impl Transport {
+    /// A transport for `base` (e.g. `http://127.0.0.1:8080/v1`), `what` being "chat" or
+    /// "embedding" (for messages).
+    ///
+    /// # Errors
+    /// [`LlmError::BadResponse`] when the HTTP client cannot be built (TLS set-up).
+    pub fn new(
+        what: &'static str,
+        base: &str,
+        key: Option<&str>,
+        timeout_s: u64,
+        policy: RetryPolicy,
+    ) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(timeout_s.max(1)))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| LlmError::BadResponse {
+                what,
+                endpoint: base.to_string(),
+                detail: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            http,
+            base: base.trim_end_matches('/').to_string(),
+            key: key.map(str::to_string),
+            what,
+            policy,
+            reached: AtomicBool::new(false),
+        })
+    }
+
+    /// The base URL (never with a key).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// POST `body` to `base + path`; retry as the policy says.
+    ///
+    /// # Errors
+    /// [`LlmError::Unreachable`] for an endpoint that never answered; [`LlmError::Api`]
+    /// for a 4xx other than 429 (the detail starts with the status code), or for a
+    /// retryable failure that outlasted the budget.
+    pub async fn post(&self, path: &str, body: &Value) -> Result<Response, LlmError> {
+        let started = Instant::now();
+        let mut delays = backon::ExponentialBuilder::default()
+            .with_min_delay(self.policy.min_delay)
+            .with_max_delay(self.policy.max_delay)
+            .with_factor(2.0)
+            .with_jitter()
+            .without_max_times()
+            .build();
+        let mut retries = 0u32;
+        loop {
+            let t0 = Instant::now();
+            let (why, asked) = match self.try_once(path, body).await {
+                Ok(body) => {
+                    return Ok(Response {
+                        body,
+                        latency_ms: t0.elapsed().as_millis() as u64,
+                        retries,
+                    });
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(why, asked)) => (why, asked),
+            };
+            let backoff = delays.next().unwrap_or(self.policy.max_delay);
+            // Honour Retry-After (at least 50 ms, so "0" cannot spin).
+            let delay = asked
+                .map(|d| d.max(Duration::from_millis(50)))
+                .unwrap_or(backoff);
+            let spent = started.elapsed();
+            if spent + delay > self.policy.budget {
+                return Err(LlmError::Api {
+                    what: self.what,
+                    endpoint: self.base.clone(),
+                    detail: format!(
+                        "{why}; gave up after {retries} retries in {:.1} s (the retry budget is {} s: raise --retry-budget to wait longer)",
+                        spent.as_secs_f64(),
+                        self.policy.budget.as_secs()
+                    ),
+                });
+            }
+            retries += 1;
+            eprintln!(
+                "ariadne: the {} endpoint at {} {why}; retry {retries} in {:.1} s ({:.0} s of the {} s retry budget left)",
+                self.what,
+                self.base,
+                delay.as_secs_f64(),
+                (self.policy.budget - spent).as_secs_f64(),
+                self.policy.budget.as_secs()
+            );
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    async fn try_once(&self, path: &str, body: &Value) -> Result<Vec<u8>, Failure> {
+        let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
+        if let Some(k) = &self.key {
+            req = req.bearer_auth(k);
+        }
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => return Err(self.transport_failure(&e)),
+        };
+        self.reached.store(true, Ordering::Relaxed);
+        let status = resp.status();
+        let asked = retry_after(resp.headers());
+        let bytes = match resp.bytes().await {
+            Ok(b) => b.to_vec(),
+            Err(e) => return Err(self.transport_failure(&e)),
+        };
+        if status.is_success() {
+            return Ok(bytes);
+        }
+        let message = error_message(&bytes);
+        let code = status.as_u16();
+        if code == 429 || status.is_server_error() {
+            return Err(Failure::Retry(
+                format!("answered {status}: {message}"),
+                asked,
+            ));
+        }
+        Err(Failure::Fatal(LlmError::Api {
+            what: self.what,
+            endpoint: self.base.clone(),
+            detail: format!("{code} {message}"),
+        }))
+    }
+
+    fn transport_failure(&self, e: &reqwest::Error) -> Failure {
+        let cause = root_cause(e);
+        if e.is_connect() && !self.reached.load(Ordering::Relaxed) {
+            return Failure::Fatal(LlmError::Unreachable {
+                what: self.what,
+                endpoint: self.base.clone(),
+                detail: cause,
+            });
+        }
+        if e.is_timeout() {
+            return Failure::Retry(
+                "timed out (raise --llm-timeout for a slow model)".into(),
+                None,
+            );
+        }
+        Failure::Retry(format!("failed: {cause}"), None)
+    }
+}
+
+/// The delay a `Retry-After` header asks for: seconds (integer or decimal) or an HTTP
+/// date; `None` when absent or unreadable.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(s) = v.parse::<f64>() {
+        return (s.is_finite() && s >= 0.0).then(|| Duration::from_secs_f64(s.min(86_400.0)));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(v).ok()?;
+    let secs = (when.timestamp_millis() - chrono::Utc::now().timestamp_millis()).max(0);
+    Some(Duration::from_millis(secs as u64))
+}
+
+/// A short message from an error body: `error.message` of a JSON body, else the text
+/// (lossily decoded, at most 300 characters).
+fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let from_json = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
+        v["error"]["message"]
+            .as_str()
+            .or_else(|| v["error"].as_str())
+            .or_else(|| v["message"].as_str())
+            .map(str::to_string)
+    });
+    let msg = from_json.unwrap_or_else(|| text.trim().to_string());
+    let msg: String = msg.chars().take(300).collect();
+    if msg.is_empty() {
+        "(empty body)".into()
+    } else {
+        msg
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert(RETRY_AFTER, HeaderValue::from_static("0.5"));
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(500)));
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn error_messages_come_from_json_or_plain_text() {
+        assert_eq!(
+            error_message(br#"{"error":{"message":"slow down"}}"#),
+            "slow down"
+        );
+        assert_eq!(error_message(b"Too Many Requests\n"), "Too Many Requests");
+        assert_eq!(error_message(b""), "(empty body)");
+    }
+}

@@ -1,0 +1,709 @@
+//! End-to-end tests of what real endpoints send (issue 12): each test runs the real
+//! binary on a bundled game against a scripted server on loopback that answers exactly
+//! the case, and checks the trajectory and the exit code.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use common::{
+    Reply, Scripted, bin, completion, game, play, read_jsonl, run_dir, setup_bridge, triplet_text,
+};
+use serde_json::{Value, json};
+
+const WALKTHROUGH: &[&str] = &[
+    "open antique trunk",
+    "take old key from antique trunk",
+    "unlock wooden door with old key",
+    "open wooden door",
+    "go east",
+    "open screen door",
+];
+
+fn purpose(body: &Value) -> &str {
+    body["response_format"]["json_schema"]["name"]
+        .as_str()
+        .unwrap_or("")
+}
+
+fn answer(content: &str, finish: &str) -> Reply {
+    Reply::json(&completion(
+        json!(content),
+        Some(finish),
+        Some((10, 5)),
+        json!({}),
+    ))
+}
+
+/// Replace the `nth` (0-based) answers to calls of `which` with `make(rule answer)`.
+fn on_call(
+    server: &Scripted,
+    which: &'static str,
+    nth: Vec<usize>,
+    make: impl Fn(&str) -> Reply + Send + 'static,
+) {
+    let seen = Arc::new(Mutex::new(0usize));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
+        if purpose(body) != which {
+            return None;
+        }
+        let mut n = seen.lock().unwrap();
+        *n += 1;
+        nth.contains(&(*n - 1)).then(|| make(rule))
+    }));
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn run_simple(server: &Scripted, work: &Path, steps: &str, extra: &[&str]) -> Output {
+    let g = game("simple.z8");
+    let mut args = vec![g.as_str(), "--max-steps", steps, "--quiet"];
+    args.extend_from_slice(extra);
+    play(work, &server.base_url, &args)
+}
+
+fn all_triplets(steps: &[Value], field: &str) -> Vec<String> {
+    steps
+        .iter()
+        .flat_map(|s| s["memory"][field].as_array().cloned().unwrap_or_default())
+        .map(|t| triplet_text(&t))
+        .collect()
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Kind 1: reasoning blocks before the answer (closed, unterminated, holding brackets
+/// or a draft answer, or in a separate field) are never parsed as the answer.
+#[test]
+fn reasoning_blocks_are_skipped_and_never_parsed() {
+    let server = Scripted::start(WALKTHROUGH);
+    let extract = Arc::new(Mutex::new(0usize));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
+        match purpose(body) {
+            "extract_triplets" => {
+                let mut n = extract.lock().unwrap();
+                *n += 1;
+                match *n {
+                    // A draft answer inside the reasoning, the real one after it.
+                    1 => Some(answer(
+                        &format!(
+                            "<think>The room has [an antique trunk]. Draft: {{\"triplets\":[{{\"subject\":\"draft\",\"relation\":\"is\",\"object\":\"wrong\"}}]}}</think>\n{rule}"
+                        ),
+                        "stop",
+                    )),
+                    // Unterminated reasoning: no answer at all (rejected, retried).
+                    2 => Some(answer(
+                        "<think>I see {\"triplets\": [{\"subject\":\"draft\",\"relation\":\"is\",\"object\":\"wrong\"}]",
+                        "stop",
+                    )),
+                    _ => None,
+                }
+            }
+            // The template opened the block; only its closing tag is in the answer.
+            "plan" => Some(answer(
+                &format!("so maybe [go north] {{\"plan\": []}}\n</think>\n{rule}"),
+                "stop",
+            )),
+            // A separate reasoning field holding brackets and a draft.
+            "action" => Some(Reply::json(&completion(
+                json!(rule),
+                Some("stop"),
+                Some((10, 5)),
+                json!({"reasoning_content": "{\"rationale\":\"x\",\"action\":\"fly\"} [a] {b"}),
+            ))),
+            _ => None,
+        }
+    }));
+    // The issue's example: brackets in the reasoning, the answer after it.
+    server.script.lock().unwrap().replies = vec![(
+        2,
+        answer(
+            r#"<think>The room has [an antique trunk]</think>{"rationale":"r","action":"open antique trunk"}"#,
+            "stop",
+        ),
+    )];
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps[0]["llm_failures"], 0, "{}", steps[0]["llm_calls"]);
+    assert_eq!(steps[0]["action"], "open antique trunk");
+    assert_eq!(steps[0]["action_source"], "llm");
+    assert_eq!(steps[0]["rationale"], "r");
+    assert!(
+        !all_triplets(&steps, "extracted")
+            .iter()
+            .any(|t| t.contains("draft"))
+    );
+    assert!(
+        all_triplets(&steps, "added").contains(&"player, is in, bedroom".to_string()),
+        "{:?}",
+        all_triplets(&steps, "added")
+    );
+    let action = steps[1]["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["purpose"] == "action")
+        .unwrap();
+    assert!(action["reasoning"].as_str().unwrap().contains("fly"));
+    assert!(action["error"].is_null());
+    // Step 2: the unterminated block is one counted failure, then the retry.
+    assert_eq!(steps[1]["llm_failures"], 1);
+    let e = steps[1]["llm_calls"][0]["error"].as_str().unwrap();
+    assert!(e.contains("unterminated"), "{e}");
+    assert_eq!(summary(&dir)["llm_failures"], 1);
+}
+
+/// Kind 2: a cut-off answer (`finish_reason: length`) never changes memory: no
+/// half-word triplet, no deletion from a half list; the retry has a larger budget, and
+/// every call records its finish reason.
+#[test]
+fn cut_off_answers_never_change_memory() {
+    let server = Scripted::start(WALKTHROUGH);
+    let (extract, outdated) = (Arc::new(Mutex::new(0usize)), Arc::new(Mutex::new(0usize)));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, _| match purpose(body) {
+        "extract_triplets" => {
+            let mut n = extract.lock().unwrap();
+            *n += 1;
+            (*n <= 2).then(|| {
+                answer(
+                    r#"{"triplets":[{"subject":"antique trunk","relation":"is","object":"op"#,
+                    "length",
+                )
+            })
+        }
+        "outdated" => {
+            *outdated.lock().unwrap() += 1;
+            Some(answer(r#"{"outdated": [1, 2"#, "length"))
+        }
+        _ => None,
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "6", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["memory"]["extracted"] != json!(null))
+    );
+    assert!(
+        !all_triplets(&steps, "extracted")
+            .iter()
+            .any(|t| t.ends_with(", op")),
+        "a half word reached memory"
+    );
+    let first = steps[0]["llm_calls"].as_array().unwrap();
+    assert_eq!(first[0]["finish_reason"], "length");
+    assert_eq!(first[1]["attempt"], 2);
+    assert_eq!(
+        first[1]["max_tokens"].as_u64().unwrap(),
+        2 * first[0]["max_tokens"].as_u64().unwrap(),
+        "the retry asks with a larger budget"
+    );
+    assert!(first[0]["error"].as_str().unwrap().contains("cut off"));
+    assert_eq!(steps[0]["memory"]["extracted"], json!([]));
+    // The outdated check was asked and cut off every time: nothing was deleted by it.
+    let checked: u64 = steps
+        .iter()
+        .map(|s| s["memory"]["checked"].as_u64().unwrap())
+        .sum();
+    assert!(checked > 0, "the outdated check never ran");
+    let outdated_calls: Vec<&Value> = steps
+        .iter()
+        .flat_map(|s| s["llm_calls"].as_array().unwrap())
+        .filter(|c| c["purpose"] == "outdated")
+        .collect();
+    assert!(outdated_calls.iter().all(|c| c["error"].is_string()));
+    assert!(
+        !all_triplets(&steps, "removed").contains(&"player, is in, bedroom".to_string()),
+        "a deletion came from a cut-off list"
+    );
+    // Every call records its finish reason.
+    for s in &steps {
+        for c in s["llm_calls"].as_array().unwrap() {
+            assert!(c["finish_reason"].is_string(), "{c}");
+        }
+    }
+    let failures: u64 = steps
+        .iter()
+        .map(|s| s["llm_failures"].as_u64().unwrap())
+        .sum();
+    assert_eq!(failures, 2 + outdated_calls.len() as u64);
+}
+
+/// Kind 3: `content: null`, a tool call, a missing content key: bad answers like any
+/// other (counted, retried, fallback), never the end of the episode; the summary holds
+/// every call and token.
+#[test]
+fn answers_without_content_are_bad_answers_not_the_end() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_call(&server, "plan", vec![0, 1], |_| {
+        Reply::json(&completion(
+            json!(null),
+            Some("tool_calls"),
+            Some((10, 5)),
+            json!({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "plan", "arguments": "{}"}}]}),
+        ))
+    });
+    server.script.lock().unwrap().replies = vec![(
+        0,
+        Reply::json(
+            &json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant"}}], "usage": {"prompt_tokens": 7, "completion_tokens": 0}}),
+        ),
+    )];
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "3", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps.len(), 3);
+    let calls = steps[0]["llm_calls"].as_array().unwrap();
+    assert!(
+        calls[0]["defect"]
+            .as_str()
+            .unwrap()
+            .contains("no content key")
+    );
+    let plans: Vec<&Value> = calls.iter().filter(|c| c["purpose"] == "plan").collect();
+    assert_eq!(plans.len(), 2);
+    assert!(plans[0]["defect"].as_str().unwrap().contains("tool call"));
+    assert_eq!(steps[0]["llm_failures"], 3);
+    let s = summary(&dir);
+    assert_eq!(s["outcome"], "step_cap");
+    let calls: u64 = steps
+        .iter()
+        .map(|s| s["llm_calls"].as_array().unwrap().len() as u64)
+        .sum();
+    assert_eq!(s["llm_calls"].as_u64().unwrap(), calls);
+    let prompt: u64 = steps
+        .iter()
+        .map(|s| s["usage"]["prompt_tokens"].as_u64().unwrap())
+        .sum();
+    assert!(prompt > 0);
+    assert_eq!(s["usage"]["prompt_tokens"].as_u64().unwrap(), prompt);
+}
+
+/// Kind 4: bytes that are not UTF-8 in an answer are a counted bad answer.
+#[test]
+fn bytes_that_are_not_utf8_are_a_bad_answer() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_call(&server, "action", vec![0], |rule| {
+        let text = completion(json!(rule), Some("stop"), Some((10, 5)), json!({})).to_string();
+        let cut = text.find("scripted").unwrap();
+        let mut body = text.as_bytes()[..cut].to_vec();
+        body.extend([0xff, 0xfe, 0xc3]);
+        body.extend(&text.as_bytes()[cut..]);
+        Reply {
+            status: 200,
+            headers: vec![("content-type", "application/json".into())],
+            body,
+        }
+    });
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    let calls = steps[0]["llm_calls"].as_array().unwrap();
+    let action = calls.iter().find(|c| c["purpose"] == "action").unwrap();
+    assert!(
+        action["defect"].as_str().unwrap().contains("not UTF-8"),
+        "{action}"
+    );
+    assert_eq!(steps[0]["llm_failures"], 1);
+    assert_eq!(steps[0]["action_source"], "llm");
+    assert_eq!(steps.len(), 2);
+}
+
+/// Kind 5: over-long strings and lists from a server that ignores the schema are cut
+/// or dropped (counted), never passed on to memory or a later prompt.
+#[test]
+fn over_long_model_strings_are_bounded_before_memory_and_prompts() {
+    let server = Scripted::start(WALKTHROUGH);
+    let long_subject = "s".repeat(5000);
+    let long_goal = "g".repeat(13_000);
+    let (ls, lg) = (long_subject.clone(), long_goal.clone());
+    let count = Arc::new(Mutex::new(0usize));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
+        let mut n = count.lock().unwrap();
+        *n += 1;
+        if *n > 3 {
+            return None;
+        }
+        let text = match purpose(body) {
+            "extract_triplets" => json!({"triplets": [
+                {"subject": ls, "relation": "is", "object": "here"},
+                {"subject": "antique trunk", "relation": "is in", "object": "bedroom"}
+            ]})
+            .to_string(),
+            "plan" => {
+                let item = json!({"sub_goal": lg, "reason": "r".repeat(5000)});
+                json!({"plan": vec![item; 8]}).to_string()
+            }
+            "action" => {
+                let mut a: Value = serde_json::from_str(rule).unwrap();
+                a["rationale"] = json!("w".repeat(5000));
+                a.to_string()
+            }
+            _ => return None,
+        };
+        Some(answer(&text, "stop"))
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let s1 = &steps[0];
+    let extracted = all_triplets(&steps, "extracted");
+    assert!(extracted.contains(&"antique trunk, is in, bedroom".to_string()));
+    assert!(extracted.iter().all(|t| t.len() < 200), "{extracted:?}");
+    let plan = s1["plan"].as_array().unwrap();
+    assert_eq!(plan.len(), 5);
+    assert!(
+        plan.iter()
+            .all(|p| p["sub_goal"].as_str().unwrap().chars().count() == 120)
+    );
+    assert!(
+        plan.iter()
+            .all(|p| p["reason"].as_str().unwrap().chars().count() == 160)
+    );
+    assert_eq!(s1["rationale"].as_str().unwrap().chars().count(), 300);
+    // 1 dropped triplet + 1 cut list + 5 sub-goals + 5 reasons + 1 rationale.
+    assert_eq!(s1["llm_trimmed"], 13, "{}", s1["llm_calls"]);
+    assert_eq!(s1["llm_failures"], 0);
+    assert_eq!(summary(&dir)["llm_trimmed"], 13);
+    // No later prompt carries the long texts.
+    let chats = server.script.lock().unwrap().chats.clone();
+    for c in chats.iter().skip(3) {
+        for m in c["messages"].as_array().unwrap() {
+            let t = m["content"].as_str().unwrap();
+            assert!(!t.contains(&"g".repeat(121)) && !t.contains(&"s".repeat(61)));
+        }
+    }
+}
+
+/// Kind 6: a server that sends no `usage` gives unknown token counts, never 0, in the
+/// call records, the summary, the terminal line and the bench tables.
+#[test]
+fn unknown_usage_is_recorded_and_shown_as_unknown() {
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().no_usage = true;
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    for s in &steps {
+        let calls = s["llm_calls"].as_array().unwrap();
+        assert!(calls.iter().all(|c| c["usage"].is_null()));
+        assert_eq!(
+            s["usage"]["unknown_calls"].as_u64().unwrap(),
+            calls.len() as u64
+        );
+    }
+    let s = summary(&dir);
+    assert!(s["prompt_tokens_per_step"].is_null(), "{s}");
+    assert!(s["usage"]["unknown_calls"].as_u64().unwrap() > 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("tokens ?"), "{stdout}");
+
+    setup_bridge();
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("ARIADNE_NO_PROGRESS", "1")
+        .args(["bench", "--games", &game("simple.z8"), "--runs", "1"])
+        .args(["--max-steps", "1", "--out", "b"])
+        .output()
+        .unwrap();
+    ok(&out);
+    let row = &read_jsonl(&work.path().join("b/episodes.jsonl"))[0];
+    assert!(row["prompt_tokens"].is_null(), "{row}");
+    let md = std::fs::read_to_string(work.path().join("b/results.md")).unwrap();
+    assert!(md.contains("| AriGraph | ? / ? |"), "{md}");
+    assert!(!md.contains("| AriGraph | 0 / 0 |"), "{md}");
+}
+
+/// Kind 7: every embeddings answer is validated; anything malformed is one clear error
+/// naming the endpoint and what was wrong (exit 1), never a silent zero vector; a valid
+/// answer in another order is accepted and the dimension is recorded.
+#[test]
+fn malformed_embeddings_are_one_clear_error() {
+    let item = |i: usize, e: Value| json!({"object": "embedding", "index": i, "embedding": e});
+    let cases: Vec<(usize, Value, &str)> = vec![
+        (
+            0,
+            json!({"data": [item(0, json!([[0.1, 0.2], [0.3, 0.4]]))]}),
+            "array of arrays",
+        ),
+        (
+            0,
+            json!({"data": [item(0, json!([0.1, null, 0.3]))]}),
+            "not a number",
+        ),
+        (
+            0,
+            json!({"data": [item(1, json!([0.1, 0.2]))]}),
+            "outside 0..",
+        ),
+        (
+            1,
+            json!({"data": [item(0, json!([0.1, 0.2]))]}),
+            "this run's embeddings have dimension 64",
+        ),
+    ];
+    for (call, body, want) in cases {
+        let server = Scripted::start(WALKTHROUGH);
+        // Answer a 1-input call whatever it asked for.
+        let b = body.clone();
+        server.script.lock().unwrap().embed_hook = Some(Box::new({
+            let seen = Arc::new(Mutex::new(0usize));
+            move |req, _| {
+                let mut n = seen.lock().unwrap();
+                *n += 1;
+                let inputs = req["input"].as_array().map_or(1, Vec::len);
+                (*n - 1 == call).then(|| {
+                    let mut b = b.clone();
+                    // Keep the case's defect but match the number of inputs asked.
+                    if let Some(data) = b["data"].as_array_mut() {
+                        let first = data[0].clone();
+                        for i in 1..inputs {
+                            let mut x = first.clone();
+                            x["index"] = json!(i + first["index"].as_u64().unwrap() as usize);
+                            data.push(x);
+                        }
+                    }
+                    Reply::json(&b)
+                })
+            }
+        }));
+        let work = tempfile::tempdir().unwrap();
+        let out = run_simple(&server, work.path(), "2", &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{want}: {stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with("error:"))
+            .unwrap_or("");
+        assert!(
+            line.contains("embedding endpoint")
+                && line.contains(&server.base_url)
+                && line.contains(want),
+            "{want}: {stderr}"
+        );
+        assert_eq!(summary(&run_dir(work.path()))["outcome"], "error");
+    }
+
+    // Any order of the indexes is fine; the dimension goes to the manifest.
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().embed_hook = Some(Box::new(|_, normal| {
+        let mut v: Value = serde_json::from_str(normal).unwrap();
+        if let Some(d) = v["data"].as_array_mut() {
+            d.reverse();
+        }
+        Some(Reply::json(&v))
+    }));
+    let work = tempfile::tempdir().unwrap();
+    ok(&run_simple(&server, work.path(), "2", &[]));
+    let dir = run_dir(work.path());
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["embedding_dimension"], 64);
+}
+
+/// Kind 8: rate limits (429, also with a plain-text body), 5xx and dropped connections
+/// are retried with backoff, honouring Retry-After, within the retry budget; each wait
+/// is logged; retries are counted in the step; a bench waits the same way.
+#[test]
+fn rate_limits_are_waited_out_within_the_budget() {
+    let server = Scripted::start(WALKTHROUGH);
+    {
+        let mut s = server.script.lock().unwrap();
+        s.statuses = vec![
+            Reply::text(429, "Too Many Requests").retry_after("1"),
+            Reply::text(429, "rate limited, slow down"),
+            Reply::json(&json!({"error": {"message": "overloaded"}})).with_status(503),
+        ]
+        .into();
+        s.embed_statuses = vec![Reply::text(502, "Bad Gateway")].into();
+    }
+    let work = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    assert!(
+        started.elapsed().as_secs_f64() >= 1.0,
+        "Retry-After: 1 was not honoured"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let waits: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("retry budget left"))
+        .collect();
+    assert_eq!(waits.len(), 4, "{stderr}");
+    assert!(
+        waits[0].contains("429") && waits[0].contains("retry 1 in 1.0 s"),
+        "{stderr}"
+    );
+    assert!(
+        waits.iter().any(|l| l.contains("rate limited, slow down")),
+        "{stderr}"
+    );
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps[0]["llm_calls"][0]["retries"], 3);
+    assert_eq!(steps[0]["llm_retries"], 4);
+    assert_eq!(steps[0]["llm_failures"], 0);
+    assert_eq!(summary(&dir)["llm_retries"], 4);
+
+    // A budget too small for the server's Retry-After: exit 1 at once, one clear line.
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().statuses =
+        vec![Reply::text(429, "Too Many Requests").retry_after("30")].into();
+    let work = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = run_simple(&server, work.path(), "2", &["--retry-budget", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(started.elapsed().as_secs() < 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("raise --retry-budget"), "{stderr}");
+    // The config key is checked like the flag.
+    std::fs::write(work.path().join("ariadne.toml"), "retry_budget = 100000\n").unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    assert_eq!(out.status.code(), Some(2));
+
+    // A bench waits the same way rather than failing the episode.
+    let server = Scripted::start(&[]);
+    server.script.lock().unwrap().statuses =
+        vec![Reply::text(429, "slow down"), Reply::text(429, "slow down")].into();
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("ARIADNE_NO_PROGRESS", "1")
+        .args(["bench", "--games", &game("simple.z8"), "--runs", "2"])
+        .args(["--max-steps", "1", "--out", "b"])
+        .output()
+        .unwrap();
+    ok(&out);
+    let rows = read_jsonl(&work.path().join("b/episodes.jsonl"));
+    assert!(rows.iter().all(|r| r["outcome"] == "step_cap"), "{rows:?}");
+}
+
+/// Kind 10: bench rows name their endpoint (also after a resume against another one);
+/// a game that fails to load leaves no run directory; a malformed byte in steps.jsonl
+/// is reported with its line number.
+#[test]
+fn bench_endpoints_unloadable_games_and_malformed_lines() {
+    setup_bridge();
+    let bench = |work: &Path, url: &str, args: &[&str]| {
+        Command::new(bin())
+            .current_dir(work)
+            .env("OPENAI_BASE_URL", url)
+            .env("ARIADNE_EMBED_BASE_URL", url)
+            .env("ARIADNE_NO_PROGRESS", "1")
+            .arg("bench")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let a = Scripted::start(&[]);
+    // Episode 1 (one step: 3 calls) finishes; episode 2 meets a dead endpoint.
+    a.script.lock().unwrap().fail_after = Some(3);
+    let work = tempfile::tempdir().unwrap();
+    let g = game("simple.z8");
+    let out = bench(
+        work.path(),
+        &a.base_url,
+        &[
+            "--games",
+            &g,
+            "--runs",
+            "2",
+            "--jobs",
+            "1",
+            "--max-steps",
+            "1",
+            "--out",
+            "b",
+            "--retry-budget",
+            "0",
+        ],
+    );
+    ok(&out);
+    let b = Scripted::start(&[]);
+    let out = bench(work.path(), &b.base_url, &["--resume", "b"]);
+    ok(&out);
+    let rows = common::read_jsonl(&work.path().join("b/episodes.jsonl"));
+    let last: Vec<&Value> = rows.iter().rev().take(2).collect();
+    assert_eq!(last[0]["run"], 2);
+    assert_eq!(last[0]["outcome"], "step_cap");
+    assert_eq!(last[0]["endpoint"]["chat"], b.base_url.as_str());
+    assert_eq!(rows[0]["endpoint"]["chat"], a.base_url.as_str());
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.path().join("b/results.json")).unwrap())
+            .unwrap();
+    let endpoints: Vec<&str> = results["episodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["endpoint"]["chat"].as_str().unwrap())
+        .collect();
+    assert_eq!(endpoints, vec![a.base_url.as_str(), b.base_url.as_str()]);
+    let bench_json: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.path().join("b/bench.json")).unwrap())
+            .unwrap();
+    assert_eq!(bench_json["llm"]["chat"]["base_url"], a.base_url.as_str());
+    assert_eq!(
+        bench_json["resumes"][0]["llm"]["chat"]["base_url"],
+        b.base_url.as_str()
+    );
+
+    // A game that fails to load leaves no run directory.
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("x.z8"), b"").unwrap();
+    std::fs::write(work.path().join("x.json"), b"garbage").unwrap();
+    let out = play(work.path(), &b.base_url, &["x.z8", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    let runs = work.path().join("runs");
+    let left = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "an unloadable game left a run directory");
+
+    // A malformed byte in steps.jsonl: replay names the line.
+    let server = Scripted::start(WALKTHROUGH);
+    let work = tempfile::tempdir().unwrap();
+    ok(&run_simple(&server, work.path(), "3", &[]));
+    let dir = run_dir(work.path());
+    let path = dir.join("steps.jsonl");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let second = bytes.iter().position(|b| *b == b'\n').unwrap() + 20;
+    bytes[second] = 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    let out = Command::new(bin())
+        .args(["replay", dir.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("steps.jsonl line 2 is malformed"),
+        "{stderr}"
+    );
+}
