@@ -265,6 +265,12 @@ pub struct MemoryArgs {
     /// Do not offer `go to <room>` (study the agent without the navigation module).
     #[arg(long, help_heading = "Navigation")]
     pub no_go_to: bool,
+    /// Keep achieved sub-goals in the plan, as the paper's planner alone would.
+    #[arg(long, help_heading = "Agent")]
+    pub no_plan_progress: bool,
+    /// Do not leave the actions of a detected cycle out of the admissible list.
+    #[arg(long, help_heading = "Agent")]
+    pub no_loop_breaking: bool,
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,

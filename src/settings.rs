@@ -67,6 +67,10 @@ pub struct ConfigFile {
     pub prompts: Option<PathBuf>,
     /// See `--show-score`.
     pub show_score: Option<bool>,
+    /// `false`: see `--no-plan-progress`.
+    pub plan_progress: Option<bool>,
+    /// `false`: see `--no-loop-breaking`.
+    pub loop_breaking: Option<bool>,
 }
 
 impl ConfigFile {
@@ -244,6 +248,8 @@ impl Resolver {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
             go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
             show_score: args.show_score || self.cfg.show_score.unwrap_or(false),
+            plan_progress: !args.no_plan_progress && self.cfg.plan_progress.unwrap_or(true),
+            loop_breaking: !args.no_loop_breaking && self.cfg.loop_breaking.unwrap_or(true),
             ..AgentSettings::default()
         }
     }

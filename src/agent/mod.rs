@@ -75,6 +75,14 @@ pub struct AgentSettings {
     /// setting showed it.
     #[serde(default = "shown")]
     pub show_score: bool,
+    /// Drop sub-goals the last action achieved and flag one stuck first (see
+    /// [`progress`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub plan_progress: bool,
+    /// Leave the actions of a detected cycle out of the admissible list for a few steps
+    /// (see [`progress`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub loop_breaking: bool,
 }
 
 fn shown() -> bool {
@@ -91,6 +99,8 @@ impl Default for AgentSettings {
             exploration: true,
             go_to: true,
             show_score: false,
+            plan_progress: true,
+            loop_breaking: true,
         }
     }
 }
@@ -114,6 +124,10 @@ pub struct Decision {
     pub plan: Vec<SubGoal>,
     /// Warnings shown to the planner.
     pub warnings: Vec<String>,
+    /// Actions left out of the admissible list this step (a cycle was detected).
+    pub blocked: Vec<String>,
+    /// Sub-goals dropped from the plan as achieved.
+    pub dropped: Vec<String>,
     /// The decision's rationale.
     pub rationale: String,
     /// The action, one of the admissible commands.
@@ -152,12 +166,19 @@ pub struct Agent {
     /// The LLM activity of the step in progress: kept here, not in the step's future, so
     /// that the calls of a step that fails or is interrupted are still counted.
     pending: CallLog,
+    /// Every action with the game's answer to it, in order.
+    answers: Vec<(String, String)>,
+    /// Actions left out of the admissible list, with the last step they stay out.
+    blocked: Vec<(String, u32)>,
+    /// The first sub-goal (its gist) and the step it became first.
+    first_goal: Option<(String, u32)>,
 }
 
 /// The prefix of the navigation action.
 pub const GO_TO: &str = "go to ";
 
 mod answers;
+pub mod progress;
 
 pub use answers::match_admissible;
 use answers::{ActionAnswer, PlanAnswer, action_schema, plan_schema};
@@ -179,6 +200,9 @@ impl Agent {
             history: VecDeque::new(),
             actions: Vec::new(),
             last_gain_step: 0,
+            answers: Vec::new(),
+            blocked: Vec::new(),
+            first_goal: None,
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -231,6 +255,8 @@ impl Agent {
             self.history.pop_front();
         }
         self.actions.push(action.to_string());
+        self.answers
+            .push((action.to_string(), after.observation.clone()));
         if after.reward != 0 {
             self.last_gain_step = step;
         }
@@ -255,6 +281,68 @@ impl Agent {
             ));
         }
         out
+    }
+
+    /// With plan progress on: drop from the plan the sub-goals the last action achieved
+    /// or the inventory shows done; returns them.
+    fn drop_achieved(&mut self, state: &GameState) -> Vec<String> {
+        if !self.settings.plan_progress {
+            return Vec::new();
+        }
+        let (action, feedback) = self
+            .history
+            .back()
+            .map(|h| (h.action.clone(), h.feedback.clone()))
+            .unwrap_or_default();
+        let mut dropped = Vec::new();
+        self.plan.retain(|p| {
+            let done = progress::achieved(&p.sub_goal, &action, &feedback, &state.inventory);
+            if done {
+                dropped.push(p.sub_goal.clone());
+            }
+            !done
+        });
+        dropped
+    }
+
+    /// With plan progress on: a warning when the same sub-goal has been first for
+    /// [`progress::STUCK_STEPS`] steps or more.
+    fn stuck_warning(&mut self, step: u32) -> Option<String> {
+        if !self.settings.plan_progress {
+            return None;
+        }
+        let first = self.plan.first()?;
+        let gist = progress::gist(&first.sub_goal);
+        let since = match &self.first_goal {
+            Some((g, since)) if *g == gist => *since,
+            _ => {
+                self.first_goal = Some((gist, step));
+                step
+            }
+        };
+        (step - since >= progress::STUCK_STEPS).then(|| {
+            format!(
+                "the sub-goal \"{}\" has been first for {} steps without being achieved; replace it or reach it another way",
+                first.sub_goal,
+                step - since
+            )
+        })
+    }
+
+    /// With loop breaking on: block the actions of a cycle the last actions close, and
+    /// return the actions blocked at `step`.
+    fn blocked_now(&mut self, step: u32) -> Vec<String> {
+        if !self.settings.loop_breaking {
+            return Vec::new();
+        }
+        if let Some(cycle) = progress::detect_cycle(&self.answers) {
+            for a in cycle {
+                self.blocked.retain(|(b, _)| *b != a);
+                self.blocked.push((a, step + progress::BLOCK_STEPS - 1));
+            }
+        }
+        self.blocked.retain(|(_, until)| *until >= step);
+        self.blocked.iter().map(|(a, _)| a.clone()).collect()
     }
 
     /// Update the memory from a step's observation (section 2) and record the room's
@@ -316,6 +404,8 @@ impl Agent {
             retrieval: Retrieval::default(),
             plan: Vec::new(),
             warnings: Vec::new(),
+            blocked: Vec::new(),
+            dropped: Vec::new(),
             rationale: "the game's walkthrough".into(),
             action: command.to_string(),
             action_source: ActionSource::Walkthrough,
@@ -374,7 +464,18 @@ impl Agent {
             .what_if
             .as_ref()
             .and_then(|alt| self.memory.what_if(&queries, alt));
-        let warnings = self.warnings(step);
+        let mut warnings = self.warnings(step);
+        let dropped = self.drop_achieved(state);
+        if let Some(w) = self.stuck_warning(step) {
+            warnings.push(w);
+        }
+        let blocked = self.blocked_now(step);
+        if !blocked.is_empty() {
+            warnings.push(format!(
+                "these actions repeat a cycle that made no progress and are not available for now: {}",
+                blocked.join("; ")
+            ));
+        }
 
         let history: Vec<&HistoryItem> = self.history.iter().collect();
         let facts: Vec<&str> = retrieval
@@ -424,8 +525,13 @@ impl Agent {
             self.plan = p.plan;
         }
 
+        let mut dropped = dropped;
+        dropped.extend(self.drop_achieved(state));
         let mut offered = state.admissible_commands.clone();
         offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
+        if offered.iter().any(|a| !blocked.contains(a)) {
+            offered.retain(|a| !blocked.contains(a));
+        }
         let admissible = &offered;
         let messages = self.llm.prompts.render(
             "action",
@@ -468,6 +574,8 @@ impl Agent {
             retrieval,
             plan: self.plan.clone(),
             warnings,
+            blocked,
+            dropped,
             rationale,
             action,
             action_source: source,

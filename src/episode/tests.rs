@@ -17,6 +17,8 @@ struct House {
     room: &'static str,
     done: bool,
     score: i64,
+    /// A key in the hall, in its box or carried.
+    carried: bool,
 }
 
 fn exits(room: &str) -> Vec<(&'static str, &'static str)> {
@@ -37,6 +39,16 @@ impl House {
         if self.room == "Pantry" {
             admissible.push("take apple".into());
         }
+        if self.room == "Hall" {
+            admissible.push(
+                if self.carried {
+                    "put key in box"
+                } else {
+                    "take key from box"
+                }
+                .into(),
+            );
+        }
         admissible.sort();
         GameState {
             observation: format!("-= {} =-\n{text}", self.room),
@@ -47,6 +59,11 @@ impl House {
             won: self.done,
             admissible_commands: admissible,
             room: Some(self.room.to_string()),
+            inventory: if self.carried {
+                "You are carrying: a key".into()
+            } else {
+                "You are carrying nothing.".into()
+            },
             objective: "Take the apple in the pantry.".into(),
             ..GameState::default()
         }
@@ -63,6 +80,14 @@ impl Environment for House {
     async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
         if self.done {
             return Err(EnvError::EpisodeOver);
+        }
+        if command == "take key from box" && !self.carried {
+            self.carried = true;
+            return Ok(self.state("You take the key from the box.", 0));
+        }
+        if command == "put key in box" && self.carried {
+            self.carried = false;
+            return Ok(self.state("You put the key in the box.", 0));
         }
         if command == "take apple" && self.room == "Pantry" {
             self.done = true;
@@ -115,7 +140,14 @@ async fn play(
     script: Scripted,
     cancel: CancellationToken,
 ) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
-    let config = config();
+    play_with(script, cancel, config()).await
+}
+
+async fn play_with(
+    script: Scripted,
+    cancel: CancellationToken,
+    config: EpisodeConfig,
+) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
     let sink = Collect::default();
     let episode = Episode {
         config: &config,
@@ -123,6 +155,7 @@ async fn play(
             room: "Hall",
             done: false,
             score: 0,
+            carried: false,
         }),
         llm: Llm {
             backend: Arc::new(script),
@@ -246,4 +279,52 @@ fn the_goal_comes_from_the_user_the_game_or_is_said_unknown() {
         source: "flag".into(),
     });
     assert_eq!(goal_for(&c, &first).text, "Find the treasure.");
+}
+
+/// A take / put-back cycle of the same key is broken within 4 steps: its actions are
+/// left out of the admissible list (and the model's choice of one is refused).
+#[tokio::test]
+async fn a_take_put_cycle_is_broken_within_four_steps() {
+    let cycle = [
+        "take key from box",
+        "put key in box",
+        "take key from box",
+        "put key in box",
+        "take key from box",
+        "put key in box",
+    ];
+    let script = Scripted::default().actions(&cycle);
+    let mut c = config();
+    c.max_steps = 5;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let actions: Vec<&str> = steps.iter().map(|s| s.action.as_str()).collect();
+    assert_eq!(&actions[..3], &cycle[..3]);
+    assert!(!steps[3].blocked.is_empty(), "{:?}", steps[3]);
+    assert!(
+        !cycle.contains(&actions[3]),
+        "step 4 repeated the cycle: {actions:?}"
+    );
+    assert!(steps[3].warnings.iter().any(|w| w.contains("cycle")));
+}
+
+/// A sub-goal the last action achieved is gone from the next plan, even when the
+/// planner writes it again.
+#[tokio::test]
+async fn a_sub_goal_achieved_by_the_last_action_leaves_the_plan() {
+    let plan = r#"{"plan": [{"sub_goal": "Take the key from the box.", "reason": "it opens something"}, {"sub_goal": "go east", "reason": "explore"}]}"#;
+    let script = Scripted::default()
+        .actions(&["take key from box", "go east"])
+        .answer("plan", &[plan, plan, plan]);
+    let mut c = config();
+    c.max_steps = 2;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    assert!(steps[0].plan.iter().any(|p| p.sub_goal.contains("key")));
+    assert!(
+        steps[1].plan.iter().all(|p| !p.sub_goal.contains("key")),
+        "{:?}",
+        steps[1].plan
+    );
+    assert!(steps[1].dropped.iter().any(|d| d.contains("key")));
 }

@@ -199,8 +199,14 @@ pub struct StepRecord {
     pub go_to_targets: Vec<String>,
     /// Plan after this step's planning call (empty for the later moves of a route).
     pub plan: Vec<SubGoal>,
-    /// Warnings shown to the planner (repeated actions, no progress).
+    /// Warnings shown to the planner (repeated actions, cycles, a stuck sub-goal).
     pub warnings: Vec<String>,
+    /// Actions left out of the admissible list at this step (loop breaking).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<String>,
+    /// Sub-goals dropped from the plan as achieved (plan progress).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// The decision's rationale.
     pub rationale: String,
     /// The action sent to the game.

@@ -1,0 +1,230 @@
+//! Progress and loops (a departure from the paper, on by default, switched off with
+//! `--no-plan-progress` and `--no-loop-breaking`): a small model at temperature 0 keeps
+//! a sub-goal after it is done and repeats short cycles of actions (take / insert the
+//! same key, north / south) while its warnings go unread. Two deterministic checks act
+//! instead of only warning:
+//! - [`achieved`]: a sub-goal the last action achieved (the same action, and the game did
+//!   not refuse it) or that the inventory shows done ("take X" with X carried) is dropped
+//!   from the plan, before and after the planner revises it;
+//! - [`detect_cycle`]: a repeated action (A, A, A), an alternation (A, B, A, B) or an
+//!   action undone and done again (A, undo A, A): the actions of the cycle are left out
+//!   of the admissible list for a few steps, and the prompt says why.
+
+use crate::memory::names::fold;
+
+/// Steps a detected cycle's actions stay out of the admissible list.
+pub const BLOCK_STEPS: u32 = 3;
+
+/// Steps a sub-goal may stay first before the planner is told it is stuck.
+pub const STUCK_STEPS: u32 = 3;
+
+/// Words dropped when comparing a sub-goal with an action.
+const FILLER: &[&str] = &["the", "a", "an", "to", "your"];
+
+/// A sub-goal or action reduced for comparison: folded, punctuation and articles gone.
+pub fn gist(s: &str) -> String {
+    fold(s)
+        .split(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | '!' | ';' | ':' | '"'))
+        .filter(|w| !w.is_empty() && !FILLER.contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How the games refuse a command.
+const REFUSALS: &[&str] = &[
+    "you can't",
+    "you cannot",
+    "that's not",
+    "i don't",
+    "you don't",
+    "you need",
+    "nothing happens",
+    "is locked",
+    "you have to",
+    "i only understood",
+    "there is no",
+    "isn't",
+];
+
+/// Whether the game's answer to a command reads as done (no refusal).
+pub fn succeeded(feedback: &str) -> bool {
+    let f = fold(feedback);
+    !REFUSALS.iter().any(|r| f.contains(r))
+}
+
+/// The object of a "take" sub-goal or action: "take old key from trunk" -> "old key".
+fn taken(s: &str) -> Option<String> {
+    let g = gist(s);
+    let rest = g
+        .strip_prefix("take ")
+        .or_else(|| g.strip_prefix("get "))
+        .or_else(|| g.strip_prefix("pick up "))?;
+    let object = rest.split(" from ").next().unwrap_or(rest).trim();
+    (!object.is_empty()).then(|| object.to_string())
+}
+
+/// Whether `sub_goal` is done: it is the last action and the game did not refuse it,
+/// or it takes a thing the inventory now holds.
+pub fn achieved(sub_goal: &str, last_action: &str, feedback: &str, inventory: &str) -> bool {
+    let g = gist(sub_goal);
+    if !last_action.is_empty() && g == gist(last_action) && succeeded(feedback) {
+        return true;
+    }
+    taken(sub_goal).is_some_and(|x| gist(inventory).contains(&x))
+}
+
+/// Verb pairs where the second undoes the first.
+const UNDO: &[(&[&str], &[&str])] = &[
+    (
+        &["take", "get", "pick up"],
+        &["put", "insert", "drop", "place"],
+    ),
+    (
+        &["put", "insert", "drop", "place"],
+        &["take", "get", "pick up"],
+    ),
+    (&["open"], &["close"]),
+    (&["close"], &["open"]),
+    (&["lock"], &["unlock"]),
+    (&["unlock"], &["lock"]),
+];
+
+/// The verb and the object of an action: "insert old key into trunk" -> ("insert", "old key").
+fn verb_object(action: &str) -> Option<(String, String)> {
+    let g = gist(action);
+    for verb in [
+        "pick up", "take", "get", "put", "insert", "drop", "place", "open", "close", "lock",
+        "unlock",
+    ] {
+        if let Some(rest) = g.strip_prefix(verb).and_then(|r| r.strip_prefix(' ')) {
+            let object = rest.split([' ']).collect::<Vec<_>>().join(" ");
+            let object = ["from", "into", "in", "on", "with"]
+                .iter()
+                .filter_map(|sep| {
+                    object
+                        .split_once(&format!(" {sep} "))
+                        .map(|(o, _)| o.to_string())
+                })
+                .min_by_key(|o| o.len())
+                .unwrap_or(object);
+            return Some((verb.to_string(), object));
+        }
+    }
+    None
+}
+
+/// Whether `b` undoes `a` (take / put back the same thing, open / close it, ...).
+pub fn undoes(a: &str, b: &str) -> bool {
+    let (Some((va, oa)), Some((vb, ob))) = (verb_object(a), verb_object(b)) else {
+        return false;
+    };
+    oa == ob
+        && UNDO
+            .iter()
+            .any(|(x, y)| x.contains(&va.as_str()) && y.contains(&vb.as_str()))
+}
+
+/// The actions of a cycle that the last `steps` (action, the game's answer) close, when
+/// it made no progress (each repeated action got the same answer as before): A, A, A;
+/// A, B, A, B; or A, undo A, A. Walking the same way down a corridor is no cycle: the
+/// answers differ. `None` when the last steps make no cycle.
+pub fn detect_cycle(steps: &[(String, String)]) -> Option<Vec<String>> {
+    let n = steps.len();
+    let act = |k: usize| steps[n - 1 - k].0.as_str();
+    let same = |a: usize, b: usize| fold(&steps[n - 1 - a].1) == fold(&steps[n - 1 - b].1);
+    if n >= 3 && act(0) == act(1) && act(1) == act(2) && same(0, 1) && same(1, 2) {
+        return Some(vec![act(0).to_string()]);
+    }
+    if n >= 4
+        && act(0) == act(2)
+        && act(1) == act(3)
+        && act(0) != act(1)
+        && same(0, 2)
+        && same(1, 3)
+    {
+        return Some(vec![act(1).to_string(), act(0).to_string()]);
+    }
+    if n >= 3 && act(0) == act(2) && undoes(act(2), act(1)) && same(0, 2) {
+        return Some(vec![act(1).to_string(), act(0).to_string()]);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Steps whose answers depend only on the action (no progress).
+    fn s(xs: &[&str]) -> Vec<(String, String)> {
+        xs.iter()
+            .map(|a| (a.to_string(), format!("answer to {a}")))
+            .collect()
+    }
+
+    #[test]
+    fn cycles_are_found() {
+        assert_eq!(
+            detect_cycle(&s(&[
+                "look",
+                "examine trunk",
+                "examine trunk",
+                "examine trunk"
+            ])),
+            Some(v(&["examine trunk"]))
+        );
+        assert_eq!(
+            detect_cycle(&s(&["go north", "go south", "go north", "go south"])),
+            Some(v(&["go north", "go south"]))
+        );
+        let take = "take old key from antique trunk";
+        let insert = "insert old key into antique trunk";
+        assert!(undoes(take, insert));
+        assert!(undoes("open fridge", "close fridge"));
+        assert!(!undoes("open fridge", "close door"));
+        assert_eq!(
+            detect_cycle(&s(&[take, insert, take])),
+            Some(v(&[insert, take]))
+        );
+        assert_eq!(detect_cycle(&s(&["go east", "open door", "go east"])), None);
+        assert_eq!(detect_cycle(&s(&["look"])), None);
+        // East, east, east down a corridor: each answer is another room.
+        let corridor: Vec<(String, String)> = (0..3)
+            .map(|i| ("go east".to_string(), format!("-= Room {i} =-")))
+            .collect();
+        assert_eq!(detect_cycle(&corridor), None);
+    }
+
+    #[test]
+    fn done_sub_goals_are_recognised() {
+        assert!(achieved(
+            "Take the old key from the antique trunk.",
+            "take old key from antique trunk",
+            "You take the old key from the antique trunk.",
+            ""
+        ));
+        // Refused: not done.
+        assert!(!achieved(
+            "unlock wooden door with old key",
+            "unlock wooden door with old key",
+            "You can't do that: you don't have the key.",
+            ""
+        ));
+        // The inventory shows it done, whatever the last action was.
+        assert!(achieved(
+            "take the old key",
+            "insert old key into antique trunk",
+            "You put the old key into the antique trunk.",
+            "You are carrying: an old key"
+        ));
+        assert!(!achieved(
+            "open the wooden door",
+            "look",
+            "You are in a bedroom.",
+            ""
+        ));
+    }
+}
