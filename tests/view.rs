@@ -296,6 +296,37 @@ fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
         !dom.contains("data-chart=\"world-model\""),
         "no ground truth recorded"
     );
+    // The address can also show the episodic vertices and open a vertex's box.
+    let vertex = shown_alive
+        .iter()
+        .next()
+        .and_then(|t| t.split(", ").next())
+        .unwrap()
+        .to_string();
+    let fragment = format!(
+        "#step={number}&episodes=1&vertex={}",
+        vertex.replace(' ', "%20")
+    );
+    let dom = dump_dom(&page, &fragment);
+    assert_eq!(
+        attr(&dom, "<ul id=\"graph-edges\"", "data-episodes"),
+        Some(step["graph"]["episodic_vertices"].to_string()),
+        "episodic vertices drawn at step {number}"
+    );
+    let boxed = dom
+        .split("<div id=\"vertex-info\"")
+        .nth(1)
+        .and_then(|d| d.split("<ul id=\"graph-edges\"").next())
+        .unwrap();
+    assert!(
+        !boxed.starts_with(" hidden"),
+        "the vertex box is open: {boxed:.300}"
+    );
+    assert!(
+        boxed.contains(&format!("<h3>{}</h3>", common_escape(&vertex))),
+        "{boxed:.500}"
+    );
+    assert!(boxed.contains("mentioned at steps"), "{boxed:.500}");
     // Another step moves the picture: the first step has fewer triplets.
     let first = dump_dom(&page, "#step=1");
     assert_eq!(with_state(&drawn_edges(&first), "alive"), alive[0]);
@@ -397,9 +428,23 @@ fn pages_of_a_continued_run_and_of_a_design_without_a_graph() {
         String::from_utf8_lossy(&out.stderr)
     );
     let dir = run_dir(rag.path());
+    // A run that records the world model's precision and recall gets their chart.
+    let path = dir.join("steps.jsonl");
+    let lines: Vec<String> = read_jsonl(&path)
+        .into_iter()
+        .map(|mut s| {
+            s["world_model"] = json!({"precision": 0.8, "recall": 0.4});
+            s.to_string()
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let page = rag.path().join("rag.html");
     view(&dir, &page);
     let dom = dump_dom(&page, "#step=2");
+    assert!(
+        dom.contains("data-chart=\"world-model\""),
+        "the world-model chart"
+    );
     assert!(dom.contains("keeps no knowledge graph"), "{dom:.3000}");
     assert!(drawn_edges(&dom).is_empty());
     let step2 = &read_jsonl(&dir.join("steps.jsonl"))[1];

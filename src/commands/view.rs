@@ -18,10 +18,11 @@ pub async fn run(args: ViewArgs) -> Result<ExitCode> {
         );
     }
     println!(
-        "wrote {} ({} steps, {} triplets, {:.1} MB): open it in a browser; #step=N in the address opens step N",
+        "wrote {} ({} steps, {} triplets, {} vertices, {:.1} MB): open it in a browser; #step=N in the address opens step N",
         written.path.display(),
         written.steps,
         written.triplets,
+        written.vertices,
         written.bytes as f64 / 1e6
     );
     Ok(ExitCode::SUCCESS)

@@ -4,13 +4,12 @@
 //! index: the system prompts repeat in every call and a step's feedback is the next
 //! step's observation, so this keeps the page small.
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use serde::Serialize;
+use std::collections::HashMap;
 
 use super::layout;
 use super::timeline::Timeline;
+use super::world_model::WorldModel;
 use crate::agent::SubGoal;
 use crate::llm::Usage;
 use crate::nav::UnexploredExit;
@@ -162,16 +161,6 @@ pub struct EmbedSum {
     pub latency_ms: u64,
 }
 
-/// Precision and recall of the graph against the game's ground truth, where a run
-/// records them (a step's optional `world_model` object).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct WorldModel {
-    /// Share of the graph's triplets that are true.
-    pub precision: f64,
-    /// Share of the true facts that the graph holds.
-    pub recall: f64,
-}
-
 /// One step as the page shows it.
 #[derive(Debug, Serialize)]
 pub struct StepOut {
@@ -272,26 +261,6 @@ impl Texts {
         self.index.insert(s.to_string(), i);
         i
     }
-}
-
-/// World-model scores by step from the raw lines of `steps.jsonl` (a step's optional
-/// `world_model: {precision, recall}`); lines or fields that are not there are skipped.
-pub fn world_model_scores(dir: &Path) -> HashMap<u32, WorldModel> {
-    let text = std::fs::read_to_string(dir.join("steps.jsonl")).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| {
-            let step = u32::try_from(v.get("step")?.as_u64()?).ok()?;
-            let wm = v.get("world_model")?;
-            Some((
-                step,
-                WorldModel {
-                    precision: wm.get("precision")?.as_f64()?,
-                    recall: wm.get("recall")?.as_f64()?,
-                },
-            ))
-        })
-        .collect()
 }
 
 /// Build the page data of a run from its typed records.

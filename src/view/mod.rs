@@ -5,6 +5,7 @@
 //!   and removals;
 //! - [`layout`]: one stable position per vertex for the whole run;
 //! - [`data`]: what the page shows, built from the typed run directory;
+//! - [`world_model`]: precision and recall against the ground truth, where recorded;
 //! - [`page`]: the HTML file, with the vendored Cytoscape.js and the page's script
 //!   (`src/view/assets/`) inline.
 //!
@@ -16,6 +17,7 @@ pub mod data;
 pub mod layout;
 pub mod page;
 pub mod timeline;
+pub mod world_model;
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +37,8 @@ pub struct Written {
     pub steps: usize,
     /// Distinct triplets the run ever held.
     pub triplets: usize,
+    /// Distinct semantic vertices the run ever held.
+    pub vertices: usize,
     /// Whether the last line of `steps.jsonl` was cut off and skipped.
     pub truncated: bool,
 }
@@ -48,6 +52,8 @@ pub struct Page {
     pub steps: usize,
     /// Distinct triplets the run ever held.
     pub triplets: usize,
+    /// Distinct semantic vertices the run ever held.
+    pub vertices: usize,
     /// Whether the last line of `steps.jsonl` was cut off and skipped.
     pub truncated: bool,
 }
@@ -64,12 +70,13 @@ pub fn build_page(dir: &Path) -> Result<Page> {
     let summary: Option<Summary> = std::fs::read_to_string(dir.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
-    let scores = data::world_model_scores(dir);
+    let scores = world_model::world_model_scores(dir);
     let data = data::build(&manifest, summary, &records, truncated, &scores);
     Ok(Page {
         html: page::render(&data)?,
         steps: data.steps.len(),
         triplets: data.triplets.len(),
+        vertices: data.vertices.len(),
         truncated,
     })
 }
@@ -88,6 +95,7 @@ pub fn write(dir: &Path, out: Option<&Path>) -> Result<Written> {
         bytes: page.html.len(),
         steps: page.steps,
         triplets: page.triplets,
+        vertices: page.vertices,
         truncated: page.truncated,
     })
 }

@@ -121,11 +121,19 @@ const Graph = (() => {
       else Panel.vertex(d.vi);
     });
     document.getElementById("show-episodes").addEventListener("change", (ev) => {
-      showEpisodes = ev.target.checked;
-      if (showEpisodes) addEpisodes();
-      show(App.index);
+      setEpisodes(ev.target.checked);
     });
     document.getElementById("fit").addEventListener("click", fit);
+  }
+
+  // Show or hide the episodic vertices.
+  function setEpisodes(on) {
+    if (!cy) return;
+    showEpisodes = on;
+    document.getElementById("show-episodes").checked = on;
+    if (on) addEpisodes();
+    setHash("episodes", on ? 1 : null);
+    show(App.index);
   }
 
   // Episodic vertices and their edges join the graph the first time they are asked for.
@@ -201,6 +209,7 @@ const Graph = (() => {
     list.dataset.step = i >= 0 ? String(STEPS[i].step) : "0";
     list.dataset.alive = String(alive);
     list.dataset.expected = String(i >= 0 ? STEPS[i].alive : 0);
+    list.dataset.episodes = String(cy ? cy.nodes(".episode").filter((n) => n.visible()).length : 0);
     const removed = i >= 0 ? STEPS[i].removed.length : 0;
     document.getElementById("graph-count").textContent = DATA.has_graph
       ? alive + " triplets" + (removed ? ", " + removed + " removed" : "") : "";
@@ -213,5 +222,5 @@ const Graph = (() => {
     cy.batch(() => nodeEls.forEach((n) => setClasses(n, c.nodes[n.data("vi")])));
   }
 
-  return { init, show, fit, markPicked };
+  return { init, show, fit, markPicked, setEpisodes };
 })();

@@ -48,9 +48,21 @@ function indexOfStep(n) {
   return best;
 }
 
+// The address fragment: step=N, episodes=1 (show episodic vertices), vertex=NAME.
+function hashParams() { return new URLSearchParams(location.hash.replace(/^#/, "")); }
+
 function stepFromHash() {
-  const m = /(?:^#|[#&])step=(\d+)/.exec(location.hash);
-  return m ? parseInt(m[1], 10) : null;
+  const v = hashParams().get("step");
+  return v && /^\d+$/.test(v) ? parseInt(v, 10) : null;
+}
+
+// Set (or, with null, drop) one fragment parameter without a new history entry.
+function setHash(key, value) {
+  if (!history.replaceState) return;
+  const p = hashParams();
+  if (value === null) p.delete(key);
+  else p.set(key, String(value));
+  history.replaceState(null, "", "#" + p.toString());
 }
 
 function go(i, fromHash) {
@@ -65,9 +77,7 @@ function go(i, fromHash) {
   Graph.show(i);
   Panel.show(i);
   Charts.mark(s.step);
-  if (!fromHash && history.replaceState) {
-    history.replaceState(null, "", "#step=" + s.step);
-  }
+  if (!fromHash) setHash("step", s.step);
 }
 
 function runInfo() {
@@ -142,13 +152,19 @@ function start() {
   });
   const n = stepFromHash();
   const first = !STEPS.length ? -1 : n === null ? STEPS.length - 1 : indexOfStep(n);
-  Graph.init(document.getElementById("graph"), first);
+  // The charts first: the graph takes the room they leave.
   Charts.init(document.getElementById("charts"));
+  Graph.init(document.getElementById("graph"), first);
   if (first < 0) {
     document.getElementById("step-pane").append(el("p", { class: "warn" }, "This run has no step."));
     Graph.show(-1);
   } else {
     go(first, n !== null);
+    const p = hashParams();
+    if (p.get("episodes") === "1") Graph.setEpisodes(true);
+    const name = (p.get("vertex") || "").toLowerCase();
+    const vi = DATA.vertices.findIndex((v) => v[0].toLowerCase() === name);
+    if (name && vi >= 0) Panel.vertex(vi);
   }
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   requestAnimationFrame(() => requestAnimationFrame(() => {

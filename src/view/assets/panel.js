@@ -44,7 +44,7 @@ const Panel = (() => {
       ? el("div", { class: "warn" }, "rebuilt from the log: " + s.alive + " triplets; the run recorded " + g.semantic_edges)
       : null;
     const t = s.timings || {};
-    pane.replaceChildren(
+    pane.replaceChildren(...[
       el("h2", {}, "Step " + s.step, s.room ? " · " + s.room : "",
         " · score " + s.score + " / " + s.max_score,
         s.reward ? el("span", { class: "badge won" }, (s.reward > 0 ? "+" : "") + s.reward) : "", badges),
@@ -89,7 +89,7 @@ const Panel = (() => {
         s.calls.map(callBox)),
       section("Admissible commands", s.admissible.length ? el("details", {},
         el("summary", {}, s.admissible.length + " commands"), el("pre", {}, s.admissible.join("\n"))) : null),
-    );
+    ].filter((x) => x !== null));
     if (picked !== null) vertex(picked);
     else if (pickedEpisode !== null) episode(pickedEpisode);
   }
@@ -98,13 +98,14 @@ const Panel = (() => {
     const info = document.getElementById("vertex-info");
     info.replaceChildren(
       el("button", { class: "close", title: "close", onclick: close }, "×"),
-      el("h3", {}, title), body);
+      el("h3", {}, title), ...body.flat().filter((x) => x !== null && x !== undefined && x !== false));
     info.hidden = false;
   }
 
   function close() {
     picked = null;
     pickedEpisode = null;
+    setHash("vertex", null);
     document.getElementById("vertex-info").hidden = true;
     Graph.markPicked();
   }
@@ -113,6 +114,7 @@ const Panel = (() => {
   function vertex(vi) {
     picked = vi;
     pickedEpisode = null;
+    setHash("vertex", DATA.vertices[vi][0]);
     Graph.markPicked();
     const name = DATA.vertices[vi][0];
     const step = STEPS[App.index] ? STEPS[App.index].step : 0;
@@ -142,6 +144,7 @@ const Panel = (() => {
   function episode(k) {
     pickedEpisode = k;
     picked = null;
+    setHash("vertex", null);
     Graph.markPicked();
     const e = DATA.episodes[k];
     const s = STEPS[indexOfStep(e.step)];
