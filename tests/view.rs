@@ -5,22 +5,22 @@
 //! give a page under 5 MB (its opening time is measured and printed). Chromium is
 //! required: without it these tests fail and say how to install it.
 
+mod browser;
 mod common;
+mod synthetic;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use std::time::Instant;
 
-use ariadne::agent::SubGoal;
-use ariadne::llm::{CallRecord, EmbedKind, EmbedRecord, Message, Usage};
-use ariadne::memory::{MemorySettings, Retrieval, RetrievedTriplet, Triplet, UpdateReport};
-use ariadne::trajectory::{
-    ActionSource, GameInfo, GraphStats, Manifest, Outcome, RunWriter, StepRecord, Summary, Timings,
-    Versions,
+use browser::{
+    Cdp, attr, chromium, decode_png, drawn_edges, dump_dom, headless, html_text, variance,
+    with_state,
 };
 use common::{Scripted, bin, game, play, read_jsonl, run_dir, triplet_text};
 use serde_json::{Value, json};
+use synthetic::synthetic_run;
 
 const WALK: &[&str] = &[
     "open antique trunk",
@@ -33,129 +33,6 @@ const WALK: &[&str] = &[
     "go south",
     "take half of a bag of chips",
 ];
-
-/// The Chromium binary: `ARIADNE_CHROMIUM`, else the first of the usual names on PATH.
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("ARIADNE_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ] {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(name);
-            if p.is_file() {
-                return p;
-            }
-        }
-    }
-    panic!(
-        "headless Chromium is required by the viewer tests and none was found on PATH \
-         (chromium, chromium-browser, google-chrome) or in ARIADNE_CHROMIUM; \
-         install it with `apt-get install chromium` (.ci/run does)"
-    );
-}
-
-/// Run headless Chromium on `page` at `fragment` with `extra` flags.
-fn headless(page: &Path, fragment: &str, extra: &[&str]) -> Output {
-    let profile = tempfile::tempdir().unwrap();
-    let url = format!("file://{}{fragment}", page.display());
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--mute-audio",
-            "--window-size=1400,900",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(extra)
-        .arg(&url)
-        .output()
-        .expect("run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed on {url}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// The DOM of `page` at `fragment` after its scripts ran.
-fn dump_dom(page: &Path, fragment: &str) -> String {
-    let out = headless(
-        page,
-        fragment,
-        &["--dump-dom", "--virtual-time-budget=5000"],
-    );
-    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        dom.contains("id=\"graph-edges\""),
-        "no page in the DOM dump: {dom:.2000}"
-    );
-    dom
-}
-
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
-}
-
-/// The value of attribute `name` in the first tag that starts with `tag_start`.
-fn attr(dom: &str, tag_start: &str, name: &str) -> Option<String> {
-    let start = dom.find(tag_start)?;
-    let tag = &dom[start..start + dom[start..].find('>')?];
-    let key = format!(" {name}=\"");
-    let from = tag.find(&key)? + key.len();
-    let len = tag[from..].find('"')?;
-    Some(unescape(&tag[from..from + len]))
-}
-
-/// The edges the graph draws, from the page's hidden list: (state, triplet text).
-fn drawn_edges(dom: &str) -> Vec<(String, String)> {
-    let Some(start) = dom.find("<ul id=\"graph-edges\"") else {
-        return Vec::new();
-    };
-    let end = start + dom[start..].find("</ul>").unwrap_or(0);
-    let list = &dom[start..end];
-    let mut out = Vec::new();
-    let mut rest = list;
-    while let Some(i) = rest.find("<li ") {
-        let li = &rest[i..];
-        let close = li.find('>').unwrap();
-        let tag = &li[..close];
-        let state = tag
-            .split("data-state=\"")
-            .nth(1)
-            .and_then(|s| s.split('"').next())
-            .unwrap_or("")
-            .to_string();
-        let text_end = li.find("</li>").unwrap();
-        out.push((state, unescape(&li[close + 1..text_end])));
-        rest = &li[text_end..];
-    }
-    out
-}
-
-fn with_state(edges: &[(String, String)], state: &str) -> BTreeSet<String> {
-    edges
-        .iter()
-        .filter(|(s, _)| s.split(' ').any(|w| w == state))
-        .map(|(_, t)| t.clone())
-        .collect()
-}
 
 /// `ariadne view` of `run` into `out`.
 fn view(run: &Path, out: &Path) -> String {
@@ -197,23 +74,35 @@ fn texts(list: &Value) -> BTreeSet<String> {
     list.as_array().unwrap().iter().map(triplet_text).collect()
 }
 
-#[test]
-fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
-    let browser = chromium();
-    let work = tempfile::tempdir().unwrap();
+/// Play `steps` steps of the simple game with the scripted server; the run directory
+/// and its step lines.
+fn scripted_run(work: &Path, steps: u32) -> (std::path::PathBuf, Vec<Value>) {
     let server = Scripted::start(WALK);
     let out = play(
-        work.path(),
+        work,
         &server.base_url,
-        &[&game("simple.z8"), "--max-steps", "9", "--quiet"],
+        &[
+            &game("simple.z8"),
+            "--max-steps",
+            &steps.to_string(),
+            "--quiet",
+        ],
     );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dir = run_dir(work.path());
-    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let dir = run_dir(work);
+    let lines = read_jsonl(&dir.join("steps.jsonl"));
+    (dir, lines)
+}
+
+#[test]
+fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
+    let browser = chromium();
+    let work = tempfile::tempdir().unwrap();
+    let (dir, steps) = scripted_run(work.path(), 9);
     let alive = alive_sets(&steps);
     // The step to look at: the first that removed a triplet (an outdated fact).
     let n = steps
@@ -279,11 +168,11 @@ fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
         shown_alive.len()
     );
     for l in labels {
-        assert!(dom.contains(&common_escape(l)), "{l}");
+        assert!(dom.contains(&html_text(l)), "{l}");
     }
     let action = step["action"].as_str().unwrap();
     assert!(
-        dom.contains(&common_escape(action)),
+        dom.contains(&html_text(action)),
         "the step panel shows the action"
     );
     for chart in ["score", "graph", "tokens", "seconds"] {
@@ -323,7 +212,7 @@ fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
         "the vertex box is open: {boxed:.300}"
     );
     assert!(
-        boxed.contains(&format!("<h3>{}</h3>", common_escape(&vertex))),
+        boxed.contains(&format!("<h3>{}</h3>", html_text(&vertex))),
         "{boxed:.500}"
     );
     assert!(boxed.contains("mentioned at steps"), "{boxed:.500}");
@@ -348,6 +237,91 @@ fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
     println!("screenshot variance: whole page {whole:.0}, graph pane {graph:.0}");
     assert!(whole > 100.0, "the screenshot is blank ({whole})");
     assert!(graph > 20.0, "the graph pane is blank ({graph})");
+}
+
+#[test]
+fn keys_the_slider_and_the_address_move_the_page_and_redraw_the_graph() {
+    chromium();
+    let work = tempfile::tempdir().unwrap();
+    let (dir, steps) = scripted_run(work.path(), 9);
+    let alive = alive_sets(&steps);
+    let last = steps.len();
+    let page = work.path().join("page.html");
+    view(&dir, &page);
+    let mut cdp = Cdp::open(&format!("file://{}#step=5", page.display()));
+    let check = |cdp: &mut Cdp, n: usize, how: &str| {
+        let dom = cdp.dom();
+        assert_eq!(
+            attr(&dom, "<body", "data-step"),
+            Some(n.to_string()),
+            "{how}"
+        );
+        let edges = drawn_edges(&dom);
+        let step = &steps[n - 1];
+        assert_eq!(
+            with_state(&edges, "alive"),
+            alive[n - 1],
+            "{how}: graph at step {n}"
+        );
+        assert_eq!(
+            with_state(&edges, "added"),
+            texts(&step["memory"]["added"]),
+            "{how}: added at step {n}"
+        );
+        assert_eq!(
+            with_state(&edges, "removed"),
+            texts(&step["memory"]["removed"]),
+            "{how}: removed at step {n}"
+        );
+        assert!(
+            dom.contains(&format!("<h2>Step {n} ")),
+            "{how}: the step panel"
+        );
+    };
+    check(&mut cdp, 5, "opened at #step=5");
+    let mut n = 5;
+    for key in [
+        "ArrowLeft",
+        "ArrowLeft",
+        "End",
+        "Home",
+        "ArrowRight",
+        "PageDown",
+        "PageUp",
+    ] {
+        n = match key {
+            "ArrowLeft" => n - 1,
+            "ArrowRight" => n + 1,
+            "End" => last,
+            "Home" => 1,
+            "PageDown" => (n + 10).min(last),
+            _ => n.saturating_sub(10).max(1),
+        };
+        cdp.key(key);
+        check(&mut cdp, n, key);
+        assert_eq!(
+            cdp.eval("location.hash"),
+            json!(format!("#step={n}")),
+            "{key}"
+        );
+    }
+    // The address moves the page (a hashchange), and so does the slider.
+    cdp.eval("location.hash = '#step=6'");
+    cdp.wait_for("document.body.dataset.step === '6'");
+    check(&mut cdp, 6, "#step=6");
+    cdp.eval(
+        "(() => { const s = document.getElementById('slider'); s.value = '2'; \
+         s.dispatchEvent(new Event('input')); })()",
+    );
+    check(&mut cdp, 3, "slider");
+    // Episodic vertices on demand: one per step so far that made one.
+    cdp.eval("document.getElementById('show-episodes').click()");
+    let dom = cdp.dom();
+    assert_eq!(
+        attr(&dom, "<ul id=\"graph-edges\"", "data-episodes"),
+        Some(steps[2]["graph"]["episodic_vertices"].to_string())
+    );
+    assert!(dom.contains("episodes=1"), "the address keeps it");
 }
 
 #[test]
@@ -448,261 +422,8 @@ fn pages_of_a_continued_run_and_of_a_design_without_a_graph() {
     assert!(dom.contains("keeps no knowledge graph"), "{dom:.3000}");
     assert!(drawn_edges(&dom).is_empty());
     let step2 = &read_jsonl(&dir.join("steps.jsonl"))[1];
-    assert!(dom.contains(&common_escape(step2["action"].as_str().unwrap())));
+    assert!(dom.contains(&html_text(step2["action"].as_str().unwrap())));
     assert!(dom.contains("data-chart=\"tokens\""));
-}
-
-/// Text as the DOM serializer writes it inside an element.
-fn common_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// Width, height and RGB bytes of a PNG.
-fn decode_png(path: &Path) -> (usize, usize, Vec<u8>) {
-    let file = std::fs::File::open(path).expect("the screenshot was written");
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let channels = info.color_type.samples();
-    let rgb: Vec<u8> = buf[..info.buffer_size()]
-        .chunks(channels)
-        .flat_map(|p| [p[0], p[1 % channels], p[2 % channels]])
-        .collect();
-    (info.width as usize, info.height as usize, rgb)
-}
-
-/// Variance of the grey level over a rectangle (x, y, width, height).
-fn variance(rgb: &[u8], w: usize, (x0, y0, rw, rh): (usize, usize, usize, usize)) -> f64 {
-    let mut sum = 0.0;
-    let mut sq = 0.0;
-    let mut n = 0.0;
-    for y in y0..y0 + rh {
-        for x in x0..x0 + rw {
-            let i = (y * w + x) * 3;
-            let g = (f64::from(rgb[i]) + f64::from(rgb[i + 1]) + f64::from(rgb[i + 2])) / 3.0;
-            sum += g;
-            sq += g * g;
-            n += 1.0;
-        }
-    }
-    let mean = sum / n;
-    sq / n - mean * mean
-}
-
-/// A deterministic pseudo-random sequence (a 64-bit LCG).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
-
-/// Words of a prompt-sized text, `chars` long, unique to `seed`.
-fn prose(seed: usize, chars: usize) -> String {
-    const WORDS: &[&str] = &[
-        "the", "kitchen", "north", "you", "see", "a", "closed", "locker", "key", "is", "in",
-        "room", "door", "open", "table", "on", "east", "west", "treasure", "note", "says",
-    ];
-    let mut rng = Lcg(seed as u64 * 7919 + 1);
-    let mut out = format!("[{seed}] ");
-    while out.len() < chars {
-        out.push_str(WORDS[rng.below(WORDS.len())]);
-        out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
-    }
-    out
-}
-
-/// A synthetic run written with the typed records: `steps` steps that end with `alive`
-/// triplets in the graph (8 added a step, the rest removed as outdated), 4 LLM calls a
-/// step with prompts of the size a real step sends (about 2,500 prompt tokens).
-fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
-    let manifest = Manifest {
-        format_version: ariadne::trajectory::FORMAT_VERSION,
-        ariadne_version: "test".into(),
-        run_id: String::new(),
-        command: "play".into(),
-        created_at: "2026-01-01T00:00:00Z".into(),
-        game: GameInfo {
-            path: "games/synthetic.z8".into(),
-            abs_path: String::new(),
-            name: "synthetic".into(),
-        },
-        seed: 0,
-        max_steps: steps,
-        memory_design: ariadne::memory::MemoryDesign::Arigraph,
-        memory: MemorySettings::default(),
-        agent: ariadne::agent::AgentSettings::default(),
-        llm: json!({"chat": {"model": "synthetic"}}),
-        versions: Versions::default(),
-        prompts: "built-in".into(),
-        trial: None,
-        trials: None,
-        lessons: Vec::new(),
-        parent: None,
-    };
-    let mut writer = RunWriter::create(runs, "big", &manifest).unwrap();
-    let per_step = 8;
-    let total_added = per_step * steps as usize;
-    let to_remove = total_added - alive;
-    let mut rng = Lcg(42);
-    let mut known = BTreeSet::new();
-    let mut graph: Vec<Triplet> = Vec::new();
-    let mut vertices = BTreeSet::new();
-    let system: Vec<String> = (0..4).map(|i| prose(1_000_000 + i, 1500)).collect();
-    let mut usage_total = Usage::default();
-    let mut score = 0;
-    let mut pending = 0usize;
-    for step in 1..=steps {
-        let mut added = Vec::new();
-        while added.len() < per_step {
-            // About as many vertices as triplets, as in a real graph of this size.
-            let t = Triplet::new(
-                &format!("thing {}", rng.below(alive / 2)),
-                ["is in", "is on", "opens", "is east of", "has"][rng.below(5)],
-                &format!("place {}", rng.below(alive / 2)),
-            )
-            .unwrap();
-            if known.insert(t.text()) {
-                added.push(t);
-            }
-        }
-        // Remove evenly over the run so the end holds `alive` triplets.
-        let due = to_remove * step as usize / steps as usize
-            - to_remove * (step as usize - 1) / steps as usize;
-        pending += due;
-        let now = pending.min(graph.len());
-        pending -= now;
-        let mut removed = Vec::new();
-        for _ in 0..now {
-            removed.push(graph.remove(rng.below(graph.len())));
-        }
-        graph.extend(added.iter().cloned());
-        for t in &graph {
-            vertices.insert(t.subject.clone());
-            vertices.insert(t.object.clone());
-        }
-        let retrieved: Vec<RetrievedTriplet> = (0..8)
-            .map(|i| RetrievedTriplet {
-                triplet: graph[rng.below(graph.len())].text(),
-                depth: i % 3,
-                similarity: 0.5,
-            })
-            .collect();
-        let calls: Vec<CallRecord> = ["extract_triplets", "outdated", "plan", "action"]
-            .iter()
-            .enumerate()
-            .map(|(i, purpose)| CallRecord {
-                purpose: purpose.to_string(),
-                attempt: 1,
-                messages: vec![
-                    Message::system(system[i].clone()),
-                    Message::user(prose(step as usize * 10 + i, [2500, 1000, 3500, 3500][i])),
-                ],
-                answer: prose(step as usize * 10 + i + 5, 300),
-                usage: Usage {
-                    prompt_tokens: [1000, 600, 1300, 1300][i],
-                    completion_tokens: 80,
-                    cached_tokens: 300,
-                },
-                latency_ms: 2000 + rng.below(8000) as u64,
-                error: None,
-            })
-            .collect();
-        let mut usage = Usage::default();
-        for c in &calls {
-            usage.add(c.usage);
-        }
-        usage_total.add(usage);
-        if step % 15 == 0 {
-            score += 1;
-        }
-        let record = StepRecord {
-            step,
-            room: Some(format!("place {}", step % 12)),
-            observation: prose(step as usize, 600),
-            inventory: "You are carrying: a key.".into(),
-            admissible_commands: (0..25).map(|i| format!("take thing {i}")).collect(),
-            memory: UpdateReport {
-                extracted: added.clone(),
-                added,
-                removed,
-                checked: 12,
-            },
-            retrieval: Retrieval {
-                queries: vec![prose(step as usize, 600), "find the treasure".into()],
-                triplets: retrieved,
-                episodes: Vec::new(),
-                notes: Vec::new(),
-            },
-            what_if: None,
-            unexplored_exits: Vec::new(),
-            go_to_targets: vec!["place 1".into()],
-            plan: vec![SubGoal {
-                sub_goal: "find the key".into(),
-                reason: "it opens the locker".into(),
-            }],
-            warnings: Vec::new(),
-            rationale: "the key is the next thing to find".into(),
-            action: "take thing 1".into(),
-            action_source: ActionSource::Llm,
-            command: "take thing 1".into(),
-            route: None,
-            feedback: prose(step as usize + 1, 600),
-            reward: i64::from(step % 15 == 0),
-            score,
-            max_score: 10,
-            done: false,
-            won: false,
-            lost: false,
-            llm_calls: calls,
-            embedding_calls: vec![EmbedRecord {
-                kind: EmbedKind::Passage,
-                texts: vec!["thing".into(); 8],
-                usage: Usage::default(),
-                latency_ms: 30,
-            }],
-            vectors: Vec::new(),
-            llm_failures: 0,
-            llm_repairs: 0,
-            usage,
-            graph: GraphStats {
-                semantic_vertices: vertices.len(),
-                semantic_edges: graph.len(),
-                episodic_vertices: step as usize,
-            },
-            timings: Timings {
-                total_ms: 30_000,
-                llm_ms: 28_000,
-                env_ms: 10,
-                agent_ms: 5,
-            },
-        };
-        writer.write_step(&record).unwrap();
-    }
-    assert_eq!(graph.len(), alive);
-    let summary = Summary {
-        format_version: ariadne::trajectory::FORMAT_VERSION,
-        outcome: Outcome::StepCap,
-        score,
-        max_score: 10,
-        normalized_score: score as f64 / 10.0,
-        steps,
-        llm_calls: u64::from(steps) * 4,
-        usage: usage_total,
-        wall_s: f64::from(steps) * 30.0,
-        ..Summary::default()
-    };
-    RunWriter::rewrite_summary(writer.dir(), &summary).unwrap();
-    writer.dir().to_path_buf()
 }
 
 #[test]
@@ -746,4 +467,23 @@ fn the_page_of_a_150_step_run_with_1000_triplets_is_small_and_opens_fast() {
         attr(&dom, "<ul id=\"graph-edges\"", "data-alive").as_deref(),
         Some("1000")
     );
+
+    // Moving one step redraws only what changed.
+    let mut cdp = Cdp::open(&format!("file://{}#step=150", page.display()));
+    let mut moves = Vec::new();
+    for key in ["ArrowLeft", "ArrowLeft", "ArrowRight", "Home", "End"] {
+        let t0 = Instant::now();
+        cdp.key(key);
+        moves.push(format!(
+            "{key} {:.0} ms",
+            t0.elapsed().as_secs_f64() * 1000.0
+        ));
+    }
+    println!(
+        "big run page, one key press each (round trip): {}",
+        moves.join(", ")
+    );
+    let dom = cdp.dom();
+    assert_eq!(attr(&dom, "<body", "data-step").as_deref(), Some("150"));
+    assert_eq!(with_state(&drawn_edges(&dom), "alive").len(), 1000);
 }

@@ -198,6 +198,12 @@ const Graph = (() => {
     const list = document.getElementById("graph-edges");
     const items = [];
     let alive = 0;
+    if (cy) {
+      // Apply the new classes now (Cytoscape otherwise waits for the next frame, and
+      // visible() would answer for the previous step): vertices first, then edges.
+      nodeEls.forEach((n) => n.style("display"));
+      edgeEls.forEach((e) => e.style("display"));
+    }
     const drawn = edgeEls ? edgeEls.filter((e) => e.visible()) : [];
     drawn.forEach((e) => {
       const ti = e.data("ti");
