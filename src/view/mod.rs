@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use crate::error::UserError;
 use crate::trajectory::{Manifest, Summary, read_steps};
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Debug, Clone)]
 pub struct Written {
     /// The page.
