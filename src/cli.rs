@@ -34,6 +34,19 @@ pub enum Command {
     Games(GamesCommand),
     /// Install the managed Python environment (TextWorld, local model) without playing.
     Setup(SetupArgs),
+    /// Write one self-contained HTML page of a run: the graph step by step, what the
+    /// agent saw, planned and did, every LLM call, and charts over the run.
+    View(ViewArgs),
+}
+
+/// Options of `ariadne view`.
+#[derive(Debug, Clone, Args)]
+pub struct ViewArgs {
+    /// A run directory (runs/<run-id>).
+    pub run: PathBuf,
+    /// Where to write the page (default: <run>/view.html).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `ariadne games` subcommands.

@@ -12,7 +12,8 @@
 //! - [`agent`]: working memory, planning and ReAct decision (paper section 3).
 //! - [`episode`]: the step loop over any environment, feeding step sinks.
 //! - [`trajectory`]: the run directory, its typed and versioned records.
-//! - [`commands`]: play, bench, replay, games; [`cli`] and [`settings`] parse and
+//! - [`view`]: one self-contained HTML page of a run.
+//! - [`commands`]: play, bench, replay, games, view; [`cli`] and [`settings`] parse and
 //!   resolve the command line.
 
 pub mod agent;
@@ -27,3 +28,4 @@ pub mod memory;
 pub mod nav;
 pub mod settings;
 pub mod trajectory;
+pub mod view;

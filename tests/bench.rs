@@ -94,6 +94,19 @@ fn two_games_five_runs_two_jobs() {
         "{md}"
     );
     assert!(md.contains("Tokens per step, prompt / completion"), "{md}");
+    // The charts beside the tables: every attempt's score, tokens per step against
+    // score, per game; results.md embeds them.
+    for (i, game) in ["simple", "cooking"].iter().enumerate() {
+        for kind in ["scores", "tokens"] {
+            let file = format!("charts/{:02}-{game}-{kind}.svg", i + 1);
+            let svg = std::fs::read_to_string(dir.join(&file)).unwrap();
+            assert!(svg.starts_with("<svg"), "{file}");
+            assert!(md.contains(&format!("]({file})")), "{md}");
+            if kind == "scores" {
+                assert_eq!(svg.matches("<circle").count(), 5, "five attempts in {file}");
+            }
+        }
+    }
     let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3);
     assert!(

@@ -4,6 +4,7 @@
 //! calls, tokens per step, wall time); episodes run concurrently up to `--jobs`; an
 //! interrupted bench resumes without losing a finished episode.
 
+pub mod charts;
 pub mod report;
 
 use std::collections::{BTreeMap, HashSet};
@@ -391,7 +392,14 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
     let cells = aggregate(&rows, &games, &names);
     let md = markdown(&cells, &games, &plan.variants, plan.runs);
-    std::fs::write(dir.join("results.md"), &md)?;
+    let drawn = charts::write(&dir, &rows, &games, &plan.variants).unwrap_or_else(|e| {
+        eprintln!("warning: the bench charts were not drawn: {e:#}");
+        Vec::new()
+    });
+    std::fs::write(
+        dir.join("results.md"),
+        md.clone() + &charts::markdown(&drawn),
+    )?;
     std::fs::write(dir.join("results.csv"), csv(&cells))?;
     let by_cell: BTreeMap<String, &Cell> = cells
         .iter()
@@ -402,6 +410,9 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         serde_json::to_string_pretty(&json!({"cells": by_cell, "episodes": rows}))? + "\n",
     )?;
     println!("{md}");
+    if !drawn.is_empty() {
+        println!("{} charts in {}", drawn.len(), dir.join("charts").display());
+    }
     let failed = rows.iter().filter(|r| r.outcome == Outcome::Failed).count();
     let interrupted = cancel.is_cancelled();
     println!(

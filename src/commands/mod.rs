@@ -7,6 +7,7 @@ pub mod games;
 pub mod play;
 pub mod replay;
 pub mod term;
+pub mod view;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(*args).await,
         Command::Games(cmd) => games::run(cmd).await,
         Command::Setup(args) => games::setup(args).await,
+        Command::View(args) => view::run(args).await,
     }
 }
 

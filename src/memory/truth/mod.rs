@@ -68,8 +68,9 @@ impl Truth {
     }
 }
 
-/// One step's accuracy of the world model.
+/// One step's accuracy of the world model (a reader tolerates missing counts).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Accuracy {
     /// True alive verifiable triplets / alive verifiable triplets (1 when there are none).
     pub precision: f64,
