@@ -80,7 +80,15 @@ pub enum GamesCommand {
 
 /// Options of `ariadne bench`.
 #[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct BenchArgs {
+    /// `merge`: join the outputs of sharded benches.
+    #[command(subcommand)]
+    pub action: Option<BenchAction>,
+    /// Play only the K-th of N disjoint, deterministic slices of the episode list (the
+    /// same list on every machine; K = 1..N cover it once); join them with `bench merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`, or
     /// `all`; comma-separated or repeated.
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
@@ -116,6 +124,20 @@ pub struct BenchArgs {
     /// Endpoint and model.
     #[command(flatten)]
     pub llm: LlmArgs,
+}
+
+/// `ariadne bench` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BenchAction {
+    /// Join the outputs of sharded benches (`bench --shard K/N`) into one bench's tables.
+    Merge {
+        /// The shard directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged bench goes.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Options of `ariadne replay`.

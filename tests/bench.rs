@@ -429,3 +429,98 @@ fn config_file_keys_reach_a_bench_episode() {
     let p: f64 = row[col].parse().unwrap();
     assert!((0.0..=1.0).contains(&p), "{csv}");
 }
+
+/// The columns of results.csv that do not depend on timing.
+fn table(dir: &Path) -> Vec<Vec<String>> {
+    let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            l.split(',')
+                .zip(&header)
+                .filter(|(_, h)| **h != "wall_s")
+                .map(|(v, _)| v.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Three shards of a 2-game x 3-run bench, merged, give the table of the unsharded
+/// bench with the same seeds; merge refuses shards of another plan and reports an
+/// episode no shard played.
+#[test]
+fn sharded_benches_merge_into_the_unsharded_table() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let games = format!(
+        "{},{}",
+        common::root().join("games/simple.z8").display(),
+        common::root().join("games/coin.z8").display()
+    );
+    let base = [
+        "--games",
+        &games,
+        "--runs",
+        "3",
+        "--max-steps",
+        "2",
+        "--seed",
+        "7",
+    ];
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        let out = bench(work.path(), &server, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["--out", "whole"]);
+    for k in 1..=3 {
+        run(&["--shard", &format!("{k}/3"), "--out", &format!("s{k}")]);
+    }
+    let merge = |dirs: &[&str], out: &str| {
+        let mut args = vec!["merge"];
+        args.extend_from_slice(dirs);
+        args.extend_from_slice(&["--out", out]);
+        bench(work.path(), &server, &args)
+    };
+    let m = merge(&["s1", "s2", "s3"], "merged");
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let shards: Vec<usize> = (1..=3)
+        .map(|k| read_jsonl(&work.path().join(format!("s{k}/episodes.jsonl"))).len())
+        .collect();
+    assert_eq!(shards, vec![2, 2, 2]);
+    assert_eq!(
+        table(&work.path().join("merged")),
+        table(&work.path().join("whole"))
+    );
+
+    // Two of the three shards: the missing episodes are named.
+    let m = merge(&["s1", "s2"], "partial");
+    assert!(m.status.success());
+    let stderr = String::from_utf8_lossy(&m.stderr);
+    assert!(
+        stderr.contains("2 episode(s) of the plan are in no shard"),
+        "{stderr}"
+    );
+
+    // A shard of another plan is refused with one line.
+    run(&["--shard", "1/3", "--out", "other", "--width", "3"]);
+    let m = merge(&["s1", "other"], "bad");
+    assert_eq!(m.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&m.stderr);
+    assert!(
+        stderr.contains("was planned with other settings"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+
+    // The same shard twice: an episode played twice is refused.
+    let m = merge(&["s1", "s1"], "twice");
+    assert_eq!(m.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&m.stderr).contains("was played by both"));
+}

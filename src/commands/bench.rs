@@ -5,6 +5,7 @@
 //! interrupted bench resumes without losing a finished episode.
 
 pub mod charts;
+pub mod merge;
 pub mod report;
 
 use std::collections::{BTreeMap, HashSet};
@@ -23,7 +24,7 @@ use serde_json::json;
 use super::term::ProgressSink;
 use crate::agent::AgentSettings;
 use crate::cancel;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchAction, BenchArgs};
 use crate::env::GameSpec;
 use crate::env::pyenv::{self, Needs};
 use crate::episode::EpisodeConfig;
@@ -60,6 +61,9 @@ pub struct BenchPlan {
     /// The goal given with `--goal` / `--goal-file` (the same for every game).
     #[serde(default)]
     pub goal: Option<Goal>,
+    /// The slice of the episodes this bench plays (`--shard K/N`); `None`: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
@@ -141,17 +145,12 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         .collect();
 
     // Every episode of the plan that is not finished.
-    let mut jobs = Vec::new();
-    for g in &plan.games {
-        for v in &plan.variants {
-            for run in 1..=plan.runs {
-                if !finished.contains(&(g.name(), v.name(), run)) {
-                    jobs.push((g.clone(), *v, run));
-                }
-            }
-        }
-    }
-    let total = plan.games.len() * plan.variants.len() * plan.runs as usize;
+    let all = episodes(&plan);
+    let total = all.len();
+    let jobs: Vec<(GameSpec, Variant, u32)> = all
+        .into_iter()
+        .filter(|(g, v, run)| !finished.contains(&(g.name(), v.name(), *run)))
+        .collect();
     let steps_cap: u64 = jobs
         .iter()
         .map(|(g, _, _)| u64::from(step_cap(&plan, g)))
@@ -166,10 +165,13 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         (acc.0 + p * s, acc.1 + c * s)
     });
     println!(
-        "ariadne bench: {} games x {} memories x {} runs = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+        "ariadne bench: {} games x {} memories x {} runs{} = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
         plan.games.len(),
         plan.variants.len(),
         plan.runs,
+        plan.shard
+            .map(|s| format!(", shard {} of {}", s.k, s.n))
+            .unwrap_or_default(),
         total - jobs.len(),
         jobs.len(),
         pt as f64 / 1e6,
@@ -388,31 +390,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     }
 
     let rows = read_episodes(&dir);
-    let games: Vec<String> = plan.games.iter().map(GameSpec::name).collect();
-    let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
-    let cells = aggregate(&rows, &games, &names);
-    let md = markdown(&cells, &games, &plan.variants, plan.runs);
-    let drawn = charts::write(&dir, &rows, &games, &plan.variants).unwrap_or_else(|e| {
-        eprintln!("warning: the bench charts were not drawn: {e:#}");
-        Vec::new()
-    });
-    std::fs::write(
-        dir.join("results.md"),
-        md.clone() + &charts::markdown(&drawn),
-    )?;
-    std::fs::write(dir.join("results.csv"), csv(&cells))?;
-    let by_cell: BTreeMap<String, &Cell> = cells
-        .iter()
-        .map(|c| (format!("{}/{}", c.game, c.memory), c))
-        .collect();
-    std::fs::write(
-        dir.join("results.json"),
-        serde_json::to_string_pretty(&json!({"cells": by_cell, "episodes": rows}))? + "\n",
-    )?;
-    println!("{md}");
-    if !drawn.is_empty() {
-        println!("{} charts in {}", drawn.len(), dir.join("charts").display());
-    }
+    write_results(&dir, &plan, &rows)?;
     let failed = rows.iter().filter(|r| r.outcome == Outcome::Failed).count();
     let interrupted = cancel.is_cancelled();
     println!(
@@ -450,12 +428,110 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// Write the bench's results for `rows` into `dir` (`results.md` with its charts,
+/// `results.csv`, `results.json`) and print the Markdown.
+///
+/// # Errors
+/// Files that cannot be written.
+pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Result<()> {
+    let games: Vec<String> = plan.games.iter().map(GameSpec::name).collect();
+    let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
+    let cells = aggregate(rows, &games, &names);
+    let md = markdown(&cells, &games, &plan.variants, plan.runs);
+    let drawn = charts::write(dir, rows, &games, &plan.variants).unwrap_or_else(|e| {
+        eprintln!("warning: the bench charts were not drawn: {e:#}");
+        Vec::new()
+    });
+    std::fs::write(
+        dir.join("results.md"),
+        md.clone() + &charts::markdown(&drawn),
+    )?;
+    std::fs::write(dir.join("results.csv"), csv(&cells))?;
+    let by_cell: BTreeMap<String, &Cell> = cells
+        .iter()
+        .map(|c| (format!("{}/{}", c.game, c.memory), c))
+        .collect();
+    std::fs::write(
+        dir.join("results.json"),
+        serde_json::to_string_pretty(&json!({"cells": by_cell, "episodes": rows}))? + "\n",
+    )?;
+    println!("{md}");
+    if !drawn.is_empty() {
+        println!("{} charts in {}", drawn.len(), dir.join("charts").display());
+    }
+    Ok(())
+}
+
+/// Every episode of a plan, in order (game, then row, then attempt), and with a shard
+/// only its slice: the episodes whose index i has i mod N = K - 1.
+pub fn episodes(plan: &BenchPlan) -> Vec<(GameSpec, Variant, u32)> {
+    let mut all = Vec::new();
+    for g in &plan.games {
+        for v in &plan.variants {
+            for run in 1..=plan.runs {
+                all.push((g.clone(), *v, run));
+            }
+        }
+    }
+    match plan.shard {
+        Some(Shard { k, n }) => all
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u32 % n == k - 1)
+            .map(|(_, e)| e)
+            .collect(),
+        None => all,
+    }
+}
+
+/// One of N disjoint slices of a bench's episodes (`--shard K/N`, 1 <= K <= N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This slice, 1-based.
+    pub k: u32,
+    /// Slices in all.
+    pub n: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?} is not K/N (for example 2/4)"))?;
+        let (k, n): (u32, u32) = (
+            k.trim()
+                .parse()
+                .map_err(|_| format!("{k:?} is not a number"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("{n:?} is not a number"))?,
+        );
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: K must be between 1 and N"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
 /// Run `ariadne bench` from its arguments: resolve the settings (the same resolver as
 /// `play`), then [`bench`].
 ///
 /// # Errors
 /// See [`bench`].
 pub async fn run(args: BenchArgs) -> Result<ExitCode> {
+    if let Some(BenchAction::Merge { dirs, out }) = &args.action {
+        let missing = merge::merge(dirs, out)?;
+        println!("merged {} shard(s) into {}", dirs.len(), out.display());
+        if !missing.is_empty() {
+            eprintln!(
+                "warning: {} episode(s) of the plan are in no shard: {}",
+                missing.len(),
+                missing.join(", ")
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let resolver = Resolver::load(args.llm.config.as_deref())?;
     let mut llm = resolver.llm(&args.llm)?;
     if !resolver.temperature_chosen(&args.llm) && args.runs > 1 {
@@ -483,6 +559,14 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         agent: resolver.agent(&args.memory_args),
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
+        shard: args
+            .shard
+            .as_deref()
+            .map(|s| {
+                s.parse::<Shard>()
+                    .map_err(|e| UserError::new(format!("--shard: {e}")))
+            })
+            .transpose()?,
     };
     if args.resume.is_some() && !args.games.is_empty() {
         eprintln!(

@@ -112,6 +112,10 @@ pub struct Script {
     pub fail_after: Option<usize>,
     /// Delay each chat answer by this many milliseconds.
     pub delay_ms: u64,
+    /// Behave like a batching engine: each chat answer takes this many milliseconds
+    /// times the number of batches the requests in flight fill (flat up to the batch
+    /// size, then growing): `(latency_ms, batch_size)`.
+    pub batching: Option<(u64, usize)>,
     /// Hold each chat request until another one is in flight, up to this many
     /// milliseconds (makes concurrency observable without depending on timing).
     pub pair_wait_ms: u64,
@@ -349,7 +353,10 @@ async fn chat(
         (
             s.hang_after.is_some_and(|n| s.chats.len() >= n),
             s.fail_after.is_some_and(|n| s.chats.len() >= n),
-            s.delay_ms,
+            s.delay_ms
+                + s.batching
+                    .map(|(ms, b)| ms * s.in_flight.div_ceil(b.max(1)) as u64)
+                    .unwrap_or(0),
         )
     };
     if hang {
