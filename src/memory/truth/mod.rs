@@ -95,8 +95,12 @@ pub struct Accuracy {
 /// Follows one episode: the things observed so far and the claims once true.
 #[derive(Debug, Default)]
 pub struct Tracker {
+    /// Every text seen so far, folded.
     observed_text: String,
+    /// Entities named in a text seen so far.
     observed: HashSet<String>,
+    /// Entities the facts have named so far.
+    known: HashSet<String>,
     ever_true: HashSet<Claim>,
 }
 
@@ -111,15 +115,7 @@ impl Tracker {
         removed: &[Triplet],
     ) -> Accuracy {
         let truth = Truth::new(facts);
-        for s in seen {
-            self.observed_text.push(' ');
-            self.observed_text.push_str(&fold(s));
-        }
-        for e in truth.entities() {
-            if !self.observed.contains(e) && self.observed_text.contains(e.as_str()) {
-                self.observed.insert(e.clone());
-            }
-        }
+        self.observe(&truth, seen);
         let mut a = Accuracy::default();
         let mut held: HashSet<Claim> = HashSet::new();
         for id in graph.alive_ids() {
@@ -159,18 +155,32 @@ impl Tracker {
         a
     }
 
-    /// The true, observed facts as triplets (the oracle memory's semantic layer).
-    pub fn observed_truth(&mut self, facts: &[Fact], seen: &[&str]) -> Vec<Triplet> {
-        let truth = Truth::new(facts);
-        for s in seen {
-            self.observed_text.push(' ');
-            self.observed_text.push_str(&fold(s));
-        }
+    /// Take in the texts of a step: an entity is observed once a text names it. Only
+    /// the new texts are searched, except for an entity the facts name for the first
+    /// time, which is looked for in everything seen so far.
+    fn observe(&mut self, truth: &Truth, seen: &[&str]) {
+        let new: Vec<String> = seen.iter().map(|s| fold(s)).collect();
         for e in truth.entities() {
-            if !self.observed.contains(e) && self.observed_text.contains(e.as_str()) {
+            if self.observed.contains(e) {
+                continue;
+            }
+            let first_time = self.known.insert(e.clone());
+            if new.iter().any(|t| t.contains(e.as_str()))
+                || (first_time && self.observed_text.contains(e.as_str()))
+            {
                 self.observed.insert(e.clone());
             }
         }
+        for t in new {
+            self.observed_text.push(' ');
+            self.observed_text.push_str(&t);
+        }
+    }
+
+    /// The true, observed facts as triplets (the oracle memory's semantic layer).
+    pub fn observed_truth(&mut self, facts: &[Fact], seen: &[&str]) -> Vec<Triplet> {
+        let truth = Truth::new(facts);
+        self.observe(&truth, seen);
         truth
             .base
             .iter()
