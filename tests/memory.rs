@@ -233,6 +233,22 @@ fn reflexion_lesson_from_trial_one_reaches_trial_two() {
     assert_eq!(m2["trial"], 2);
     assert_eq!(m2["lessons"][0], "open the antique trunk first");
     assert_eq!(m2["memory_design"], "reflexion");
+
+    // Reflexion as the paper ran it, "RAG with Reflexion": at step 2 of trial 2 the
+    // retrieval holds the top-k past observations by cosine (RAG) and the lesson.
+    let steps = read_jsonl(&runs[1].join("steps.jsonl"));
+    let r = &steps[1]["retrieval"];
+    let episodes = r["episodes"].as_array().unwrap();
+    assert_eq!(episodes.len(), 1, "{r}");
+    assert_eq!(episodes[0]["step"], 1);
+    assert!(
+        episodes[0]["score"].as_f64().unwrap() > 0.0,
+        "a cosine: {r}"
+    );
+    assert_eq!(
+        r["notes"][0],
+        "Lesson from attempt 1: open the antique trunk first"
+    );
 }
 
 #[test]
