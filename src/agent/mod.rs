@@ -13,7 +13,7 @@ use crate::env::GameState;
 use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::names::entity_key;
-use crate::memory::{MemoryModule, Observed, Queries, Retrieval, Triplet, UpdateReport};
+use crate::memory::{MemoryModule, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
 
 /// Where a step's action came from.
@@ -178,6 +178,7 @@ pub struct Agent {
 pub const GO_TO: &str = "go to ";
 
 mod answers;
+mod observe;
 pub mod progress;
 
 pub use answers::match_admissible;
@@ -281,140 +282,6 @@ impl Agent {
             ));
         }
         out
-    }
-
-    /// With plan progress on: drop from the plan the sub-goals the last action achieved
-    /// or the inventory shows done; returns them.
-    fn drop_achieved(&mut self, state: &GameState) -> Vec<String> {
-        if !self.settings.plan_progress {
-            return Vec::new();
-        }
-        let (action, feedback) = self
-            .history
-            .back()
-            .map(|h| (h.action.clone(), h.feedback.clone()))
-            .unwrap_or_default();
-        let mut dropped = Vec::new();
-        self.plan.retain(|p| {
-            let done = progress::achieved(&p.sub_goal, &action, &feedback, &state.inventory);
-            if done {
-                dropped.push(p.sub_goal.clone());
-            }
-            !done
-        });
-        dropped
-    }
-
-    /// With plan progress on: a warning when the same sub-goal has been first for
-    /// [`progress::STUCK_STEPS`] steps or more.
-    fn stuck_warning(&mut self, step: u32) -> Option<String> {
-        if !self.settings.plan_progress {
-            return None;
-        }
-        let first = self.plan.first()?;
-        let gist = progress::gist(&first.sub_goal);
-        let since = match &self.first_goal {
-            Some((g, since)) if *g == gist => *since,
-            _ => {
-                self.first_goal = Some((gist, step));
-                step
-            }
-        };
-        (step - since >= progress::STUCK_STEPS).then(|| {
-            format!(
-                "the sub-goal \"{}\" has been first for {} steps without being achieved; replace it or reach it another way",
-                first.sub_goal,
-                step - since
-            )
-        })
-    }
-
-    /// With loop breaking on: block the actions of a cycle the last actions close, and
-    /// return the actions blocked at `step`.
-    fn blocked_now(&mut self, step: u32) -> Vec<String> {
-        if !self.settings.loop_breaking {
-            return Vec::new();
-        }
-        if let Some(cycle) = progress::detect_cycle(&self.answers) {
-            for a in cycle {
-                self.blocked.retain(|(b, _)| *b != a);
-                self.blocked.push((a, step + progress::BLOCK_STEPS - 1));
-            }
-        }
-        self.blocked.retain(|(_, until)| *until >= step);
-        self.blocked.iter().map(|(a, _)| a.clone()).collect()
-    }
-
-    /// Update the memory from a step's observation (section 2) and record the room's
-    /// exits the game admits (ground truth) in the graph.
-    ///
-    /// # Errors
-    /// Transport errors from the endpoints.
-    async fn remember(
-        &mut self,
-        step: u32,
-        state: &GameState,
-        last_action: &str,
-    ) -> Result<UpdateReport> {
-        let room = state.room.clone().unwrap_or_else(|| "unknown".into());
-        let seen = Observed {
-            step,
-            observation: &state.observation,
-            inventory: &state.inventory,
-            room: &room,
-            action: last_action,
-            goal: &self.goal,
-            facts: state.facts.as_deref(),
-        };
-        let mut update = self
-            .memory
-            .update(&self.llm, &mut self.pending, &seen)
-            .await?;
-        if state.room.is_some() {
-            self.explorer.visit(&room);
-            if let Some(graph) = self.memory.graph_mut() {
-                update.added.extend(self.explorer.record_exits(
-                    graph,
-                    &room,
-                    &state.admissible_commands,
-                ));
-            }
-            self.memory.sync(&self.llm, &mut self.pending).await?;
-        }
-        Ok(update)
-    }
-
-    /// A step whose action is given (the game's walkthrough): the memory is updated as
-    /// in [`Agent::step`], with no retrieval, plan or action call.
-    ///
-    /// # Errors
-    /// Transport errors from the endpoints.
-    pub async fn observe(
-        &mut self,
-        step: u32,
-        state: &GameState,
-        last_action: &str,
-        command: &str,
-    ) -> Result<Decision> {
-        let started = Instant::now();
-        self.pending = CallLog::default();
-        let update = self.remember(step, state, last_action).await?;
-        Ok(Decision {
-            update,
-            retrieval: Retrieval::default(),
-            plan: Vec::new(),
-            warnings: Vec::new(),
-            blocked: Vec::new(),
-            dropped: Vec::new(),
-            rationale: "the game's walkthrough".into(),
-            action: command.to_string(),
-            action_source: ActionSource::Walkthrough,
-            unexplored: Vec::new(),
-            go_to_targets: Vec::new(),
-            what_if: None,
-            log: std::mem::take(&mut self.pending),
-            elapsed_ms: started.elapsed().as_millis() as u64,
-        })
     }
 
     /// One step of the loop: update memory from the observation, retrieve, plan, act.

@@ -10,6 +10,7 @@
 //!   action undone and done again (A, undo A, A): the actions of the cycle are left out
 //!   of the admissible list for a few steps, and the prompt says why.
 
+use crate::env::GameState;
 use crate::memory::names::fold;
 
 /// Steps a detected cycle's actions stay out of the admissible list.
@@ -148,6 +149,70 @@ pub fn detect_cycle(steps: &[(String, String)]) -> Option<Vec<String>> {
         return Some(vec![act(1).to_string(), act(0).to_string()]);
     }
     None
+}
+
+impl super::Agent {
+    /// With plan progress on: drop from the plan the sub-goals the last action achieved
+    /// or the inventory shows done; returns them.
+    pub(super) fn drop_achieved(&mut self, state: &GameState) -> Vec<String> {
+        if !self.settings.plan_progress {
+            return Vec::new();
+        }
+        let (action, feedback) = self
+            .history
+            .back()
+            .map(|h| (h.action.clone(), h.feedback.clone()))
+            .unwrap_or_default();
+        let mut dropped = Vec::new();
+        self.plan.retain(|p| {
+            let done = achieved(&p.sub_goal, &action, &feedback, &state.inventory);
+            if done {
+                dropped.push(p.sub_goal.clone());
+            }
+            !done
+        });
+        dropped
+    }
+
+    /// With plan progress on: a warning when the same sub-goal has been first for
+    /// [`STUCK_STEPS`] steps or more.
+    pub(super) fn stuck_warning(&mut self, step: u32) -> Option<String> {
+        if !self.settings.plan_progress {
+            return None;
+        }
+        let first = self.plan.first()?;
+        let gist = gist(&first.sub_goal);
+        let since = match &self.first_goal {
+            Some((g, since)) if *g == gist => *since,
+            _ => {
+                self.first_goal = Some((gist, step));
+                step
+            }
+        };
+        (step - since >= STUCK_STEPS).then(|| {
+            format!(
+                "the sub-goal \"{}\" has been first for {} steps without being achieved; replace it or reach it another way",
+                first.sub_goal,
+                step - since
+            )
+        })
+    }
+
+    /// With loop breaking on: block the actions of a cycle the last actions close, and
+    /// return the actions blocked at `step`.
+    pub(super) fn blocked_now(&mut self, step: u32) -> Vec<String> {
+        if !self.settings.loop_breaking {
+            return Vec::new();
+        }
+        if let Some(cycle) = detect_cycle(&self.answers) {
+            for a in cycle {
+                self.blocked.retain(|(b, _)| *b != a);
+                self.blocked.push((a, step + BLOCK_STEPS - 1));
+            }
+        }
+        self.blocked.retain(|(_, until)| *until >= step);
+        self.blocked.iter().map(|(a, _)| a.clone()).collect()
+    }
 }
 
 #[cfg(test)]
