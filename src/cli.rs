@@ -97,7 +97,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
-    /// arigraph-no-exploration, full-history, summary, rag, simulacra, reflexion.
+    /// arigraph-no-exploration, oracle, full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
@@ -257,8 +257,8 @@ pub struct PlayArgs {
     pub runs_dir: PathBuf,
     /// Memory design: arigraph, arigraph-no-episodic, oracle, full-history, summary, rag,
     /// simulacra, reflexion
-    /// (default arigraph). With --walkthrough: the walkthrough drives this memory, with
-    /// no chat call, and the world model is measured at every step.
+    /// (default arigraph). With --walkthrough: the walkthrough drives this memory (no
+    /// plan or action call) and the world model is measured at every step.
     #[arg(long, value_parser = parse_design, help_heading = "Memory")]
     pub memory: Option<MemoryDesign>,
     /// Reflexion: trials of the same game; a lesson is written after each failed one.

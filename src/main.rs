@@ -10,6 +10,13 @@ use ariadne::commands;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Output piped into a program that stops reading (`ariadne ... | head`) ends the
+    // process quietly, as for any Unix tool, instead of a panic on the broken pipe.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default before any thread prints.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match commands::run(cli).await {
         Ok(code) => code,

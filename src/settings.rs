@@ -93,7 +93,18 @@ impl ConfigFile {
             ))
         })?;
         toml::from_str(&text).map_err(|e| {
-            UserError::new(format!("invalid config file {}: {e}", path.display())).into()
+            // One line: the reason and where, not TOML's caret block.
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
+                .map(|n| format!(" (line {n})"))
+                .unwrap_or_default();
+            UserError::new(format!(
+                "invalid config file {}{line}: {}",
+                path.display(),
+                e.message().trim()
+            ))
+            .into()
         })
     }
 }

@@ -121,3 +121,48 @@ fn an_unknown_twx_game_is_one_clear_line() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// Regression: a TextWorld-Express game may give another walkthrough at each reset
+/// (Coin Collector's gold path varies from process to process); a walkthrough-driven
+/// run records the one it played, and its replay plays that one.
+#[test]
+fn a_walkthrough_driven_run_replays_its_recorded_walkthrough() {
+    setup_twx();
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[
+            "twx:coin?seed=2",
+            "--walkthrough",
+            "--memory",
+            "full-history",
+            "--quiet",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = run_dir(work.path());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let recorded = manifest["walkthrough_commands"].as_array().unwrap().len();
+    assert!(recorded > 0);
+    assert_eq!(read_jsonl(&dir.join("steps.jsonl")).len(), recorded);
+    for _ in 0..3 {
+        let replay = Command::new(bin())
+            .current_dir(work.path())
+            .args(["replay", "--quiet"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            replay.status.success(),
+            "{}",
+            String::from_utf8_lossy(&replay.stderr)
+        );
+    }
+}

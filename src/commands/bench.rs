@@ -291,6 +291,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                     prompts: plan.prompts.clone(),
                     goal: plan.goal.clone(),
                     walkthrough: false,
+                    script: None,
                 };
                 let bar = pb.clone();
                 let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
@@ -485,6 +486,14 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             })
             .transpose()?,
     };
+    if let Some(v) = plan.variants.iter().find(|v| v.design.needs_ground_truth())
+        && plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_)))
+    {
+        bail!(UserError::new(format!(
+            "the {} memory needs the game's true state, which TextWorld-Express games do not expose; bench it on TextWorld games",
+            v.name()
+        )));
+    }
     if args.resume.is_some() && !args.games.is_empty() {
         eprintln!(
             "warning: --resume plays the bench's own plan; --games, --memory, --runs and the step cap given here are ignored"

@@ -30,6 +30,16 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     // `--walkthrough` alone checks the game; with `--memory` the walkthrough drives the
     // agent's memory (and its world-model accuracy) with no chat call.
     let driven = args.walkthrough && args.memory.is_some();
+    let design = args.memory.unwrap_or(MemoryDesign::Arigraph);
+    if design.needs_ground_truth() && matches!(game, GameSpec::Twx(_)) {
+        return Err(crate::error::UserError::new(format!(
+            "the {} memory needs the game's true state, which TextWorld-Express games do not expose; use a TextWorld game",
+            design.name()
+        ))
+        .into());
+    }
+    // A walkthrough-driven memory needs the chat model only when its update calls it.
+    let chat = !driven || design.chat_in_update();
     if args.walkthrough && !driven {
         let r = games::walkthrough(&game, args.quiet).await?;
         println!(
@@ -51,18 +61,19 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
-        design: args.memory.unwrap_or(MemoryDesign::Arigraph),
+        design,
         memory: resolver.memory(&args.memory_args)?,
         agent: resolver.agent(&args.memory_args),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
         walkthrough: driven,
+        script: None,
     };
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;
     let py = pyenv::ensure(Needs {
-        local: (llm.embedded_chat() && !driven).then_some(llm.local_model),
+        local: (llm.embedded_chat() && chat).then_some(llm.local_model),
         embed: llm.embed_base_url.is_none(),
         twx: matches!(game, GameSpec::Twx(_)),
     })
@@ -70,14 +81,14 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     if !args.quiet {
         eprintln!(
             "ariadne: starting {}",
-            match (llm.embedded_chat(), llm.embed_base_url.is_none()) {
+            match (llm.embedded_chat() && chat, llm.embed_base_url.is_none()) {
                 (true, _) => "the embedded local model (this takes a few seconds)",
                 (false, true) => "the local embedding server",
                 (false, false) => "with remote endpoints",
             }
         );
     }
-    let conn = connect::connect(&llm, !driven, args.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(&llm, chat, args.seed, &py, &py.home.join("logs")).await?;
     let quiet = args.quiet;
     let label = game.to_string();
     let sinks = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {

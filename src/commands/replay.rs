@@ -391,7 +391,10 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         trials: 1,
         prompts: m.prompts_dir(),
         goal: m.goal.clone(),
-        walkthrough: m.walkthrough,
+        // A continued run hands over to the live LLM; a replay plays the recorded
+        // walkthrough (a game may give another one at each reset).
+        walkthrough: m.walkthrough && opts.continue_from.is_none(),
+        script: (!m.walkthrough_commands.is_empty()).then(|| m.walkthrough_commands.clone()),
     };
 
     let recorded = run.steps.clone();

@@ -85,6 +85,7 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         lessons: Vec::new(),
         goal: None,
         walkthrough: config.walkthrough,
+        walkthrough_commands: config.script.clone().unwrap_or_default(),
         parent: None,
         embedding_dimension: None,
     }
@@ -167,6 +168,8 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                     c.downcast_ref::<crate::error::UserError>().is_some()
                         || c.downcast_ref::<EnvError>()
                             .is_some_and(EnvError::is_user_error)
+                        || c.downcast_ref::<crate::llm::LlmError>()
+                            .is_some_and(crate::llm::LlmError::is_user_error)
                 });
                 return Err(if user {
                     e

@@ -59,6 +59,9 @@ pub struct EpisodeConfig {
     /// updated (and measured) at every step as usual.
     #[serde(default)]
     pub walkthrough: bool,
+    /// The walkthrough to play instead of the game's (a replay gives the recorded one).
+    #[serde(default)]
+    pub script: Option<Vec<String>>,
 }
 
 /// The instructions the paper gave agents and human players of the Cooking games at
@@ -231,9 +234,10 @@ impl Run<'_> {
         let cancel = self.cancel.clone();
         let mut script: Option<std::collections::VecDeque<String>> = if self.config.walkthrough {
             let w = self
-                .state
-                .walkthrough
+                .config
+                .script
                 .clone()
+                .or_else(|| self.state.walkthrough.clone())
                 .filter(|w| !w.is_empty())
                 .ok_or_else(|| {
                     crate::error::UserError::new(format!("{} has no walkthrough", self.config.game))

@@ -133,6 +133,7 @@ fn config() -> EpisodeConfig {
         prompts: None,
         goal: None,
         walkthrough: false,
+        script: None,
     }
 }
 

@@ -168,6 +168,23 @@ impl MemoryDesign {
         )
     }
 
+    /// Whether updating the memory calls the chat model (triplet extraction, summaries,
+    /// importance): a walkthrough-driven play needs the chat endpoint only then.
+    pub fn chat_in_update(self) -> bool {
+        !matches!(
+            self,
+            MemoryDesign::Oracle
+                | MemoryDesign::Rag
+                | MemoryDesign::FullHistory
+                | MemoryDesign::Reflexion
+        )
+    }
+
+    /// Whether the design needs the game's true state (TextWorld games only).
+    pub fn needs_ground_truth(self) -> bool {
+        self == MemoryDesign::Oracle
+    }
+
     /// Whether the design plays several trials of a game (Reflexion).
     pub fn has_trials(self) -> bool {
         Variant {

@@ -103,6 +103,10 @@ pub struct Manifest {
     /// The actions were the game's walkthrough, not the LLM's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub walkthrough: bool,
+    /// The walkthrough played (a game may give another one at each reset: replays use
+    /// this one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub walkthrough_commands: Vec<String>,
     /// A continued run's parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<Parent>,

@@ -432,10 +432,13 @@ impl RunWriter {
 }
 
 impl StepSink for RunWriter {
-    /// Records the goal in the manifest.
+    /// Records the goal (and a walkthrough-driven run's walkthrough) in the manifest.
     fn started(&mut self, start: &Start<'_>) -> Result<()> {
         let mut m = self.manifest.clone();
         m.goal = Some(start.goal.clone());
+        if m.walkthrough && m.walkthrough_commands.is_empty() {
+            m.walkthrough_commands = start.first.walkthrough.clone().unwrap_or_default();
+        }
         self.write_manifest(&m)
     }
 

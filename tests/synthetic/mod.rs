@@ -72,6 +72,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
         embedding_dimension: None,
         goal: None,
         walkthrough: false,
+        walkthrough_commands: Vec::new(),
         parent: None,
     };
     let mut writer = RunWriter::create(runs, "big", &manifest).unwrap();
