@@ -166,10 +166,15 @@ pub struct Agent {
     /// The LLM activity of the step in progress: kept here, not in the step's future, so
     /// that the calls of a step that fails or is interrupted are still counted.
     pending: CallLog,
-    /// Every action with the game's answer to it, in order.
+    /// Every command sent with the game's answer to it, in order.
     answers: Vec<(String, String)>,
-    /// Actions left out of the admissible list, with the last step they stay out.
-    blocked: Vec<(String, u32)>,
+    /// The room (its entity key) each command of `answers` was sent from.
+    sent_from: Vec<String>,
+    /// The room (its entity key) the agent is in after the last command.
+    here: Option<String>,
+    /// Commands left out of the admissible list in a room (with the `go to` actions whose
+    /// route starts with them): (room key, command, the last step they stay out).
+    blocked: Vec<(String, String, u32)>,
     /// The first sub-goal (its gist) and the step it became first.
     first_goal: Option<(String, u32)>,
 }
@@ -202,6 +207,8 @@ impl Agent {
             actions: Vec::new(),
             last_gain_step: 0,
             answers: Vec::new(),
+            sent_from: Vec::new(),
+            here: None,
             blocked: Vec::new(),
             first_goal: None,
             explorer: Explorer::default(),
@@ -244,7 +251,10 @@ impl Agent {
     }
 
     /// Tell the agent what its last action did (feeds recent history and loop detection).
-    pub fn observe_result(&mut self, step: u32, action: &str, after: &GameState) {
+    /// `command` is what was sent to the game (a move of a `go to` route, or the action
+    /// itself); loops are detected on commands, so "go to kitchen" and "go south" from
+    /// the same room are one move.
+    pub fn observe_result(&mut self, step: u32, action: &str, command: &str, after: &GameState) {
         self.memory.observe_result(step, action, &after.observation);
         self.history.push_back(HistoryItem {
             step,
@@ -256,8 +266,13 @@ impl Agent {
             self.history.pop_front();
         }
         self.actions.push(action.to_string());
+        let sent = if command.is_empty() { action } else { command };
         self.answers
-            .push((action.to_string(), after.observation.clone()));
+            .push((sent.to_string(), after.observation.clone()));
+        self.sent_from.push(self.here.clone().unwrap_or_default());
+        if let Some(room) = &after.room {
+            self.here = Some(entity_key(room));
+        }
         if after.reward != 0 {
             self.last_gain_step = step;
         }
@@ -299,6 +314,9 @@ impl Agent {
         let update = self.remember(step, state, last_action).await?;
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);
+        if state.room.is_some() {
+            self.here = Some(here.clone());
+        }
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
             map.unexplored(self.explorer.explored())
@@ -336,7 +354,24 @@ impl Agent {
         if let Some(w) = self.stuck_warning(step) {
             warnings.push(w);
         }
-        let blocked = self.blocked_now(step);
+        let mut offered = state.admissible_commands.clone();
+        offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
+        let blocked_commands = self.blocked_now(step, &here);
+        let blocked: Vec<String> = offered
+            .iter()
+            .filter(|a| {
+                blocked_commands.contains(a)
+                    || a.strip_prefix(GO_TO).is_some_and(|target| {
+                        self.route(&room, target)
+                            .and_then(|r| r.first().map(|m| m.direction.command()))
+                            .is_some_and(|first| blocked_commands.contains(&first))
+                    })
+            })
+            .cloned()
+            .collect();
+        if offered.iter().any(|a| !blocked.contains(a)) {
+            offered.retain(|a| !blocked.contains(a));
+        }
         if !blocked.is_empty() {
             warnings.push(format!(
                 "these actions repeat a cycle that made no progress and are not available for now: {}",
@@ -394,11 +429,6 @@ impl Agent {
 
         let mut dropped = dropped;
         dropped.extend(self.drop_achieved(state));
-        let mut offered = state.admissible_commands.clone();
-        offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
-        if offered.iter().any(|a| !blocked.contains(a)) {
-            offered.retain(|a| !blocked.contains(a));
-        }
         let admissible = &offered;
         let messages = self.llm.prompts.render(
             "action",

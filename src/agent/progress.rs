@@ -198,20 +198,33 @@ impl super::Agent {
         })
     }
 
-    /// With loop breaking on: block the actions of a cycle the last actions close, and
-    /// return the actions blocked at `step`.
-    pub(super) fn blocked_now(&mut self, step: u32) -> Vec<String> {
+    /// With loop breaking on: block the commands of a cycle the last commands close, each
+    /// in the room it was sent from, and return the commands blocked in room `here` (an
+    /// entity key) at `step`.
+    pub(super) fn blocked_now(&mut self, step: u32, here: &str) -> Vec<String> {
         if !self.settings.loop_breaking {
             return Vec::new();
         }
         if let Some(cycle) = detect_cycle(&self.answers) {
-            for a in cycle {
-                self.blocked.retain(|(b, _)| *b != a);
-                self.blocked.push((a, step + BLOCK_STEPS - 1));
+            for command in cycle {
+                let from = self
+                    .answers
+                    .iter()
+                    .rposition(|(c, _)| *c == command)
+                    .and_then(|i| self.sent_from.get(i))
+                    .cloned()
+                    .unwrap_or_default();
+                self.blocked
+                    .retain(|(r, c, _)| !(*r == from && *c == command));
+                self.blocked.push((from, command, step + BLOCK_STEPS - 1));
             }
         }
-        self.blocked.retain(|(_, until)| *until >= step);
-        self.blocked.iter().map(|(a, _)| a.clone()).collect()
+        self.blocked.retain(|(_, _, until)| *until >= step);
+        self.blocked
+            .iter()
+            .filter(|(r, _, _)| r.is_empty() || r == here)
+            .map(|(_, c, _)| c.clone())
+            .collect()
     }
 }
 

@@ -427,7 +427,7 @@ impl Run<'_> {
             s.step(&record)?;
         }
         self.agent
-            .observe_result(record.step, &record.action, &after);
+            .observe_result(record.step, &record.action, &record.command, &after);
         self.summary.add_step(&record);
         self.finished = record.step;
         self.last_action = record.action;

@@ -329,3 +329,37 @@ async fn a_sub_goal_achieved_by_the_last_action_leaves_the_plan() {
     );
     assert!(steps[1].dropped.iter().any(|d| d.contains("key")));
 }
+
+/// A back-and-forth walk is a cycle of the commands sent, whether they were chosen as
+/// moves or as `go to` routes: the move back is left out, and so is every `go to` whose
+/// route starts with it.
+#[tokio::test]
+async fn a_walk_back_and_forth_through_go_to_is_broken() {
+    let walk = [
+        "go east",
+        "go to hall",
+        "go east",
+        "go to hall",
+        "go to kitchen",
+        "go east",
+    ];
+    let script = Scripted::default().actions(&walk);
+    let mut c = config();
+    c.max_steps = 5;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(
+        &commands[..4],
+        ["go east", "go west", "go east", "go west"],
+        "{commands:?}"
+    );
+    let fifth = &steps[4];
+    assert!(
+        fifth.blocked.contains(&"go east".to_string())
+            && fifth.blocked.contains(&"go to kitchen".to_string()),
+        "{:?}",
+        fifth.blocked
+    );
+    assert_ne!(fifth.command, "go east", "{commands:?}");
+}
