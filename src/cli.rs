@@ -306,6 +306,9 @@ pub struct MemoryArgs {
     /// Do not leave the actions of a detected cycle out of the admissible list.
     #[arg(long, help_heading = "Agent")]
     pub no_loop_breaking: bool,
+    /// Do not keep the latest note, recipe or book read in working memory.
+    #[arg(long, help_heading = "Agent")]
+    pub no_note: bool,
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,

@@ -71,6 +71,8 @@ pub struct ConfigFile {
     pub plan_progress: Option<bool>,
     /// `false`: see `--no-loop-breaking`.
     pub loop_breaking: Option<bool>,
+    /// `false`: see `--no-note`.
+    pub show_note: Option<bool>,
 }
 
 impl ConfigFile {
@@ -261,6 +263,7 @@ impl Resolver {
             show_score: args.show_score || self.cfg.show_score.unwrap_or(false),
             plan_progress: !args.no_plan_progress && self.cfg.plan_progress.unwrap_or(true),
             loop_breaking: !args.no_loop_breaking && self.cfg.loop_breaking.unwrap_or(true),
+            show_note: !args.no_note && self.cfg.show_note.unwrap_or(true),
             ..AgentSettings::default()
         }
     }

@@ -83,6 +83,10 @@ pub struct AgentSettings {
     /// (see [`progress`]; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub loop_breaking: bool,
+    /// Keep the text of the latest note, recipe or book read in working memory (see
+    /// [`progress::document_read`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub show_note: bool,
 }
 
 fn shown() -> bool {
@@ -101,6 +105,7 @@ impl Default for AgentSettings {
             show_score: false,
             plan_progress: true,
             loop_breaking: true,
+            show_note: true,
         }
     }
 }
@@ -177,7 +182,12 @@ pub struct Agent {
     blocked: Vec<(String, String, u32)>,
     /// The first sub-goal (its gist) and the step it became first.
     first_goal: Option<(String, u32)>,
+    /// The latest note, recipe or book read: (step, action, the game's text).
+    note: Option<(u32, String, String)>,
 }
+
+/// Longest text of the latest note read shown in working memory, characters.
+pub const NOTE_CHARS: usize = 800;
 
 /// The prefix of the navigation action.
 pub const GO_TO: &str = "go to ";
@@ -211,6 +221,7 @@ impl Agent {
             here: None,
             blocked: Vec::new(),
             first_goal: None,
+            note: None,
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -275,6 +286,9 @@ impl Agent {
         }
         if after.reward != 0 {
             self.last_gain_step = step;
+        }
+        if self.settings.show_note && progress::document_read(action, &after.observation) {
+            self.note = Some((step, action.to_string(), after.observation.clone()));
         }
     }
 
@@ -385,8 +399,12 @@ impl Agent {
             .iter()
             .map(|t| t.triplet.as_str())
             .collect();
+        let note = self.note.as_ref().map(|(step, action, text)| {
+            context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
+        });
         let wm = context! {
             goal => &self.goal,
+            note => note,
             facts => facts,
             episodes => &retrieval.episodes,
             notes => &retrieval.notes,

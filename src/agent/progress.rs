@@ -151,6 +151,42 @@ pub fn detect_cycle(steps: &[(String, String)]) -> Option<Vec<String>> {
     None
 }
 
+/// Words that name a thing written to be read.
+const DOCUMENTS: &[&str] = &[
+    "note",
+    "recipe",
+    "cookbook",
+    "book",
+    "letter",
+    "paper",
+    "scroll",
+    "manual",
+    "diary",
+    "journal",
+    "sign",
+    "card",
+    "map",
+    "message",
+    "leaflet",
+    "poster",
+    "instructions",
+];
+
+/// Whether `action` read a note, recipe or book and the game answered with its text:
+/// "examine cookbook", "read note" (not refused, and longer than a one-line reply).
+pub fn document_read(action: &str, feedback: &str) -> bool {
+    let g = gist(action);
+    let Some(object) = g
+        .strip_prefix("examine ")
+        .or_else(|| g.strip_prefix("read "))
+    else {
+        return false;
+    };
+    object.split(' ').any(|w| DOCUMENTS.contains(&w))
+        && succeeded(feedback)
+        && feedback.trim().len() > 60
+}
+
 impl super::Agent {
     /// With plan progress on: drop from the plan the sub-goals the last action achieved
     /// or the inventory shows done; returns them.
@@ -274,6 +310,28 @@ mod tests {
             .map(|i| ("go east".to_string(), format!("-= Room {i} =-")))
             .collect();
         assert_eq!(detect_cycle(&corridor), None);
+    }
+
+    #[test]
+    fn notes_and_recipes_read_are_recognised() {
+        let recipe = "You open the copy of \"Cooking: A Modern Approach (3rd Ed.)\" and start reading: Recipe #1 --------- Gather all following ingredients and follow the directions to prepare this tasty meal.";
+        assert!(document_read("examine cookbook", recipe));
+        assert!(document_read(
+            "read the note",
+            "The note says: the key to the blue locker is under the mat in the hall."
+        ));
+        // Taking the cookbook reads nothing; examining a bed is no document.
+        assert!(!document_read("take cookbook", recipe));
+        assert!(!document_read(
+            "examine king-size bed",
+            "The king-size bed is typical. It looks sturdy, well made and worth a closer look."
+        ));
+        // A refusal or a one-line reply is no text.
+        assert!(!document_read(
+            "examine note",
+            "You can't see any such thing."
+        ));
+        assert!(!document_read("examine note", "It is a note."));
     }
 
     #[test]
