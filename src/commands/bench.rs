@@ -341,6 +341,9 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                             .map(Path::to_path_buf)
                             .unwrap_or(d),
                         endpoint: Some(Endpoint::from_described(&conn.described)),
+                        usage: Some(s.usage),
+                        step_ms: s.step_ms.clone(),
+                        decision_steps: s.decision_steps,
                     },
                     Err(e) => {
                         if let Ok(mut f) = failures.lock() {
@@ -364,6 +367,9 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                             dir: PathBuf::from("runs")
                                 .join(format!("{name}--{}--run{run}", variant.name())),
                             endpoint: Some(Endpoint::from_described(&conn.described)),
+                            usage: None,
+                            step_ms: Vec::new(),
+                            decision_steps: 0,
                         }
                     }
                 };

@@ -147,6 +147,13 @@ impl Summary {
         self.llm_retries += u64::from(record.llm_retries);
         self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
         self.usage.add(record.usage);
+        self.step_ms.push(record.timings.total_ms);
+        if !matches!(
+            record.action_source,
+            ActionSource::Route | ActionSource::Walkthrough
+        ) {
+            self.decision_steps += 1;
+        }
         if let Some(a) = &record.world_model {
             self.world_model.get_or_insert_with(Default::default).add(a);
         }

@@ -113,6 +113,15 @@ pub fn usage_of(v: &Value) -> Option<Usage> {
     if prompt.is_none() && completion.is_none() {
         return None;
     }
+    // llama.cpp's server timings: how long it read the prompt and generated.
+    let ms = |k: &str| {
+        v["timings"][k]
+            .as_f64()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+    };
+    let timed = ms("prompt_ms")
+        .zip(ms("predicted_ms"))
+        .map(|(p, c)| (p.round() as u64, c.round() as u64));
     Some(Usage {
         prompt_tokens: prompt.unwrap_or(0),
         completion_tokens: completion.unwrap_or(0),
@@ -121,6 +130,9 @@ pub fn usage_of(v: &Value) -> Option<Usage> {
             .or_else(|| v["timings"]["cache_n"].as_u64())
             .unwrap_or(0),
         unknown_calls: 0,
+        prompt_ms: timed.map_or(0, |(p, _)| p),
+        completion_ms: timed.map_or(0, |(_, c)| c),
+        timed_calls: u64::from(timed.is_some()),
     })
 }
 
@@ -216,6 +228,31 @@ mod tests {
         assert_eq!(a, "{\"x\":2}");
         // No reasoning.
         assert_eq!(split_reasoning(" {\"x\":3}").unwrap(), ("{\"x\":3}", false));
+    }
+
+    /// llama.cpp's response: usage with cached tokens, and the server's own timings.
+    #[test]
+    fn usage_carries_cached_tokens_and_server_timings() {
+        let v: Value = serde_json::from_str(
+            r#"{"usage": {"prompt_tokens": 900, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 700}},
+                "timings": {"cache_n": 700, "prompt_n": 200, "prompt_ms": 2104.6, "predicted_n": 40, "predicted_ms": 3333.3}}"#,
+        )
+        .expect("json");
+        let u = usage_of(&v).expect("usage");
+        assert_eq!(
+            (u.prompt_tokens, u.completion_tokens, u.cached_tokens),
+            (900, 40, 700)
+        );
+        assert_eq!(
+            (u.prompt_ms, u.completion_ms, u.timed_calls),
+            (2105, 3333, 1)
+        );
+        // Another server: usage without timings.
+        let v: Value =
+            serde_json::from_str(r#"{"usage": {"prompt_tokens": 9, "completion_tokens": 4}}"#)
+                .expect("json");
+        let u = usage_of(&v).expect("usage");
+        assert_eq!((u.prompt_ms, u.completion_ms, u.timed_calls), (0, 0, 0));
     }
 
     #[test]

@@ -141,6 +141,17 @@ pub struct Usage {
     /// Calls in this sum whose endpoint reported no usage (0 for one call's usage).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unknown_calls: u64,
+    /// Server time spent reading the uncached prompt tokens, milliseconds, where the
+    /// server reports it (llama.cpp's `timings.prompt_ms`; summed over `timed_calls`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prompt_ms: u64,
+    /// Server time spent generating the completion tokens, milliseconds (llama.cpp's
+    /// `timings.predicted_ms`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub completion_ms: u64,
+    /// Calls in this sum whose server reported its timings (1 for one timed call).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timed_calls: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -154,6 +165,9 @@ impl Usage {
         self.completion_tokens += other.completion_tokens;
         self.cached_tokens += other.cached_tokens;
         self.unknown_calls += other.unknown_calls;
+        self.prompt_ms += other.prompt_ms;
+        self.completion_ms += other.completion_ms;
+        self.timed_calls += other.timed_calls;
     }
 
     /// Add one call's usage: its counts, or one unknown call.

@@ -316,6 +316,13 @@ pub struct Summary {
     pub completion_tokens_per_step: Option<f64>,
     /// Wall time of the episode, seconds (setup excluded).
     pub wall_s: f64,
+    /// Each finished step's whole time (`timings.total_ms`), milliseconds, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_ms: Vec<u64>,
+    /// Steps whose action was decided by the agent (not the later moves of a `go to`
+    /// route, not a walkthrough): the denominator of LLM calls per decision.
+    #[serde(default)]
+    pub decision_steps: u32,
     /// The last observation.
     pub final_observation: String,
     /// The world model over the episode (runs with ground truth and a graph).

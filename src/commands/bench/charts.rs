@@ -285,6 +285,9 @@ mod tests {
             world_model: None,
             endpoint: None,
             dir: PathBuf::new(),
+            usage: None,
+            step_ms: Vec::new(),
+            decision_steps: 10,
         }
     }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::llm::Usage;
 use crate::memory::Variant;
 use crate::memory::truth::WorldModelSummary;
 use crate::trajectory::Outcome;
@@ -51,6 +52,16 @@ pub struct EpisodeRow {
     /// absent in rows written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<Endpoint>,
+    /// The episode's token and server-time sums (absent in rows written before they
+    /// were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Each step's whole time, milliseconds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_ms: Vec<u64>,
+    /// Steps the agent decided (route moves and walkthrough steps excluded).
+    #[serde(default)]
+    pub decision_steps: u32,
 }
 
 /// The endpoints of one attempt (never a key).
@@ -141,6 +152,83 @@ pub struct Cell {
     pub wm_final_recall: Option<f64>,
     /// Mean wrong deletions per episode.
     pub wm_wrong_deletions: Option<f64>,
+    /// Time and token figures per step (episodes that recorded them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
+}
+
+/// What a step cost in time, against the least the endpoint could take for its tokens.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Speed {
+    /// Median whole step time, seconds.
+    pub median_step_s: f64,
+    /// Mean whole step time, seconds.
+    pub mean_step_s: f64,
+    /// Share of prompt tokens the server served from its cache, 0..1.
+    pub cached_share: f64,
+    /// Chat calls per step the agent decided (route moves excluded).
+    pub calls_per_decision: f64,
+    /// Prompt tokens read per second of server time (uncached tokens only), when the
+    /// server reports its timings.
+    pub prompt_tokens_per_s: Option<f64>,
+    /// Completion tokens generated per second of server time.
+    pub completion_tokens_per_s: Option<f64>,
+    /// The least a step could take for its tokens at those speeds, seconds: (uncached
+    /// prompt tokens / prompt speed + completion tokens / generation speed) per step.
+    pub lower_bound_s: Option<f64>,
+}
+
+impl Speed {
+    /// The figures of `rows` (episodes with usage and step times); `None` without any.
+    pub fn of(rows: &[&EpisodeRow]) -> Option<Speed> {
+        let rows: Vec<&EpisodeRow> = rows
+            .iter()
+            .copied()
+            .filter(|r| r.usage.is_some_and(|u| u.is_known()) && !r.step_ms.is_empty())
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut u = Usage::default();
+        for r in &rows {
+            u.add(r.usage.unwrap_or_default());
+        }
+        let mut ms: Vec<u64> = rows
+            .iter()
+            .flat_map(|r| r.step_ms.iter().copied())
+            .collect();
+        ms.sort_unstable();
+        let steps = ms.len() as f64;
+        let median = if ms.len() % 2 == 1 {
+            ms[ms.len() / 2] as f64
+        } else {
+            (ms[ms.len() / 2 - 1] + ms[ms.len() / 2]) as f64 / 2.0
+        };
+        let calls: u64 = rows.iter().map(|r| r.llm_calls).sum();
+        let decisions: u32 = rows.iter().map(|r| r.decision_steps).sum();
+        let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
+        let timed = u.timed_calls > 0 && u.prompt_ms > 0 && u.completion_ms > 0;
+        let prompt_speed = timed.then(|| uncached / (u.prompt_ms as f64 / 1000.0));
+        let completion_speed =
+            timed.then(|| u.completion_tokens as f64 / (u.completion_ms as f64 / 1000.0));
+        let lower_bound = prompt_speed.zip(completion_speed).map(|(p, g)| {
+            let p = if p > 0.0 { uncached / p } else { 0.0 };
+            (p + u.completion_tokens as f64 / g) / steps
+        });
+        Some(Speed {
+            median_step_s: median / 1000.0,
+            mean_step_s: ms.iter().sum::<u64>() as f64 / steps / 1000.0,
+            cached_share: if u.prompt_tokens > 0 {
+                u.cached_tokens as f64 / u.prompt_tokens as f64
+            } else {
+                0.0
+            },
+            calls_per_decision: calls as f64 / f64::from(decisions.max(1)),
+            prompt_tokens_per_s: prompt_speed,
+            completion_tokens_per_s: completion_speed,
+            lower_bound_s: lower_bound,
+        })
+    }
 }
 
 /// Aggregate episodes into one cell per (game, row), in the order of `games` and `rows`.
@@ -191,6 +279,7 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 wm_final_precision: wm_mean(&done, |w| w.final_precision),
                 wm_final_recall: wm_mean(&done, |w| w.final_recall),
                 wm_wrong_deletions: wm_mean(&done, |w| w.wrong_deletions as f64),
+                speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
             });
         }
     }
@@ -271,6 +360,32 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             mean(|c| c.prompt_tokens_per_step),
             mean(|c| c.completion_tokens_per_step)
         ));
+    }
+    if cells.iter().any(|c| c.speed.is_some()) {
+        md.push_str("\nTime per step against the least its tokens allow (lower bound: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the server reported in this bench).\n\n| game | memory | median s/step | mean s/step | prompt / completion tok/step | cached | calls per decision | prompt tok/s | gen tok/s | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for c in cells {
+            let Some(sp) = &c.speed else { continue };
+            md.push_str(&format!(
+                "| {} | {} | {:.1} | {:.1} | {} / {} | {:.0}% | {:.2} | {} | {} | {} | {} |\n",
+                c.game,
+                c.memory,
+                sp.median_step_s,
+                sp.mean_step_s,
+                show(c.prompt_tokens_per_step, 0),
+                show(c.completion_tokens_per_step, 0),
+                sp.cached_share * 100.0,
+                sp.calls_per_decision,
+                show(sp.prompt_tokens_per_s, 1),
+                show(sp.completion_tokens_per_s, 1),
+                show(sp.lower_bound_s, 1),
+                show(
+                    sp.lower_bound_s
+                        .filter(|b| *b > 0.0)
+                        .map(|b| sp.mean_step_s / b),
+                    2
+                ),
+            ));
+        }
     }
     md.push_str("\nDetails.\n\n| game | memory | episodes | failed | best 3 | mean | std | win rate | steps | LLM calls | prompt tok/step | completion tok/step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in cells {
@@ -366,7 +481,61 @@ mod tests {
             world_model: None,
             dir: PathBuf::new(),
             endpoint: None,
+            usage: None,
+            step_ms: Vec::new(),
+            decision_steps: 10,
         }
+    }
+
+    /// Two episodes of 2 steps each: 4,000 prompt tokens of which 1,000 cached, 400
+    /// completion tokens; the server read 3,000 tokens in 30 s (100 tok/s) and generated
+    /// 400 in 40 s (10 tok/s), so the least a step could take is (30 + 40) / 4 = 17.5 s.
+    #[test]
+    fn the_lower_bound_of_a_step_comes_from_its_tokens_and_the_server_speeds() {
+        let mut a = row("g", "arigraph", 1, 0.5, Outcome::Done);
+        a.usage = Some(Usage {
+            prompt_tokens: 2_500,
+            completion_tokens: 300,
+            cached_tokens: 500,
+            prompt_ms: 20_000,
+            completion_ms: 30_000,
+            timed_calls: 4,
+            ..Usage::default()
+        });
+        a.step_ms = vec![20_000, 40_000];
+        a.llm_calls = 6;
+        a.decision_steps = 2;
+        let mut b = a.clone();
+        b.usage = Some(Usage {
+            prompt_tokens: 1_500,
+            completion_tokens: 100,
+            cached_tokens: 500,
+            prompt_ms: 10_000,
+            completion_ms: 10_000,
+            timed_calls: 4,
+            ..Usage::default()
+        });
+        b.step_ms = vec![10_000, 30_000];
+        let sp = Speed::of(&[&a, &b]).expect("speed");
+        assert_eq!(sp.median_step_s, 25.0);
+        assert_eq!(sp.mean_step_s, 25.0);
+        assert_eq!(sp.cached_share, 0.25);
+        assert_eq!(sp.calls_per_decision, 3.0);
+        assert_eq!(sp.prompt_tokens_per_s, Some(100.0));
+        assert_eq!(sp.completion_tokens_per_s, Some(10.0));
+        assert_eq!(sp.lower_bound_s, Some(17.5));
+        // An endpoint that reports no timings: no speeds, no bound, the rest still shown.
+        a.usage = Some(Usage {
+            prompt_ms: 0,
+            completion_ms: 0,
+            timed_calls: 0,
+            ..a.usage.expect("usage")
+        });
+        let sp = Speed::of(&[&a]).expect("speed");
+        assert_eq!(sp.lower_bound_s, None);
+        assert_eq!(sp.median_step_s, 30.0);
+        // Rows written before these figures were recorded have none.
+        assert_eq!(Speed::of(&[&row("g", "m", 1, 0.5, Outcome::Done)]), None);
     }
 
     #[test]
