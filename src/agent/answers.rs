@@ -66,19 +66,35 @@ pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&
         .map(|a| (a.as_str(), true))
 }
 
-pub(super) fn plan_schema() -> Value {
+/// Under revision 2 (see [`super::AgentSettings::revision`]): at most
+/// [`super::PLAN_ITEMS_COMPACT`] sub-goals of [`SUB_GOAL_CHARS_COMPACT`] characters with
+/// reasons of [`REASON_CHARS_COMPACT`].
+pub(super) fn plan_schema(revision: u32) -> Value {
+    let (items, sub_goal, reason) = if revision >= 2 {
+        (
+            super::PLAN_ITEMS_COMPACT,
+            SUB_GOAL_CHARS_COMPACT,
+            REASON_CHARS_COMPACT,
+        )
+    } else {
+        (
+            bounds::PLAN_ITEMS,
+            bounds::SUB_GOAL_CHARS,
+            bounds::REASON_CHARS,
+        )
+    };
     json!({
         "type": "object",
         "properties": {
             "plan": {
                 "type": "array",
                 "minItems": 1,
-                "maxItems": bounds::PLAN_ITEMS,
+                "maxItems": items,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "sub_goal": {"type": "string", "maxLength": bounds::SUB_GOAL_CHARS},
-                        "reason": {"type": "string", "maxLength": bounds::REASON_CHARS}
+                        "sub_goal": {"type": "string", "maxLength": sub_goal},
+                        "reason": {"type": "string", "maxLength": reason}
                     },
                     "required": ["sub_goal", "reason"],
                     "additionalProperties": false
@@ -90,11 +106,23 @@ pub(super) fn plan_schema() -> Value {
     })
 }
 
-pub(super) fn action_schema(admissible: &[String]) -> Value {
+/// Longest sub-goal under revision 2, characters.
+pub const SUB_GOAL_CHARS_COMPACT: usize = 80;
+/// Longest reason of a sub-goal under revision 2, characters.
+pub const REASON_CHARS_COMPACT: usize = 60;
+/// Longest rationale under revision 2, characters.
+pub const RATIONALE_CHARS_COMPACT: usize = 150;
+
+pub(super) fn action_schema(admissible: &[String], revision: u32) -> Value {
+    let rationale = if revision >= 2 {
+        RATIONALE_CHARS_COMPACT
+    } else {
+        bounds::RATIONALE_CHARS
+    };
     json!({
         "type": "object",
         "properties": {
-            "rationale": {"type": "string", "maxLength": bounds::RATIONALE_CHARS},
+            "rationale": {"type": "string", "maxLength": rationale},
             "action": {"type": "string", "enum": admissible}
         },
         "required": ["rationale", "action"],

@@ -87,10 +87,29 @@ pub struct AgentSettings {
     /// [`progress::document_read`]; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub show_note: bool,
+    /// The revision of the agent's prompts and loop detection. 1 (runs recorded before
+    /// this setting): each module has a system prompt of its own; cycles are detected on
+    /// the chosen actions. 2 ([`REVISION`]): one system prompt for both modules, the
+    /// working memory (past observations first) before each call's own part, so the
+    /// action call reuses the plan call's cached prompt; compact answers (at most
+    /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
+    /// cycles detected on the commands sent and blocked in the room they were sent from.
+    #[serde(default = "first_revision")]
+    pub revision: u32,
 }
+
+/// The current revision of the agent (see [`AgentSettings::revision`]).
+pub const REVISION: u32 = 2;
+
+/// Most sub-goals in a plan under revision 2.
+pub const PLAN_ITEMS_COMPACT: usize = 3;
 
 fn shown() -> bool {
     true
+}
+
+fn first_revision() -> u32 {
+    1
 }
 
 impl Default for AgentSettings {
@@ -106,6 +125,7 @@ impl Default for AgentSettings {
             plan_progress: true,
             loop_breaking: true,
             show_note: true,
+            revision: REVISION,
         }
     }
 }
@@ -277,7 +297,11 @@ impl Agent {
             self.history.pop_front();
         }
         self.actions.push(action.to_string());
-        let sent = if command.is_empty() { action } else { command };
+        let sent = if command.is_empty() || self.settings.revision < 2 {
+            action
+        } else {
+            command
+        };
         self.answers
             .push((sent.to_string(), after.observation.clone()));
         self.sent_from.push(self.here.clone().unwrap_or_default());
@@ -371,21 +395,25 @@ impl Agent {
         let mut offered = state.admissible_commands.clone();
         offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
         let blocked_commands = self.blocked_now(step, &here);
+        let by_route = self.settings.revision >= 2;
         let blocked: Vec<String> = offered
             .iter()
             .filter(|a| {
                 blocked_commands.contains(a)
-                    || a.strip_prefix(GO_TO).is_some_and(|target| {
-                        self.route(&room, target)
-                            .and_then(|r| r.first().map(|m| m.direction.command()))
-                            .is_some_and(|first| blocked_commands.contains(&first))
-                    })
+                    || by_route
+                        && a.strip_prefix(GO_TO).is_some_and(|target| {
+                            self.route(&room, target)
+                                .and_then(|r| r.first().map(|m| m.direction.command()))
+                                .is_some_and(|first| blocked_commands.contains(&first))
+                        })
             })
             .cloned()
             .collect();
         if offered.iter().any(|a| !blocked.contains(a)) {
             offered.retain(|a| !blocked.contains(a));
         }
+        // Revision 1 reported every blocked action, offered or not.
+        let blocked = if by_route { blocked } else { blocked_commands };
         if !blocked.is_empty() {
             warnings.push(format!(
                 "these actions repeat a cycle that made no progress and are not available for now: {}",
@@ -420,17 +448,23 @@ impl Agent {
             unexplored => exits,
             go_to_targets => &go_to_targets,
         };
-        let messages = self
-            .llm
-            .prompts
-            .render("plan", context! { plan => &self.plan, ..wm.clone() })?;
+        let revision = self.settings.revision;
+        let plan_items = if revision >= 2 {
+            PLAN_ITEMS_COMPACT
+        } else {
+            crate::llm::bounds::PLAN_ITEMS
+        };
+        let messages = self.llm.prompts.render(
+            "plan",
+            context! { plan => &self.plan, layout => revision, max_items => plan_items, ..wm.clone() },
+        )?;
         let plan: Option<PlanAnswer> = self
             .llm
             .ask(
                 &mut self.pending,
                 "plan",
                 messages,
-                plan_schema(),
+                plan_schema(revision),
                 400,
                 |p: &PlanAnswer| {
                     if p.plan.is_empty() {
@@ -450,7 +484,7 @@ impl Agent {
         let admissible = &offered;
         let messages = self.llm.prompts.render(
             "action",
-            context! { plan => &self.plan, admissible => admissible, ..wm },
+            context! { plan => &self.plan, admissible => admissible, layout => revision, ..wm },
         )?;
         let answer: Option<ActionAnswer> = self
             .llm
@@ -458,7 +492,7 @@ impl Agent {
                 &mut self.pending,
                 "action",
                 messages,
-                action_schema(admissible),
+                action_schema(admissible, revision),
                 250,
                 |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
                     Some(_) => Ok(()),

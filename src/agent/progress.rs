@@ -243,13 +243,17 @@ impl super::Agent {
         }
         if let Some(cycle) = detect_cycle(&self.answers) {
             for command in cycle {
-                let from = self
-                    .answers
-                    .iter()
-                    .rposition(|(c, _)| *c == command)
-                    .and_then(|i| self.sent_from.get(i))
-                    .cloned()
-                    .unwrap_or_default();
+                // Revision 1 blocked an action in every room.
+                let from = if self.settings.revision < 2 {
+                    String::new()
+                } else {
+                    self.answers
+                        .iter()
+                        .rposition(|(c, _)| *c == command)
+                        .and_then(|i| self.sent_from.get(i))
+                        .cloned()
+                        .unwrap_or_default()
+                };
                 self.blocked
                     .retain(|(r, c, _)| !(*r == from && *c == command));
                 self.blocked.push((from, command, step + BLOCK_STEPS - 1));

@@ -363,3 +363,45 @@ async fn a_walk_back_and_forth_through_go_to_is_broken() {
     );
     assert_ne!(fifth.command, "go east", "{commands:?}");
 }
+
+/// Revision 2: the plan and action calls of a step send one system prompt and the same
+/// working memory first, so a server's prompt cache serves the action call's prefix;
+/// only the call's own part differs. Revision 1 (older runs) kept a system prompt each.
+#[tokio::test]
+async fn plan_and_action_calls_share_their_prompt_prefix() {
+    let script = Scripted::default().actions(&["go east", "go west"]);
+    let mut c = config();
+    c.max_steps = 2;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let call = |purpose: &str| {
+        steps[1]
+            .llm_calls
+            .iter()
+            .find(|c| c.purpose == purpose)
+            .cloned()
+            .expect("call")
+    };
+    let (plan, action) = (call("plan"), call("action"));
+    assert_eq!(plan.messages[0], action.messages[0]);
+    let (p, a) = (&plan.messages[1].content, &action.messages[1].content);
+    let own = p.find("Task: revise the plan.").expect("plan part");
+    assert_eq!(&p[..own], &a[..own], "the working memory differs");
+    assert!(a[own..].starts_with("Task: choose the action."));
+    assert!(p[..own].contains("Current observation:"));
+
+    let script = Scripted::default().actions(&["go east"]);
+    let mut c = config();
+    c.max_steps = 1;
+    c.agent.revision = 1;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let systems: Vec<&str> = steps[0]
+        .llm_calls
+        .iter()
+        .filter(|c| c.purpose == "plan" || c.purpose == "action")
+        .map(|c| c.messages[0].content.as_str())
+        .collect();
+    assert_eq!(systems.len(), 2);
+    assert_ne!(systems[0], systems[1]);
+}

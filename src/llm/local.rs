@@ -110,6 +110,10 @@ async fn spawn(
     })
 }
 
+/// The smallest run of tokens the embedded server reuses from a slot's cache after the
+/// first difference with its previous prompt (llama.cpp's `n_cache_reuse`).
+pub const CACHE_REUSE_TOKENS: u32 = 64;
+
 /// Start the local chat server and wait until `/health` answers.
 ///
 /// # Errors
@@ -126,6 +130,8 @@ pub async fn start_llm(env: &PyEnv, opts: &LocalOptions) -> Result<LocalServer> 
         opts.threads.to_string(),
         "--parallel".into(),
         opts.parallel.to_string(),
+        "--cache-reuse".into(),
+        CACHE_REUSE_TOKENS.to_string(),
     ];
     spawn(
         env,

@@ -24,6 +24,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "working_memory",
         include_str!("../../prompts/working_memory.md"),
     ),
+    ("agent", include_str!("../../prompts/agent.md")),
     ("summary", include_str!("../../prompts/summary.md")),
     ("importance", include_str!("../../prompts/importance.md")),
     ("reflection", include_str!("../../prompts/reflection.md")),
@@ -31,6 +32,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
 ];
 
 const USER_MARK: &str = "=== user ===";
+
+/// Prompt files that are parts of other prompts (no system message of their own).
+const PARTIALS: &[&str] = &["working_memory", "agent"];
+
+/// The name suffix of a prompt's system part among the templates.
+const SYSTEM_SUFFIX: &str = "#system";
 
 /// A text for a prompt or a terminal line: whitespace collapsed to single spaces, cut to
 /// `n` characters with "..." when longer.
@@ -47,7 +54,7 @@ pub fn clip(s: &str, n: usize) -> String {
 #[derive(Default)]
 pub struct Prompts {
     env: Environment<'static>,
-    systems: Vec<(String, String)>,
+    systems: Vec<String>,
 }
 
 impl Prompts {
@@ -75,7 +82,7 @@ impl Prompts {
                     s.trim().to_string(),
                     u.trim_start_matches(['\r', '\n']).to_string(),
                 ),
-                None if *name == "working_memory" => (String::new(), text.clone()),
+                None if PARTIALS.contains(name) => (String::new(), text.clone()),
                 None => bail!(UserError::new(format!(
                     "prompt {name}.md has no '{USER_MARK}' line"
                 ))),
@@ -84,29 +91,37 @@ impl Prompts {
                 .map_err(|e| {
                     UserError::new(format!("prompt {name}.md is not a valid template: {e}"))
                 })?;
-            systems.push((name.to_string(), system));
+            env.add_template_owned(format!("{name}{SYSTEM_SUFFIX}"), system)
+                .map_err(|e| {
+                    UserError::new(format!(
+                        "the system part of prompt {name}.md is not a valid template: {e}"
+                    ))
+                })?;
+            systems.push(name.to_string());
         }
         Ok(Self { env, systems })
     }
 
-    /// Render prompt `name` with `ctx`: the system message and the user message.
+    /// Render prompt `name` with `ctx`: the system message and the user message (both
+    /// are templates).
     ///
     /// # Errors
     /// An unknown name or a rendering error (a variable of the wrong shape).
     pub fn render<S: Serialize>(&self, name: &str, ctx: S) -> Result<Vec<Message>> {
-        let system = self
-            .systems
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s.clone())
-            .with_context(|| format!("no prompt named {name}"))?;
-        let user = self
-            .env
-            .get_template(name)
-            .and_then(|t| t.render(ctx))
-            .with_context(|| format!("cannot render prompt {name}"))?;
+        if !self.systems.iter().any(|n| n == name) {
+            anyhow::bail!("no prompt named {name}");
+        }
+        let ctx = minijinja::Value::from_serialize(&ctx);
+        let render = |template: &str| {
+            self.env
+                .get_template(template)
+                .and_then(|t| t.render(ctx.clone()))
+                .with_context(|| format!("cannot render prompt {name}"))
+        };
+        let system = render(&format!("{name}{SYSTEM_SUFFIX}"))?;
+        let user = render(name)?;
         Ok(vec![
-            Message::system(system),
+            Message::system(system.trim().to_string()),
             Message::user(user.trim_end().to_string()),
         ])
     }

@@ -55,13 +55,16 @@ pub struct MemorySettings {
     /// moves actually made are pinned (never offered for deletion; a move overrides a
     /// contradicting older spatial fact), the LLM's outdated verdicts are checked against
     /// [`relations::may_retire`], the extractor is shown the known facts about the things
-    /// in view, and Simulacra's recency decays from a memory's last access.
+    /// in view, and Simulacra's recency decays from a memory's last access. 3: the
+    /// extractor answers with compact triplets (`["s", "r", "o"]`), and the outdated check
+    /// is asked only about facts that the verdict guard would let a new triplet retire
+    /// (no call when there is none).
     #[serde(default = "legacy_rules")]
     pub rules: u32,
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 2;
+pub const RULES: u32 = 3;
 
 fn legacy_rules() -> u32 {
     1

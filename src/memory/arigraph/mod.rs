@@ -29,11 +29,43 @@ pub struct AriGraphMemory {
     query_cache: HashMap<String, Vec<f32>>,
 }
 
+/// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
+/// (rules 1 and 2) or the compact `["subject", "relation", "object"]` (rules 3).
 #[derive(Deserialize)]
+#[serde(from = "TripletForm")]
 struct RawTriplet {
     subject: String,
     relation: String,
     object: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TripletForm {
+    Array([String; 3]),
+    Object {
+        subject: String,
+        relation: String,
+        object: String,
+    },
+}
+
+impl From<TripletForm> for RawTriplet {
+    fn from(f: TripletForm) -> Self {
+        let (subject, relation, object) = match f {
+            TripletForm::Array([s, r, o]) => (s, r, o),
+            TripletForm::Object {
+                subject,
+                relation,
+                object,
+            } => (subject, relation, object),
+        };
+        Self {
+            subject,
+            relation,
+            object,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -89,7 +121,28 @@ impl Bounded for Outdated {
     }
 }
 
-fn extraction_schema(max: usize) -> Value {
+/// The extraction answer's schema: under rules 3 a triplet is an array of three short
+/// strings (about half the completion tokens of the object form).
+fn extraction_schema(max: usize, rules: u32) -> Value {
+    if rules >= 3 {
+        return json!({
+            "type": "object",
+            "properties": {
+                "triplets": {
+                    "type": "array",
+                    "maxItems": max,
+                    "items": {
+                        "type": "array",
+                        "minItems": 3,
+                        "maxItems": 3,
+                        "items": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
+                    }
+                }
+            },
+            "required": ["triplets"],
+            "additionalProperties": false
+        });
+    }
     json!({
         "type": "object",
         "properties": {
@@ -168,7 +221,7 @@ impl AriGraphMemory {
                 log,
                 "extract_triplets",
                 messages,
-                extraction_schema(self.settings.max_triplets),
+                extraction_schema(self.settings.max_triplets, rules),
                 500,
                 |_: &Extraction| Ok(()),
             )
@@ -206,6 +259,13 @@ impl AriGraphMemory {
                 !seen_set.contains(t)
                     && !pinned
                     && (scope == OutdatedScope::Incident || subjects.contains(t.subject.as_str()))
+                    // Rules 3: a fact no new triplet may retire (see the verdict guard
+                    // below) is not asked about; its verdict could change nothing.
+                    && (rules < 3
+                        || report
+                            .extracted
+                            .iter()
+                            .any(|n| relations::may_retire(n, t)))
             })
             .collect();
         report.checked = candidates.len();

@@ -31,6 +31,15 @@ async fn two_steps(
     second: &[(&str, &str, &str)],
     verdict: &str,
 ) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
+    two_steps_with(MemorySettings::default(), first, second, verdict).await
+}
+
+async fn two_steps_with(
+    settings: MemorySettings,
+    first: &[(&str, &str, &str)],
+    second: &[(&str, &str, &str)],
+    verdict: &str,
+) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
     let script = Arc::new(
         Scripted::default()
             .answer(
@@ -43,7 +52,7 @@ async fn two_steps(
         backend: script.clone(),
         prompts: Prompts::load(None).expect("prompts"),
     };
-    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    let mut memory = AriGraphMemory::new(settings);
     let mut log = CallLog::default();
     memory
         .update_graph(&llm, &mut log, &observed(1))
@@ -56,10 +65,16 @@ async fn two_steps(
     (memory, report, script)
 }
 
-/// A verdict that retires a fact of another kind is refused and counted.
+/// A verdict that retires a fact of another kind is refused and counted (rules 2); from
+/// rules 3 such a fact is not even asked about, and no outdated call is made.
 #[tokio::test]
 async fn a_verdict_across_relation_kinds_is_rejected() {
-    let (memory, report, _) = two_steps(
+    let rules2 = MemorySettings {
+        rules: 2,
+        ..MemorySettings::default()
+    };
+    let (memory, report, _) = two_steps_with(
+        rules2,
         &[("antique trunk", "is in", "bedroom")],
         &[("antique trunk", "is", "open")],
         r#"{"outdated": [1]}"#,
@@ -70,6 +85,57 @@ async fn a_verdict_across_relation_kinds_is_rejected() {
     assert_eq!(report.rejected_verdicts, 1);
     let kept = Triplet::new("antique trunk", "is in", "bedroom").unwrap();
     assert!(memory.graph.find(&kept).is_some());
+
+    let (memory, report, script) = two_steps(
+        &[("antique trunk", "is in", "bedroom")],
+        &[("antique trunk", "is", "open")],
+        r#"{"outdated": [1]}"#,
+    )
+    .await;
+    assert_eq!(report.checked, 0);
+    assert_eq!(report.rejected_verdicts, 0);
+    assert!(script.requests().iter().all(|r| r.purpose != "outdated"));
+    assert!(memory.graph.find(&kept).is_some());
+}
+
+/// Rules 3: the extractor is asked for compact triplets (arrays of three strings) and
+/// its answers are read in both forms.
+#[tokio::test]
+async fn compact_triplets_are_asked_for_and_read() {
+    let script = Arc::new(Scripted::default().answer(
+        "extract_triplets",
+        &[
+            r#"{"triplets":[["antique trunk","is in","bedroom"],["antique trunk","is","closed"]]}"#,
+            r#"{"triplets":[{"subject":"old key","relation":"is in","object":"antique trunk"}]}"#,
+        ],
+    ));
+    let llm = Llm {
+        backend: script.clone(),
+        prompts: Prompts::load(None).expect("prompts"),
+    };
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    let mut log = CallLog::default();
+    let first = memory
+        .update_graph(&llm, &mut log, &observed(1))
+        .await
+        .expect("step 1");
+    let second = memory
+        .update_graph(&llm, &mut log, &observed(2))
+        .await
+        .expect("step 2");
+    assert_eq!(first.extracted.len(), 2);
+    assert_eq!(
+        second.extracted,
+        vec![Triplet::new("old key", "is in", "antique trunk").unwrap()]
+    );
+    let request = &script.requests()[0];
+    assert!(
+        request.messages[0]
+            .content
+            .contains(r#"["fridge","is in","kitchen"]"#)
+    );
+    let schema = request.schema.as_ref().expect("schema").1.to_string();
+    assert!(schema.contains(r#""minItems":3"#), "{schema}");
 }
 
 /// Surface forms of one entity meet in one vertex, so the old state is offered to
@@ -134,5 +200,6 @@ async fn the_extractor_sees_known_facts_about_things_in_view() {
         "{}",
         prompts[1]
     );
-    assert!(prompts[1].contains("a note, a recipe or a book"));
+    let system = &script.requests()[0].messages[0].content;
+    assert!(system.contains("a note, a recipe or a book"));
 }
