@@ -4,7 +4,7 @@
 //! paper reports it costs (Table 3), and how it is built.
 //! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`build`];
 //! adding a bench row that changes a memory setting means one [`VariantOption`] arm
-//! (with its [`VariantOption::apply`]) and one [`ROWS`] entry.
+//! (with its [`VariantOption::apply`]) and one `ROWS` entry.
 
 use serde::{Deserialize, Serialize};
 
