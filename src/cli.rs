@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::llm::JsonMode;
-use crate::memory::{HopScope, MemoryDesign, OutdatedScope};
+use crate::memory::{HopScope, MemoryDesign, OutdatedScope, Strategy};
 
 /// Ariadne: an LLM agent for TextWorld games with AriGraph memory (arXiv:2407.04363).
 #[derive(Debug, Parser)]
@@ -97,7 +97,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
-    /// arigraph-no-exploration, oracle, full-history, summary, rag, simulacra, reflexion.
+    /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
+    /// arigraph+mixed, oracle, full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
@@ -294,6 +295,10 @@ pub struct MemoryArgs {
     /// Which edges a BFS hop ranks: all (the paper's Algorithm 2) or incident.
     #[arg(long, value_parser = parse_from_str::<HopScope>, help_heading = "Memory")]
     pub hop_scope: Option<HopScope>,
+    /// The semantic search strategy: bfs (AriGraph's Algorithm 2), or PersonalAI's
+    /// astar, water-circles, beam or mixed (arXiv:2506.17001).
+    #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
+    pub retrieval: Option<Strategy>,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
     #[arg(long, help_heading = "Navigation")]
     pub no_exploration: bool,

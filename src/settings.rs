@@ -15,7 +15,7 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
-use crate::memory::{HopScope, MemorySettings, OutdatedScope};
+use crate::memory::{HopScope, MemorySettings, OutdatedScope, Strategy};
 use crate::trajectory::Goal;
 
 /// The longest retry budget accepted, seconds (a day).
@@ -59,6 +59,8 @@ pub struct ConfigFile {
     pub episodes: Option<usize>,
     /// See `--hop-scope`.
     pub hop_scope: Option<HopScope>,
+    /// See `--retrieval`.
+    pub retrieval: Option<Strategy>,
     /// `false`: see `--no-exploration`.
     pub exploration: Option<bool>,
     /// `false`: see `--no-go-to`.
@@ -228,7 +230,7 @@ impl Resolver {
     }
 
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
-    /// `--hop-scope`).
+    /// `--hop-scope`, `--retrieval`).
     ///
     /// # Errors
     /// A value out of range.
@@ -244,6 +246,7 @@ impl Resolver {
                 .or(cfg.outdated_scope)
                 .unwrap_or(d.outdated_scope),
             hop_scope: args.hop_scope.or(cfg.hop_scope).unwrap_or(d.hop_scope),
+            retrieval: args.retrieval.or(cfg.retrieval).unwrap_or(d.retrieval),
             ..d
         };
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {

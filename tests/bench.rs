@@ -368,14 +368,15 @@ fn reflexion_rows_count_every_trial() {
 }
 
 /// Regression: bench ignored memory keys of the config file. Every key `play` honours
-/// reaches a bench episode's manifest through the one settings resolver.
+/// reaches a bench episode's manifest through the one settings resolver; a row's option
+/// (`arigraph+beam`) wins over the config's `retrieval`.
 #[test]
 fn config_file_keys_reach_a_bench_episode() {
     let server = Scripted::start(&[]);
     let work = tempfile::tempdir().unwrap();
     std::fs::write(
         work.path().join("ariadne.toml"),
-        "outdated_scope = \"subject\"\nhop_scope = \"incident\"\ndepth = 3\nexploration = false\nshow_score = true\n",
+        "outdated_scope = \"subject\"\nhop_scope = \"incident\"\ndepth = 3\nretrieval = \"water-circles\"\nexploration = false\nshow_score = true\n",
     )
     .unwrap();
     let game = common::root().join("games/simple.z8");
@@ -393,6 +394,8 @@ fn config_file_keys_reach_a_bench_episode() {
             "b",
             "--goal",
             "Find the chips.",
+            "--memory",
+            "arigraph,arigraph+beam",
         ],
     );
     assert!(
@@ -400,14 +403,21 @@ fn config_file_keys_reach_a_bench_episode() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let runs: Vec<_> = std::fs::read_dir(work.path().join("b/runs"))
+    let mut runs: Vec<_> = std::fs::read_dir(work.path().join("b/runs"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
-    assert_eq!(runs.len(), 1);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(runs[0].join("manifest.json")).unwrap())
-            .unwrap();
+    runs.sort();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let read = |dir: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
+    };
+    // simple--arigraph+beam--run1 sorts before simple--arigraph--run1.
+    assert!(runs[0].ends_with("simple--arigraph+beam--run1"), "{runs:?}");
+    assert_eq!(read(&runs[0])["memory"]["retrieval"], "beam");
+    assert_eq!(read(&runs[0])["memory"]["depth"], 3);
+    let manifest = read(&runs[1]);
+    assert_eq!(manifest["memory"]["retrieval"], "water-circles");
     assert_eq!(manifest["memory"]["outdated_scope"], "subject");
     assert_eq!(manifest["memory"]["hop_scope"], "incident");
     assert_eq!(manifest["memory"]["depth"], 3);
@@ -422,6 +432,7 @@ fn config_file_keys_reach_a_bench_episode() {
         md.contains("World model against the game's ground truth"),
         "{md}"
     );
+    assert!(md.contains("AriGraph + BeamSearch"), "{md}");
     let csv = std::fs::read_to_string(work.path().join("b/results.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();

@@ -26,17 +26,18 @@ const WALK: &[&str] = &[
 
 /// Play `steps` steps of the simple game with the scripted server; return the run dir.
 fn scripted_run(work: &Path, steps: u32) -> std::path::PathBuf {
+    scripted_run_with(work, steps, &[])
+}
+
+/// [`scripted_run`] with more `play` options.
+fn scripted_run_with(work: &Path, steps: u32, extra: &[&str]) -> std::path::PathBuf {
     let server = Scripted::start(WALK);
-    let out = play(
-        work,
-        &server.base_url,
-        &[
-            &game("simple.z8"),
-            "--max-steps",
-            &steps.to_string(),
-            "--quiet",
-        ],
-    );
+    let steps = steps.to_string();
+    let mut args = vec![game("simple.z8")];
+    args.extend(["--max-steps", &steps, "--quiet"].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = play(work, &server.base_url, &args);
     assert!(
         out.status.success(),
         "{}",
@@ -81,6 +82,31 @@ fn replay_of_an_unmodified_run_matches_every_step_without_network() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(
         stdout.contains("replayed 12 steps of") && stdout.contains("every step matches the log"),
+        "{stdout}"
+    );
+}
+
+/// A run with one of PersonalAI's strategies records it in its manifest and replays
+/// exactly (the strategy reads only recorded vectors; no new embedding is asked).
+#[test]
+fn a_run_with_beam_retrieval_records_it_and_replays_exactly() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run_with(work.path(), 6, &["--retrieval", "beam"]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["memory"]["retrieval"], "beam");
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert!(
+        steps
+            .iter()
+            .any(|s| !s["retrieval"]["triplets"].as_array().unwrap().is_empty()),
+        "beam retrieved nothing in 6 steps"
+    );
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("replayed 6 steps of") && stdout.contains("every step matches the log"),
         "{stdout}"
     );
 }

@@ -282,7 +282,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                     max_steps: cap,
                     seed: plan.seed + u64::from(run),
                     design: variant.design,
-                    memory: plan.memory.clone(),
+                    memory: variant.memory_settings(&plan.memory),
                     trials: plan.trials,
                     agent: AgentSettings {
                         exploration: variant.exploration && plan.agent.exploration,

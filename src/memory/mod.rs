@@ -4,6 +4,8 @@
 
 //!
 //! - [`graph`]: the graph as data; [`retrieval`]: its search as pure functions;
+//! - [`strategies`]: the semantic-search strategies (`--retrieval`: AriGraph's BFS,
+//!   PersonalAI's A*, WaterCircles, BeamSearch, mixed);
 //! - [`arigraph`]: the AriGraph memory (update and two-step retrieval);
 //! - [`baselines`]: the memories the paper compares (one file each);
 //! - [`registry`]: every design's name, table label, cost and constructor;
@@ -18,14 +20,16 @@ pub mod oracle;
 pub mod registry;
 pub mod relations;
 pub mod retrieval;
+pub mod strategies;
 pub mod truth;
 
 use serde::{Deserialize, Serialize};
 
 pub use arigraph::AriGraphMemory;
 pub use graph::{AriGraph, Episode, Triplet, TripletId};
-pub use registry::{MemoryDesign, Variant};
+pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
+pub use strategies::Strategy;
 
 use anyhow::Result;
 
@@ -50,6 +54,10 @@ pub struct MemorySettings {
     /// incident edges only).
     #[serde(default = "legacy_hop_scope")]
     pub hop_scope: HopScope,
+    /// The semantic-search strategy ([`strategies`]): AriGraph's BFS (default; also for
+    /// runs recorded before this setting existed) or one of PersonalAI's traversals.
+    #[serde(default)]
+    pub retrieval: Strategy,
     /// The revision of the memory rules a run follows, so every run replays under the
     /// rules it was recorded with. 1: the first rules. 2 ([`RULES`]): spatial facts from
     /// moves actually made are pinned (never offered for deletion; a move overrides a
@@ -112,6 +120,7 @@ impl Default for MemorySettings {
             query_chars: 600,
             outdated_scope: OutdatedScope::Incident,
             hop_scope: HopScope::All,
+            retrieval: Strategy::Bfs,
             rules: RULES,
         }
     }

@@ -1,11 +1,14 @@
 //! The registry of memory designs: each design (and each bench row, such as the paper's
-//! "w/o exploration" ablation) declares its name on the command line, its label in the
-//! paper's Table 4, what the paper reports it costs (Table 3), and how it is built.
-//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`build`].
+//! "w/o exploration" ablation or AriGraph with one of PersonalAI's retrieval strategies)
+//! declares its name on the command line, its label in the paper's Table 4, what the
+//! paper reports it costs (Table 3), and how it is built.
+//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`build`];
+//! adding a bench row that changes a memory setting means one [`VariantOption`] arm
+//! (with its [`VariantOption::apply`]) and one `ROWS` entry.
 
 use serde::{Deserialize, Serialize};
 
-use super::{AriGraphMemory, MemoryModule, MemorySettings, baselines};
+use super::{AriGraphMemory, MemoryModule, MemorySettings, Strategy, baselines};
 use crate::error::UserError;
 
 /// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
@@ -33,13 +36,49 @@ pub enum MemoryDesign {
     Reflexion,
 }
 
-/// A row of a bench table: a design, possibly with the exploration switch off.
+/// A row of a bench table: a design, possibly with the exploration switch off or a
+/// memory option set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Variant {
     /// The memory design.
     pub design: MemoryDesign,
     /// Unexplored exits shown.
     pub exploration: bool,
+    /// A memory setting the row sets on top of the bench's (benches planned before
+    /// options existed have none).
+    #[serde(default)]
+    pub option: VariantOption,
+}
+
+/// A named memory option of a bench row, applied to the episode's [`MemorySettings`]
+/// (the row's value wins over the flag or config key).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantOption {
+    /// The bench's settings as they are.
+    #[default]
+    None,
+    /// The semantic-search strategy (`--retrieval`; PersonalAI's traversals).
+    Retrieval(Strategy),
+}
+
+impl VariantOption {
+    /// Set the option on an episode's memory settings.
+    pub fn apply(self, settings: &mut MemorySettings) {
+        match self {
+            VariantOption::None => {}
+            VariantOption::Retrieval(s) => settings.retrieval = s,
+        }
+    }
+
+    /// How to get the same settings in `play` (for the error on a row name given as a
+    /// design).
+    fn flag(self) -> String {
+        match self {
+            VariantOption::None => String::new(),
+            VariantOption::Retrieval(s) => format!(" --retrieval {s}"),
+        }
+    }
 }
 
 /// One registry entry.
@@ -59,6 +98,16 @@ const fn v(design: MemoryDesign, exploration: bool) -> Variant {
     Variant {
         design,
         exploration,
+        option: VariantOption::None,
+    }
+}
+
+/// AriGraph with a retrieval strategy.
+const fn arigraph_with(s: Strategy) -> Variant {
+    Variant {
+        design: MemoryDesign::Arigraph,
+        exploration: true,
+        option: VariantOption::Retrieval(s),
     }
 }
 
@@ -121,6 +170,38 @@ const ROWS: &[Row] = &[
         trials: false,
     },
     Row {
+        name: "arigraph+astar",
+        label: "AriGraph + A*",
+        variant: arigraph_with(Strategy::Astar),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+water-circles",
+        label: "AriGraph + WaterCircles",
+        variant: arigraph_with(Strategy::WaterCircles),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+beam",
+        label: "AriGraph + BeamSearch",
+        variant: arigraph_with(Strategy::Beam),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+mixed",
+        label: "AriGraph + Mixed",
+        variant: arigraph_with(Strategy::Mixed),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
         name: "oracle",
         label: "Oracle (true facts)",
         variant: v(MemoryDesign::Oracle, true),
@@ -152,12 +233,7 @@ impl MemoryDesign {
 
     /// The name used on the command line and in logs.
     pub fn name(self) -> &'static str {
-        Variant {
-            design: self,
-            exploration: true,
-        }
-        .row()
-        .name
+        v(self, true).row().name
     }
 
     /// Whether the design has the knowledge graph that navigation and exploration use.
@@ -187,12 +263,7 @@ impl MemoryDesign {
 
     /// Whether the design plays several trials of a game (Reflexion).
     pub fn has_trials(self) -> bool {
-        Variant {
-            design: self,
-            exploration: true,
-        }
-        .row()
-        .trials
+        v(self, true).row().trials
     }
 }
 
@@ -203,9 +274,17 @@ impl std::str::FromStr for MemoryDesign {
             Variant {
                 design,
                 exploration: true,
+                option: VariantOption::None,
             } => Ok(design),
-            _ => Err(UserError::new(format!(
-                "{s} is a bench row, not a memory design; use --memory arigraph --no-exploration"
+            v => Err(UserError::new(format!(
+                "{s} is a bench row, not a memory design; use --memory {}{}{}",
+                v.design.name(),
+                if v.exploration {
+                    ""
+                } else {
+                    " --no-exploration"
+                },
+                v.option.flag()
             ))),
         }
     }
@@ -219,7 +298,9 @@ impl Variant {
             .unwrap_or(&ROWS[0])
     }
 
-    /// Parse a `--memory` entry: a design name, or `arigraph-no-exploration`.
+    /// Parse a `--memory` entry: a design name, `arigraph-no-exploration`, or AriGraph
+    /// with a retrieval strategy (`arigraph+astar`, `arigraph+water-circles`,
+    /// `arigraph+beam`, `arigraph+mixed`).
     ///
     /// # Errors
     /// A [`UserError`] listing the names.
@@ -240,8 +321,25 @@ impl Variant {
     pub fn name(self) -> String {
         match ROWS.iter().find(|r| r.variant == self) {
             Some(r) => r.name.to_string(),
-            None => format!("{}-no-exploration", self.design.name()),
+            None => {
+                let mut name = self.design.name().to_string();
+                if !self.exploration {
+                    name.push_str("-no-exploration");
+                }
+                if let VariantOption::Retrieval(s) = self.option {
+                    name.push('+');
+                    name.push_str(s.name());
+                }
+                name
+            }
         }
+    }
+
+    /// The episode's memory settings: the bench's, with the row's option applied.
+    pub fn memory_settings(self, bench: &MemorySettings) -> MemorySettings {
+        let mut m = bench.clone();
+        self.option.apply(&mut m);
+        m
     }
 
     /// The row label of the paper's Table 4.
@@ -301,5 +399,51 @@ mod tests {
             assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
         }
         assert_eq!(MemoryDesign::all().len(), 8);
+    }
+
+    #[test]
+    fn retrieval_rows_parse_and_set_the_strategy() {
+        let beam = Variant::parse("arigraph+beam").unwrap();
+        assert_eq!(beam.design, MemoryDesign::Arigraph);
+        assert!(beam.exploration);
+        assert_eq!(beam.option, VariantOption::Retrieval(Strategy::Beam));
+        assert_eq!(beam.label(), "AriGraph + BeamSearch");
+        assert_eq!(beam.name(), "arigraph+beam");
+        assert_eq!(beam.calls_per_step(), 4);
+        let bench = MemorySettings {
+            depth: 3,
+            ..MemorySettings::default()
+        };
+        let m = beam.memory_settings(&bench);
+        assert_eq!(m.retrieval, Strategy::Beam);
+        assert_eq!(m.depth, 3);
+        // Every strategy but the default has its row, named after it.
+        for s in &Strategy::ALL[1..] {
+            let row = Variant::parse(&format!("arigraph+{s}")).unwrap();
+            assert_eq!(row.memory_settings(&bench).retrieval, *s);
+            assert_eq!(row.name(), format!("arigraph+{s}"));
+        }
+        // The plain row leaves the bench's strategy alone.
+        let plain = Variant::parse("arigraph").unwrap();
+        let chosen = MemorySettings {
+            retrieval: Strategy::Astar,
+            ..MemorySettings::default()
+        };
+        assert_eq!(plain.memory_settings(&chosen).retrieval, Strategy::Astar);
+        // A row is not a design for play, and the error says how to get it.
+        let err = "arigraph+beam".parse::<MemoryDesign>().unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("--memory arigraph --retrieval beam"),
+            "{err}"
+        );
+        assert!(Variant::parse("arigraph+dfs").is_err());
+        // Bench plans written before options existed still read.
+        let old: Variant =
+            serde_json::from_str(r#"{"design":"arigraph","exploration":false}"#).unwrap();
+        assert_eq!(old.option, VariantOption::None);
+        assert_eq!(old.name(), "arigraph-no-exploration");
+        let round: Variant = serde_json::from_value(serde_json::to_value(beam).unwrap()).unwrap();
+        assert_eq!(round, beam);
     }
 }

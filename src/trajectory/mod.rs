@@ -37,6 +37,8 @@ pub use manifest::{GameInfo, Manifest, Parent, Versions};
 ///   (`world_model` in steps and summary), `memory.rules`, the goal and its source, the
 ///   walkthrough flag, `memory.rejected_verdicts`. Older runs replay: the accuracy is
 ///   recomputed against the true state the bridge reports during the replay.
+///   Added since, within version 3: `memory.retrieval` (missing: `bfs`,
+///   the only strategy before it).
 pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this Ariadne reads.

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::relations;
 use super::retrieval::{self, Retrieved};
+use super::strategies;
 use super::{
     AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries,
     Retrieval, RetrievedEpisode, RetrievedTriplet, Triplet, TripletId, UpdateReport,
@@ -372,8 +373,9 @@ impl AriGraphMemory {
         Ok(())
     }
 
-    /// Two-step retrieval (Algorithm 1): semantic search for each query, union of the
-    /// triplets, then episodic search over that union (excluding `current_step`).
+    /// Two-step retrieval (Algorithm 1): semantic search for each query (by the
+    /// strategy of [`MemorySettings::retrieval`]), union of the triplets, then episodic
+    /// search over that union (excluding `current_step`).
     ///
     /// # Errors
     /// Transport errors while embedding the queries.
@@ -415,7 +417,8 @@ impl AriGraphMemory {
         self.retrieve_with_settings(queries, current_step, &self.settings)
     }
 
-    /// [`AriGraphMemory::retrieve_with`] under other d, w, k (no network: cached vectors only).
+    /// [`AriGraphMemory::retrieve_with`] under other d, w, k or strategy (no network:
+    /// cached vectors only).
     pub fn retrieve_with_settings(
         &self,
         queries: &[String],
@@ -433,13 +436,7 @@ impl AriGraphMemory {
             .iter()
             .filter_map(|q| self.query_cache.get(q).map(Vec::as_slice))
             .collect();
-        for results in retrieval::semantic_search_many(
-            &self.graph,
-            &vectors,
-            settings.depth,
-            settings.width,
-            settings.hop_scope,
-        ) {
+        for results in strategies::search_many(&self.graph, &vectors, settings) {
             for r in results {
                 match pos.get(&r.id) {
                     Some(&i) => {

@@ -203,3 +203,67 @@ async fn the_extractor_sees_known_facts_about_things_in_view() {
     let system = &script.requests()[0].messages[0].content;
     assert!(system.contains("a note, a recipe or a book"));
 }
+
+/// The semantic step follows `retrieval`; the episodic step (Eq. 1) scores the
+/// episodes by the triplets the strategy returned.
+#[test]
+fn retrieval_follows_the_strategy_setting() {
+    use crate::memory::Strategy;
+    use crate::memory::strategies::{self, fixture};
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    memory.graph = fixture::house();
+    let id = |t: &str| fixture::id_of(&memory.graph, t);
+    let kitchen = vec![
+        id("fridge, is in, kitchen"),
+        id("counter, is in, kitchen"),
+        id("knife, is on, counter"),
+    ];
+    let bedroom = vec![id("bedroom, is north of, hall"), id("bed, is in, bedroom")];
+    memory.graph.add_episode(1, "the kitchen".into(), kitchen);
+    memory.graph.add_episode(2, "the bedroom".into(), bedroom);
+    let q = vec![1.0, 0.0, 0.0];
+    memory
+        .query_cache
+        .insert("where is the knife".into(), q.clone());
+    let mut seen = Vec::new();
+    for s in Strategy::ALL {
+        let settings = MemorySettings {
+            retrieval: s,
+            ..MemorySettings::default()
+        };
+        let got = memory.retrieve_with_settings(&["where is the knife".into()], 3, &settings);
+        let want: Vec<String> = strategies::search(&memory.graph, &q, s, &settings)
+            .iter()
+            .map(|r| memory.graph.triplet(r.id).text())
+            .collect();
+        let texts: Vec<String> = got.triplets.iter().map(|t| t.triplet.clone()).collect();
+        assert_eq!(texts, want, "{s}");
+        assert!(!texts.is_empty(), "{s}");
+        // Eq. 1 over the strategy's triplets: the kitchen episode holds 3 facts.
+        let n = |step: u32| {
+            got.episodes
+                .iter()
+                .find(|e| e.step == step)
+                .map_or(0, |e| e.n)
+        };
+        let held = |facts: &[&str]| {
+            facts
+                .iter()
+                .filter(|f| texts.contains(&f.to_string()))
+                .count()
+        };
+        assert_eq!(
+            n(1),
+            held(&[
+                "fridge, is in, kitchen",
+                "counter, is in, kitchen",
+                "knife, is on, counter"
+            ]),
+            "{s}"
+        );
+        seen.push(texts);
+    }
+    // Not all strategies retrieve the same facts.
+    seen.dedup();
+    assert!(seen.len() > 1, "{seen:?}");
+}
