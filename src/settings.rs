@@ -15,7 +15,7 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
-use crate::memory::{HopScope, MemorySettings, OutdatedScope};
+use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire};
 use crate::trajectory::Goal;
 
 /// The longest retry budget accepted, seconds (a day).
@@ -59,6 +59,12 @@ pub struct ConfigFile {
     pub episodes: Option<usize>,
     /// See `--hop-scope`.
     pub hop_scope: Option<HopScope>,
+    /// See `--retire`.
+    pub retire: Option<Retire>,
+    /// See `--gating`.
+    pub gating: Option<bool>,
+    /// See `--bridge`.
+    pub bridge: Option<bool>,
     /// `false`: see `--no-exploration`.
     pub exploration: Option<bool>,
     /// `false`: see `--no-go-to`.
@@ -228,7 +234,7 @@ impl Resolver {
     }
 
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
-    /// `--hop-scope`).
+    /// `--hop-scope`, `--retire`, `--gating`, `--bridge`).
     ///
     /// # Errors
     /// A value out of range.
@@ -244,6 +250,9 @@ impl Resolver {
                 .or(cfg.outdated_scope)
                 .unwrap_or(d.outdated_scope),
             hop_scope: args.hop_scope.or(cfg.hop_scope).unwrap_or(d.hop_scope),
+            retire: args.retire.or(cfg.retire).unwrap_or(d.retire),
+            gating: args.gating || cfg.gating.unwrap_or(d.gating),
+            bridge: args.bridge || cfg.bridge.unwrap_or(d.bridge),
             ..d
         };
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
