@@ -166,6 +166,26 @@ mod tests {
         assert!(!g.is_closed(&t("key", "is in", "locker")));
     }
 
+    /// A run recorded before these settings replays as it was: deletion, no gating,
+    /// no bridges; a new run closes.
+    #[test]
+    fn old_runs_delete_and_new_runs_close() {
+        let old: crate::memory::MemorySettings = serde_json::from_value(serde_json::json!({
+            "depth": 2, "width": 6, "episodes": 2, "max_triplets": 15, "query_chars": 600,
+            "outdated_scope": "incident", "hop_scope": "all", "rules": 3
+        }))
+        .unwrap();
+        assert_eq!(
+            (old.retire, old.gating, old.bridge),
+            (Retire::Delete, false, false)
+        );
+        let new = crate::memory::MemorySettings::default();
+        assert_eq!(
+            (new.retire, new.gating, new.bridge),
+            (Retire::Close, false, false)
+        );
+    }
+
     #[test]
     fn modes_parse_and_print() {
         for m in [Retire::Close, Retire::Delete] {
