@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::llm::JsonMode;
-use crate::memory::{HopScope, MemoryDesign, OutdatedScope, Strategy};
+use crate::memory::{HopScope, MemoryDesign, OutdatedScope, Retire, Strategy};
 
 /// Ariadne: an LLM agent for TextWorld games with AriGraph memory (arXiv:2407.04363).
 #[derive(Debug, Parser)]
@@ -299,6 +299,19 @@ pub struct MemoryArgs {
     /// astar, water-circles, beam or mixed (arXiv:2506.17001).
     #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
     pub retrieval: Option<Strategy>,
+    /// What a fact retired by a newer one becomes: close (kept with its steps and a
+    /// "superseded by" link, out of retrieval and prompts; AriadneMem; default) or delete
+    /// (the paper).
+    #[arg(long, value_parser = parse_from_str::<Retire>, help_heading = "Memory")]
+    pub retire: Option<Retire>,
+    /// Skip extraction and the outdated check (no LLM call) for an observation that
+    /// repeats a recent one and names nothing new (AriadneMem's entropy-aware gating).
+    #[arg(long, help_heading = "Memory")]
+    pub gating: bool,
+    /// Join disconnected parts of what a query retrieved through the vertex that best
+    /// connects them in the full graph (AriadneMem's bridge discovery).
+    #[arg(long, help_heading = "Memory")]
+    pub bridge: bool,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
     #[arg(long, help_heading = "Navigation")]
     pub no_exploration: bool,

@@ -15,7 +15,7 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
-use crate::memory::{HopScope, MemorySettings, OutdatedScope, Strategy};
+use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
 use crate::trajectory::Goal;
 
 /// The longest retry budget accepted, seconds (a day).
@@ -61,6 +61,12 @@ pub struct ConfigFile {
     pub hop_scope: Option<HopScope>,
     /// See `--retrieval`.
     pub retrieval: Option<Strategy>,
+    /// See `--retire`.
+    pub retire: Option<Retire>,
+    /// See `--gating`.
+    pub gating: Option<bool>,
+    /// See `--bridge`.
+    pub bridge: Option<bool>,
     /// `false`: see `--no-exploration`.
     pub exploration: Option<bool>,
     /// `false`: see `--no-go-to`.
@@ -230,7 +236,7 @@ impl Resolver {
     }
 
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
-    /// `--hop-scope`, `--retrieval`).
+    /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`).
     ///
     /// # Errors
     /// A value out of range.
@@ -247,6 +253,9 @@ impl Resolver {
                 .unwrap_or(d.outdated_scope),
             hop_scope: args.hop_scope.or(cfg.hop_scope).unwrap_or(d.hop_scope),
             retrieval: args.retrieval.or(cfg.retrieval).unwrap_or(d.retrieval),
+            retire: args.retire.or(cfg.retire).unwrap_or(d.retire),
+            gating: args.gating || cfg.gating.unwrap_or(d.gating),
+            bridge: args.bridge || cfg.bridge.unwrap_or(d.bridge),
             ..d
         };
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {

@@ -369,3 +369,127 @@ fn replay_works_from_another_directory() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("every step matches the log"), "{stdout}");
 }
+
+/// AriadneMem's options (`--retire close --gating --bridge`): a scripted run with
+/// repeated `look` and `inventory` answers (gated steps) replays exactly, and its
+/// manifest, steps and export hold what the options did. The extractor also places the
+/// doors and the trunk in the bedroom, so that with w = 2 and d = 1 a query can match
+/// facts that only the bedroom joins (a bridge).
+#[test]
+fn ariadnemem_options_replay_exactly() {
+    let work = tempfile::tempdir().unwrap();
+    let mut walk = vec!["look", "look", "inventory", "inventory"];
+    walk.extend_from_slice(WALK);
+    let server = Scripted::start(&walk);
+    server.script.lock().unwrap().chat_hook = Some(Box::new(|body, rule| {
+        if body["response_format"]["json_schema"]["name"] != "extract_triplets" {
+            return None;
+        }
+        let mut answer: Value = serde_json::from_str(rule).ok()?;
+        let user = body["messages"].to_string().to_lowercase();
+        for thing in ["wooden door", "antique trunk"] {
+            if user.contains("observation: -= bedroom =-") && user.contains(thing) {
+                answer["triplets"].as_array_mut()?.push(
+                    serde_json::json!({"subject": thing, "relation": "is in", "object": "bedroom"}),
+                );
+            }
+        }
+        Some(common::Reply::json(&common::completion(
+            Value::String(answer.to_string()),
+            Some("stop"),
+            Some((10, 2)),
+            serde_json::json!({}),
+        )))
+    }));
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[
+            &game("simple.z8"),
+            "--max-steps",
+            "12",
+            "--quiet",
+            "--retire",
+            "close",
+            "--gating",
+            "--bridge",
+            "--width",
+            "2",
+            "--depth",
+            "1",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = run_dir(work.path());
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["memory"]["retire"], "close");
+    assert_eq!(manifest["memory"]["gating"], true);
+    assert_eq!(manifest["memory"]["bridge"], true);
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    // look, look: the second answer repeats the first; inventory, inventory likewise.
+    let gated: Vec<u64> = steps
+        .iter()
+        .filter(|s| s["memory"]["gated"] == true)
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(gated, vec![3, 5]);
+    for s in steps.iter().filter(|s| s["memory"]["gated"] == true) {
+        let purposes: Vec<&str> = s["llm_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["purpose"].as_str().unwrap())
+            .collect();
+        assert_eq!(purposes, vec!["plan", "action"]);
+    }
+    let bridges: Vec<&Value> = steps
+        .iter()
+        .flat_map(|s| s["retrieval"]["bridges"].as_array().into_iter().flatten())
+        .collect();
+    assert!(!bridges.is_empty(), "no bridge was found");
+    for b in &bridges {
+        for t in b["triplets"].as_array().unwrap() {
+            assert!(steps.iter().any(|s| {
+                s["retrieval"]["triplets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r["triplet"] == *t && r["bridge"] == true)
+            }));
+        }
+    }
+
+    let d = dir.to_str().unwrap();
+    let out = replay(work.path(), &[d, "--quiet", "--export", "json"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("replayed 12 steps of") && stdout.contains("every step matches the log"),
+        "{stdout}"
+    );
+    let graph: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-12.json")).unwrap())
+            .unwrap();
+    let closed = graph["closed_edges"].as_array().unwrap();
+    assert!(
+        closed.iter().any(|c| c["subject"] == "player"
+            && c["object"] == "bedroom"
+            && c["until"].as_u64() > c["since"].as_u64()
+            && !c["superseded_by"].as_array().unwrap().is_empty()),
+        "{closed:?}"
+    );
+    let out = replay(work.path(), &[d, "--quiet", "--step", "10"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("closed facts (")
+            && stdout.contains("player, is in, bedroom [1, ")
+            && stdout.contains("superseded by: player, is in, kitchen"),
+        "{stdout}"
+    );
+}

@@ -148,7 +148,7 @@ fn replay_prints_and_writes_the_accuracy_table() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "step,precision,recall,verifiable,unverifiable,true,observed_facts,held_facts,wrong_deletions,stale"
+        "step,precision,recall,verifiable,unverifiable,true,observed_facts,held_facts,wrong_deletions,stale,recoverable"
     );
     assert_eq!(lines.len(), 4);
     let w = &steps[2]["world_model"];

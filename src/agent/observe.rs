@@ -32,6 +32,10 @@ impl Agent {
             goal: &self.goal,
             facts: state.facts.as_deref(),
         };
+        // The graph's clock dates what this step adds and closes (moves included).
+        if let Some(graph) = self.memory.graph_mut() {
+            graph.set_step(step);
+        }
         let mut update = self
             .memory
             .update(&self.llm, &mut self.pending, &seen)

@@ -172,7 +172,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         config.agent.clone(),
     );
     agent.what_if = what_if;
-    agent.explorer = crate::nav::Explorer::new(config.memory.rules);
+    agent.explorer = crate::nav::Explorer::new(config.memory.rules).retiring(config.memory.retire);
     for s in sinks.iter_mut() {
         s.started(&Start {
             first: &state,

@@ -7,15 +7,31 @@ use serde_json::{Value, json};
 use super::AriGraph;
 
 /// The graph as JSON: `{"semantic_vertices": [name], "semantic_edges": [{"id", "subject",
-/// "relation", "object"}], "episodic_vertices": [{"step", "observation", "triplets": [id],
-/// "removed": [id]}]}`; `removed` lists the episode's triplets that are no longer in the
-/// semantic layer (outdated).
+/// "relation", "object", "since"}], "closed_edges": [{"id", "subject", "relation",
+/// "object", "since", "until", "superseded_by": [id]}], "episodic_vertices": [{"step",
+/// "observation", "triplets": [id], "removed": [id]}]}`. `since` is the step a fact
+/// (last) entered the graph; `closed_edges` is the history kept by `--retire close`
+/// (a fact current in steps `[since, until)`, then replaced by the triplets
+/// `superseded_by`; empty under `--retire delete`); `removed` lists the episode's
+/// triplets that are no longer in the semantic layer (outdated).
 pub fn to_json(graph: &AriGraph) -> Value {
     let edges: Vec<Value> = graph
         .alive_ids()
         .map(|id| {
             let t = graph.triplet(id);
-            json!({"id": id, "subject": t.subject, "relation": t.relation, "object": t.object})
+            json!({"id": id, "subject": t.subject, "relation": t.relation, "object": t.object, "since": graph.since(id)})
+        })
+        .collect();
+    let closed: Vec<Value> = graph
+        .history()
+        .closed()
+        .iter()
+        .map(|c| {
+            let t = graph.triplet(c.id);
+            json!({
+                "id": c.id, "subject": t.subject, "relation": t.relation, "object": t.object,
+                "since": c.since, "until": c.until, "superseded_by": c.superseded_by,
+            })
         })
         .collect();
     let episodes: Vec<Value> = graph
@@ -29,6 +45,7 @@ pub fn to_json(graph: &AriGraph) -> Value {
     json!({
         "semantic_vertices": graph.vertices(),
         "semantic_edges": edges,
+        "closed_edges": closed,
         "episodic_vertices": episodes,
     })
 }
@@ -42,7 +59,9 @@ fn quote(s: &str) -> String {
     )
 }
 
-/// The graph as a Graphviz `digraph` (render with `dot -Tsvg`).
+/// The graph as a Graphviz `digraph` (render with `dot -Tsvg`); closed facts
+/// (`--retire close`) are grey dashed edges labelled with their steps and, in the
+/// tooltip, what superseded them.
 pub fn to_dot(graph: &AriGraph) -> String {
     let mut out = String::from("digraph arigraph {\n  rankdir=LR;\n  node [shape=ellipse];\n");
     for v in graph.vertices() {
@@ -55,6 +74,21 @@ pub fn to_dot(graph: &AriGraph) -> String {
             quote(&t.subject),
             quote(&t.object),
             quote(&t.relation)
+        ));
+    }
+    for c in graph.history().closed() {
+        let t = graph.triplet(c.id);
+        let by: Vec<String> = c
+            .superseded_by
+            .iter()
+            .map(|id| graph.triplet(*id).text())
+            .collect();
+        out.push_str(&format!(
+            "  {} -> {} [label={}, style=dashed, color=grey, fontcolor=grey, tooltip={}];\n",
+            quote(&t.subject),
+            quote(&t.object),
+            quote(&format!("{} [{}, {})", t.relation, c.since, c.until)),
+            quote(&format!("superseded by: {}", by.join("; ")))
         ));
     }
     for e in graph.episodes() {
@@ -106,5 +140,29 @@ mod tests {
         );
         assert!(!dot.contains(r#""key" -> "locker""#));
         assert!(dot.contains(r#""step 1" -> "note" [style=dotted"#));
+        assert_eq!(j["closed_edges"], json!([]));
+    }
+
+    #[test]
+    fn exports_show_closed_facts_with_interval_and_link() {
+        let mut g = AriGraph::new();
+        g.set_step(1);
+        let (old, _) = g.add(Triplet::new("key", "is in", "locker").unwrap());
+        g.set_step(3);
+        let (new, _) = g.add(Triplet::new("key", "is in", "inventory").unwrap());
+        g.retire(old, crate::memory::Retire::Close, &[new]);
+        let j = to_json(&g);
+        assert_eq!(
+            j["closed_edges"],
+            json!([{"id": old, "subject": "key", "relation": "is in", "object": "locker",
+                    "since": 1, "until": 3, "superseded_by": [new]}])
+        );
+        assert_eq!(j["semantic_edges"][0]["since"], 3);
+        let dot = to_dot(&g);
+        assert!(
+            dot.contains(r#""key" -> "locker" [label="is in [1, 3)", style=dashed"#)
+                && dot.contains("superseded by: key, is in, inventory"),
+            "{dot}"
+        );
     }
 }

@@ -9,12 +9,16 @@
 //!   step t is the set of triplets extracted at step t (a hyperedge).
 //! - Embeddings of triplets (as passages) and of vertices (as queries) are stored here,
 //!   computed once when the triplet or vertex first appears, never per query.
+//! - A step clock ([`AriGraph::set_step`]) dates each triplet's entry (`since`); with
+//!   [`Retire::Close`] a retired triplet is kept in the [`History`] with its interval
+//!   and what superseded it ([`super::temporal`], after AriadneMem).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::names::{entity_key, fold};
+use super::temporal::{History, Retire};
 
 /// A semantic edge: (subject, relation, object) in canonical form ([`super::names`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -73,6 +77,8 @@ struct TripletRecord {
     alive: bool,
     embedding: Option<Vec<f32>>,
     norm_sq: f32,
+    /// The step at which it last became alive.
+    since: u32,
 }
 
 /// An episodic vertex with its episodic edge.
@@ -96,6 +102,9 @@ pub struct AriGraph {
     episodes: Vec<Episode>,
     alive: usize,
     pinned: HashSet<TripletId>,
+    /// The current step (1-based; 0 before any step).
+    step: u32,
+    history: History,
 }
 
 impl AriGraph {
@@ -162,6 +171,7 @@ impl AriGraph {
             self.triplets[id].alive = true;
             if !was_alive {
                 self.alive += 1;
+                self.triplets[id].since = self.step;
             }
             self.link(id);
             return (id, !was_alive);
@@ -173,6 +183,7 @@ impl AriGraph {
             alive: true,
             embedding: None,
             norm_sq: 0.0,
+            since: self.step,
         });
         self.alive += 1;
         self.link(id);
@@ -208,6 +219,55 @@ impl AriGraph {
             }
         }
         true
+    }
+
+    /// Retire an alive triplet that `superseded_by` replaced: removed from the semantic
+    /// layer ([`AriGraph::remove`]) and, with [`Retire::Close`], kept in the history with
+    /// its interval `[since, current step)` and the link. Returns false if it was not
+    /// alive (nothing is recorded).
+    pub fn retire(&mut self, id: TripletId, mode: Retire, superseded_by: &[TripletId]) -> bool {
+        if !self.remove(id) {
+            return false;
+        }
+        if mode == Retire::Close {
+            self.supersede(id, superseded_by);
+        }
+        true
+    }
+
+    /// Record in the history that the triplet `id`, already removed at this step, was
+    /// superseded by `by` (for callers that add the replacements after the removal).
+    pub fn supersede(&mut self, id: TripletId, by: &[TripletId]) {
+        if let Some(r) = self.triplets.get(id) {
+            self.history.close(id, r.since, self.step, by);
+        }
+    }
+
+    /// The closed facts ([`Retire::Close`]; empty with [`Retire::Delete`]).
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Whether the graph keeps this triplet as a closed fact (it was retired under
+    /// [`Retire::Close`] at some step).
+    pub fn is_closed(&self, t: &Triplet) -> bool {
+        self.index.get(t).is_some_and(|id| self.history.holds(*id))
+    }
+
+    /// Set the step clock: triplets added or revived from now on are dated `step`, and
+    /// facts closed from now on end at `step`.
+    pub fn set_step(&mut self, step: u32) {
+        self.step = step;
+    }
+
+    /// The step clock.
+    pub fn step(&self) -> u32 {
+        self.step
+    }
+
+    /// The step at which a triplet last entered the graph (0 for an unknown id).
+    pub fn since(&self, id: TripletId) -> u32 {
+        self.triplets.get(id).map_or(0, |r| r.since)
     }
 
     /// Alive triplets incident to any of `vertices` (E_s^rel of section 2), sorted by id.

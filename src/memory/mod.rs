@@ -9,11 +9,15 @@
 //! - [`arigraph`]: the AriGraph memory (update and two-step retrieval);
 //! - [`baselines`]: the memories the paper compares (one file each);
 //! - [`registry`]: every design's name, table label, cost and constructor;
-//! - [`export`]: DOT and JSON views of a graph.
+//! - [`export`]: DOT and JSON views of a graph;
+//! - [`temporal`], [`gating`], [`bridge`]: AriadneMem's conflict-aware coarsening,
+//!   entropy-aware gating and bridge discovery, options of the AriGraph memory.
 
 pub mod arigraph;
 pub mod baselines;
+pub mod bridge;
 pub mod export;
+pub mod gating;
 pub mod graph;
 pub mod names;
 pub mod oracle;
@@ -21,6 +25,7 @@ pub mod registry;
 pub mod relations;
 pub mod retrieval;
 pub mod strategies;
+pub mod temporal;
 pub mod truth;
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +35,7 @@ pub use graph::{AriGraph, Episode, Triplet, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
 pub use strategies::Strategy;
+pub use temporal::Retire;
 
 use anyhow::Result;
 
@@ -69,6 +75,21 @@ pub struct MemorySettings {
     /// (no call when there is none).
     #[serde(default = "legacy_rules")]
     pub rules: u32,
+    /// What a retired fact becomes ([`temporal`], AriadneMem's conflict-aware
+    /// coarsening): closed (kept with its interval and a "superseded by" link; the
+    /// default for new runs) or deleted (the paper; runs recorded before this setting).
+    #[serde(default = "legacy_retire")]
+    pub retire: Retire,
+    /// Skip extraction and the outdated check for an observation that repeats recent
+    /// memory ([`gating`], AriadneMem's entropy-aware gating; off by default and in runs
+    /// recorded before this setting).
+    #[serde(default)]
+    pub gating: bool,
+    /// Join the disconnected parts of what a query retrieved through the vertex that
+    /// best connects them in the full graph ([`bridge`], AriadneMem's bridge discovery;
+    /// off by default and in runs recorded before this setting).
+    #[serde(default)]
+    pub bridge: bool,
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
@@ -76,6 +97,10 @@ pub const RULES: u32 = 3;
 
 fn legacy_rules() -> u32 {
     1
+}
+
+fn legacy_retire() -> Retire {
+    Retire::Delete
 }
 
 fn legacy_hop_scope() -> HopScope {
@@ -122,6 +147,9 @@ impl Default for MemorySettings {
             hop_scope: HopScope::All,
             retrieval: Strategy::Bfs,
             rules: RULES,
+            retire: Retire::Delete,
+            gating: false,
+            bridge: false,
         }
     }
 }
@@ -161,17 +189,28 @@ pub struct UpdateReport {
     /// no new fact of the same kind shares a vertex with the old one.
     #[serde(default)]
     pub rejected_verdicts: usize,
+    /// The observation added nothing new to recent memory ([`gating`], `--gating`):
+    /// extraction and the outdated check were skipped, with no LLM call.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub gated: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A retrieved triplet as recorded.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct RetrievedTriplet {
     /// `subject, relation, object`.
     pub triplet: String,
-    /// BFS depth that found it.
+    /// BFS depth that found it (0 for a bridge triplet).
     pub depth: u32,
-    /// Similarity to the query or vertex that found it.
+    /// Similarity to the query or vertex that found it (0 for a bridge triplet).
     pub similarity: f32,
+    /// Added by bridge discovery ([`bridge`], `--bridge`), not by the semantic search.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bridge: bool,
 }
 
 /// A retrieved episode (a past observation) as recorded.
@@ -205,6 +244,10 @@ pub struct Retrieval {
     /// reflections, Reflexion's lessons.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The bridges that joined disconnected parts of the retrieved subgraph
+    /// ([`bridge`], `--bridge`); their triplets are also in `triplets`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bridges: Vec<bridge::BridgeRecord>,
 }
 
 /// What a memory is asked with at a step.

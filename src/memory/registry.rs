@@ -60,6 +60,12 @@ pub enum VariantOption {
     None,
     /// The semantic-search strategy (`--retrieval`; PersonalAI's traversals).
     Retrieval(Strategy),
+    /// Retired facts are closed, not deleted (`--retire close`; AriadneMem).
+    Temporal,
+    /// Entropy-aware gating of repeated observations (`--gating`; AriadneMem).
+    Gating,
+    /// Bridge discovery between disconnected retrieved parts (`--bridge`; AriadneMem).
+    Bridge,
 }
 
 impl VariantOption {
@@ -68,6 +74,9 @@ impl VariantOption {
         match self {
             VariantOption::None => {}
             VariantOption::Retrieval(s) => settings.retrieval = s,
+            VariantOption::Temporal => settings.retire = super::Retire::Close,
+            VariantOption::Gating => settings.gating = true,
+            VariantOption::Bridge => settings.bridge = true,
         }
     }
 
@@ -77,6 +86,9 @@ impl VariantOption {
         match self {
             VariantOption::None => String::new(),
             VariantOption::Retrieval(s) => format!(" --retrieval {s}"),
+            VariantOption::Temporal => " --retire close".into(),
+            VariantOption::Gating => " --gating".into(),
+            VariantOption::Bridge => " --bridge".into(),
         }
     }
 }
@@ -108,6 +120,15 @@ const fn arigraph_with(s: Strategy) -> Variant {
         design: MemoryDesign::Arigraph,
         exploration: true,
         option: VariantOption::Retrieval(s),
+    }
+}
+
+/// AriGraph with one of AriadneMem's options.
+const fn arigraph_plus(option: VariantOption) -> Variant {
+    Variant {
+        design: MemoryDesign::Arigraph,
+        exploration: true,
+        option,
     }
 }
 
@@ -197,6 +218,30 @@ const ROWS: &[Row] = &[
         name: "arigraph+mixed",
         label: "AriGraph + Mixed",
         variant: arigraph_with(Strategy::Mixed),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+temporal",
+        label: "AriGraph + temporal coarsening",
+        variant: arigraph_plus(VariantOption::Temporal),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+gating",
+        label: "AriGraph + gating",
+        variant: arigraph_plus(VariantOption::Gating),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+bridge",
+        label: "AriGraph + bridges",
+        variant: arigraph_plus(VariantOption::Bridge),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
         trials: false,
@@ -422,6 +467,19 @@ mod tests {
             let row = Variant::parse(&format!("arigraph+{s}")).unwrap();
             assert_eq!(row.memory_settings(&bench).retrieval, *s);
             assert_eq!(row.name(), format!("arigraph+{s}"));
+        }
+        for (name, check) in [
+            (
+                "arigraph+temporal",
+                (|m: &MemorySettings| m.retire == crate::memory::Retire::Close)
+                    as fn(&MemorySettings) -> bool,
+            ),
+            ("arigraph+gating", |m| m.gating),
+            ("arigraph+bridge", |m| m.bridge),
+        ] {
+            let row = Variant::parse(name).unwrap();
+            assert!(check(&row.memory_settings(&bench)), "{name}");
+            assert_eq!(row.name(), name);
         }
         // The plain row leaves the bench's strategy alone.
         let plain = Variant::parse("arigraph").unwrap();

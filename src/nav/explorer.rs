@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{Direction, Move, SpatialMap, UnexploredExit, move_triplets, relation_direction};
 use crate::memory::names::entity_key;
-use crate::memory::{AriGraph, Triplet};
+use crate::memory::{AriGraph, Retire, Triplet};
 
 /// Rooms visited and exits taken in one episode.
 #[derive(Debug, Clone, Default)]
@@ -16,6 +16,9 @@ pub struct Explorer {
     explored: HashSet<(String, Direction)>,
     /// The memory rules of the run (see `MemorySettings::rules`).
     rules: u32,
+    /// What a move override does to the facts it contradicts (see
+    /// `MemorySettings::retire`; the default, delete, is the paper's).
+    retire: Option<Retire>,
 }
 
 impl Explorer {
@@ -30,6 +33,13 @@ impl Explorer {
             rules,
             ..Self::default()
         }
+    }
+
+    /// The same explorer, closing the facts a move overrides instead of deleting them
+    /// when `retire` is [`Retire::Close`] ([`crate::memory::temporal`]).
+    pub fn retiring(mut self, retire: Retire) -> Self {
+        self.retire = Some(retire);
+        self
     }
 
     fn grounded(&self) -> bool {
@@ -109,7 +119,8 @@ impl Explorer {
     /// Record a movement command's result (ground truth, both ways): going `dir` from
     /// `from` reached `to`. When `expected` names another room, the triplets that
     /// promised it are removed as stale. A move that stayed in the same room (a closed
-    /// door) records nothing. Returns the triplets added and removed.
+    /// door) records nothing. Returns the triplets added and removed. Under
+    /// [`Retire::Close`] each removed triplet is closed, superseded by the move's own.
     pub fn record_move(
         &mut self,
         graph: Option<&mut AriGraph>,
@@ -129,10 +140,12 @@ impl Explorer {
         let Some(graph) = graph else {
             return (added, removed);
         };
+        let mut retired = Vec::new();
         if self.grounded() {
             for id in contradicted(graph, &from, dir, &to) {
                 if graph.remove(id) {
                     removed.push(graph.triplet(id).clone());
+                    retired.push(id);
                 }
             }
         } else if let Some(exp) = expected.map(entity_key).filter(|e| *e != to) {
@@ -141,9 +154,11 @@ impl Explorer {
                     && graph.remove(id)
                 {
                     removed.push(stale);
+                    retired.push(id);
                 }
             }
         }
+        let mut by = Vec::new();
         for t in move_triplets(&from, dir, &to) {
             let (id, fresh) = graph.add(t.clone());
             if self.grounded() {
@@ -151,6 +166,12 @@ impl Explorer {
             }
             if fresh {
                 added.push(t);
+            }
+            by.push(id);
+        }
+        if self.retire == Some(Retire::Close) {
+            for id in retired {
+                graph.supersede(id, &by);
             }
         }
         (added, removed)
@@ -199,6 +220,8 @@ mod tests {
         assert_eq!(removed, vec![stale.clone()]);
         assert_eq!(added.len(), 2);
         assert!(g.find(&stale).is_none());
+        // The paper's deletion (the default) keeps no history.
+        assert!(g.history().is_empty());
         let route = e.route(Some(&g), "hall", "pantry").unwrap();
         assert_eq!(route.len(), 1);
         assert_eq!(route[0].direction, Direction::North);
@@ -222,5 +245,38 @@ mod tests {
         e.record_move(Some(&mut g), "Kitchen", Direction::East, "Pantry", None);
         let map = e.map(Some(&g));
         assert_eq!(e.go_to_targets(&map, "kitchen"), vec!["pantry".to_string()]);
+    }
+
+    /// With `--retire close`, the fact a move overrides is closed, superseded by the
+    /// move's triplets, and kept out of the map.
+    #[test]
+    fn a_move_override_closes_the_contradicted_fact() {
+        let mut g = AriGraph::new();
+        g.set_step(1);
+        let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
+        let (old, _) = g.add(stale.clone());
+        let mut e = Explorer::new(2).retiring(Retire::Close);
+        e.visit("hall");
+        g.set_step(4);
+        let (_, removed) = e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
+        assert_eq!(removed, vec![stale.clone()]);
+        let closed = g.history().closed();
+        assert_eq!(closed.len(), 1);
+        assert_eq!(
+            (closed[0].id, closed[0].since, closed[0].until),
+            (old, 1, 4)
+        );
+        let by: Vec<Triplet> = closed[0]
+            .superseded_by
+            .iter()
+            .map(|id| g.triplet(*id).clone())
+            .collect();
+        assert!(by.contains(&Triplet::new("pantry", "is north of", "hall").unwrap()));
+        assert_eq!(by.len(), 2);
+        assert_eq!(
+            e.route(Some(&g), "hall", "pantry").unwrap()[0].to,
+            "pantry".to_string()
+        );
+        assert!(e.route(Some(&g), "hall", "kitchen").is_none());
     }
 }

@@ -256,11 +256,13 @@ mod tests {
                 triplet: "door, is, open".into(),
                 depth: 0,
                 similarity: 0.9,
+                ..Default::default()
             },
             RetrievedTriplet {
                 triplet: "ghost, is, nowhere".into(),
                 depth: 1,
                 similarity: 0.1,
+                ..Default::default()
             },
         ];
         let records = vec![

@@ -121,6 +121,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 triplet: graph[rng.below(graph.len())].text(),
                 depth: i % 3,
                 similarity: 0.5,
+                ..Default::default()
             })
             .collect();
         let calls: Vec<CallRecord> = ["extract_triplets", "outdated", "plan", "action"]
@@ -176,6 +177,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 triplets: retrieved,
                 episodes: Vec::new(),
                 notes: Vec::new(),
+                ..Default::default()
             },
             what_if: None,
             unexplored_exits: Vec::new(),

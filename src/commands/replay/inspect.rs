@@ -60,7 +60,7 @@ fn diff_retrieval(
     (only_a, only_b, ea, eb)
 }
 
-const ACCURACY_HEADER: [&str; 10] = [
+const ACCURACY_HEADER: [&str; 11] = [
     "step",
     "precision",
     "recall",
@@ -71,6 +71,7 @@ const ACCURACY_HEADER: [&str; 10] = [
     "held_facts",
     "wrong_deletions",
     "stale",
+    "recoverable",
 ];
 
 /// The world model's accuracy per step (recomputed during the replay against the
@@ -80,7 +81,7 @@ fn accuracy_report(
     done: &EpisodeResult,
     csv: Option<&Path>,
 ) -> Result<()> {
-    let rows: Vec<[String; 10]> = replayed
+    let rows: Vec<[String; 11]> = replayed
         .iter()
         .filter_map(|r| {
             r.world_model.as_ref().map(|a| {
@@ -95,6 +96,7 @@ fn accuracy_report(
                     a.held_facts.to_string(),
                     a.wrong_deletions.to_string(),
                     a.stale.to_string(),
+                    a.recoverable.to_string(),
                 ]
             })
         })
@@ -117,13 +119,14 @@ world-model accuracy against the game's true state"
     }
     if let Some(s) = &done.summary.world_model {
         println!(
-            "summary: {} steps, mean precision {:.3}, mean recall {:.3}, final precision {:.3}, final recall {:.3}, wrong deletions {}, stale at the end {}",
+            "summary: {} steps, mean precision {:.3}, mean recall {:.3}, final precision {:.3}, final recall {:.3}, wrong deletions {} (recoverable {}), stale at the end {}",
             s.steps,
             s.mean_precision,
             s.mean_recall,
             s.final_precision,
             s.final_recall,
             s.wrong_deletions,
+            s.recoverable,
             s.final_stale
         );
     }
@@ -261,6 +264,31 @@ pub(super) fn report(
         println!("semantic triplets ({}):", g.edge_count());
         for id in g.alive_ids() {
             println!("  {}", g.triplet(id));
+        }
+        let closed = g.history().closed();
+        if !closed.is_empty() {
+            println!(
+                "closed facts ({}; current in steps [since, until)):",
+                closed.len()
+            );
+            for c in closed {
+                let by: Vec<String> = c
+                    .superseded_by
+                    .iter()
+                    .map(|id| g.triplet(*id).to_string())
+                    .collect();
+                println!(
+                    "  {} [{}, {}) superseded by: {}",
+                    g.triplet(c.id),
+                    c.since,
+                    c.until,
+                    if by.is_empty() {
+                        "-".to_string()
+                    } else {
+                        by.join("; ")
+                    }
+                );
+            }
         }
         println!("episodic vertices ({}):", g.episodes().len());
         for e in g.episodes() {

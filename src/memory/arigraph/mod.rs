@@ -1,20 +1,24 @@
 //! The AriGraph memory (paper section 2): the graph updated from each observation
 //! (triplet extraction, outdated-edge detection and replacement, episodic vertex and
 //! edge) and read by two-step retrieval (Algorithm 1: semantic search, then episodic
-//! search).
+//! search). AriadneMem's options plug in here: closing retired facts
+//! ([`super::temporal`]), gating repeated observations ([`super::gating`]) and bridge
+//! discovery in retrieval ([`super::bridge`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use anyhow::Result;
 use minijinja::context;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::bridge::{self, BridgeRecord};
+use super::gating::{self, Gate, Judgement};
 use super::relations;
 use super::retrieval::{self, Retrieved};
 use super::strategies;
 use super::{
-    AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries,
+    AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries, Retire,
     Retrieval, RetrievedEpisode, RetrievedTriplet, Triplet, TripletId, UpdateReport,
 };
 use crate::llm::bounds::{self, Bounded};
@@ -28,6 +32,8 @@ pub struct AriGraphMemory {
     /// Parameters.
     pub settings: MemorySettings,
     query_cache: HashMap<String, Vec<f32>>,
+    /// Recent observations, for `--gating`.
+    gate: Gate,
 }
 
 /// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
@@ -189,7 +195,52 @@ impl AriGraphMemory {
             graph: AriGraph::new(),
             settings,
             query_cache: HashMap::new(),
+            gate: Gate::default(),
         }
+    }
+
+    /// The observation as a retrieval query (cut to `query_chars`): the text whose
+    /// embedding retrieval computes.
+    fn query_text(&self, observation: &str) -> String {
+        observation
+            .chars()
+            .take(self.settings.query_chars)
+            .collect()
+    }
+
+    /// Entropy-aware gating ([`gating`]): whether this observation repeats recent memory
+    /// and names no new entity. Embeds the observation (as retrieval would, cached for
+    /// it) only when the texts alone cannot decide. Every observation joins recent memory.
+    ///
+    /// # Errors
+    /// Transport errors while embedding the observation.
+    async fn gated(&mut self, llm: &Llm, log: &mut CallLog, seen: &Observed<'_>) -> Result<bool> {
+        let query = self.query_text(seen.observation);
+        let gated = match self.gate.judge(seen.observation, seen.inventory) {
+            Judgement::Pass => false,
+            Judgement::Repeat(_) => true,
+            Judgement::Compare(recent) => {
+                if !query.trim().is_empty() && !self.query_cache.contains_key(&query) {
+                    let v = llm
+                        .embed(log, vec![query.clone()], EmbedKind::Query)
+                        .await?;
+                    if let Some(v) = v.into_iter().next() {
+                        self.query_cache.insert(query.clone(), v);
+                    }
+                }
+                match self.query_cache.get(&query) {
+                    Some(now) => recent.iter().any(|(_, q)| {
+                        self.query_cache
+                            .get(q)
+                            .is_some_and(|old| retrieval::cosine(now, old) >= gating::THRESHOLD)
+                    }),
+                    None => false,
+                }
+            }
+        };
+        self.gate
+            .remember(seen.step, seen.observation, seen.inventory, &query);
+        Ok(gated)
     }
 
     /// Update the graph from one observation (paper section 2, "Constructing AriGraph"):
@@ -207,6 +258,14 @@ impl AriGraphMemory {
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
         let mut report = UpdateReport::default();
+        self.graph.set_step(seen.step);
+        if self.settings.gating && self.gated(llm, log, seen).await? {
+            report.gated = true;
+            self.embed_missing(llm, log).await?;
+            self.graph
+                .add_episode(seen.step, seen.observation.to_string(), Vec::new());
+            return Ok(report);
+        }
         let rules = self.settings.rules;
         let known = if rules >= 2 {
             self.known_in_view(seen.observation)
@@ -270,6 +329,7 @@ impl AriGraphMemory {
             })
             .collect();
         report.checked = candidates.len();
+        let mut retired: Vec<TripletId> = Vec::new();
         if !candidates.is_empty() {
             let new: Vec<String> = report.extracted.iter().map(Triplet::text).collect();
             let old: Vec<String> = candidates
@@ -311,6 +371,7 @@ impl AriGraphMemory {
                 }
                 if self.graph.remove(id) {
                     report.removed.push(self.graph.triplet(id).clone());
+                    retired.push(id);
                 }
             }
         }
@@ -322,6 +383,37 @@ impl AriGraphMemory {
                 report.added.push(t.clone());
             }
             ids.push(id);
+        }
+        // Closing (AriadneMem's conflict-aware coarsening): each retired fact keeps its
+        // interval and a link to the new facts that may retire it (the verdict guard's
+        // match; any new fact sharing a vertex with it when none is of its kind).
+        if self.settings.retire == Retire::Close {
+            for old in retired {
+                let t = self.graph.triplet(old).clone();
+                let of_kind: Vec<TripletId> = report
+                    .extracted
+                    .iter()
+                    .zip(&ids)
+                    .filter(|(n, _)| relations::may_retire(n, &t))
+                    .map(|(_, id)| *id)
+                    .collect();
+                let by = if of_kind.is_empty() {
+                    report
+                        .extracted
+                        .iter()
+                        .zip(&ids)
+                        .filter(|(n, _)| {
+                            [&n.subject, &n.object]
+                                .iter()
+                                .any(|v| **v == t.subject || **v == t.object)
+                        })
+                        .map(|(_, id)| *id)
+                        .collect()
+                } else {
+                    of_kind
+                };
+                self.graph.supersede(old, &by);
+            }
         }
         self.embed_missing(llm, log).await?;
         self.graph
@@ -432,11 +524,20 @@ impl AriGraphMemory {
             .collect();
         let mut best: Vec<Retrieved> = Vec::new();
         let mut pos: HashMap<TripletId, usize> = HashMap::new();
-        let vectors: Vec<&[f32]> = queries
+        // Queries without a vector are skipped; `asked` keeps each searched query's
+        // position in `queries`.
+        let (asked, vectors): (Vec<usize>, Vec<&[f32]>) = queries
             .iter()
-            .filter_map(|q| self.query_cache.get(q).map(Vec::as_slice))
+            .enumerate()
+            .filter_map(|(i, q)| self.query_cache.get(q).map(|v| (i, v.as_slice())))
+            .unzip();
+        let per_query = strategies::search_many(&self.graph, &vectors, settings);
+        // Each query's terminals: the vertices of the triplets it matched directly.
+        let terminals: Vec<Vec<TripletId>> = per_query
+            .iter()
+            .map(|rs| rs.iter().filter(|r| r.depth == 0).map(|r| r.id).collect())
             .collect();
-        for results in strategies::search_many(&self.graph, &vectors, settings) {
+        for results in per_query {
             for r in results {
                 match pos.get(&r.id) {
                     Some(&i) => {
@@ -448,6 +549,45 @@ impl AriGraphMemory {
                         pos.insert(r.id, best.len());
                         best.push(r);
                     }
+                }
+            }
+        }
+        let mut bridges: Vec<BridgeRecord> = Vec::new();
+        let mut bridged: HashSet<TripletId> = HashSet::new();
+        if settings.bridge {
+            let mut sub: BTreeSet<TripletId> = best.iter().map(|r| r.id).collect();
+            let mut budget = settings.width;
+            for (k, ids) in terminals.iter().enumerate() {
+                let mut names: Vec<&str> = Vec::new();
+                for &id in ids {
+                    let t = self.graph.triplet(id);
+                    for v in [t.subject.as_str(), t.object.as_str()] {
+                        if !names.contains(&v) {
+                            names.push(v);
+                        }
+                    }
+                }
+                for b in bridge::discover(&self.graph, &names, &sub, budget) {
+                    budget -= b.triplets.len();
+                    for &id in &b.triplets {
+                        sub.insert(id);
+                        bridged.insert(id);
+                        best.push(Retrieved {
+                            id,
+                            depth: 0,
+                            similarity: 0.0,
+                        });
+                    }
+                    bridges.push(BridgeRecord {
+                        query: asked[k],
+                        vertex: b.vertex,
+                        joins: b.joins,
+                        triplets: b
+                            .triplets
+                            .iter()
+                            .map(|id| self.graph.triplet(*id).text())
+                            .collect(),
+                    });
                 }
             }
         }
@@ -471,10 +611,12 @@ impl AriGraphMemory {
                     triplet: self.graph.triplet(r.id).text(),
                     depth: r.depth,
                     similarity: r.similarity,
+                    bridge: bridged.contains(&r.id),
                 })
                 .collect(),
             episodes,
             notes: Vec::new(),
+            bridges,
         }
     }
 }

@@ -267,3 +267,225 @@ fn retrieval_follows_the_strategy_setting() {
     seen.dedup();
     assert!(seen.len() > 1, "{seen:?}");
 }
+
+fn llm_of(script: &Arc<Scripted>) -> Llm {
+    Llm {
+        backend: script.clone(),
+        prompts: Prompts::load(None).expect("prompts"),
+    }
+}
+
+fn seen_at<'a>(step: u32, observation: &'a str) -> Observed<'a> {
+    Observed {
+        observation,
+        ..observed(step)
+    }
+}
+
+/// `--retire close`: the retired state is kept with its interval [1, 2) and a link to
+/// the state that replaced it, and neither retrieval nor the extractor's known facts
+/// see it.
+#[tokio::test]
+async fn a_closed_fact_keeps_its_interval_and_link_and_is_not_retrieved() {
+    let close = MemorySettings {
+        retire: Retire::Close,
+        width: 10,
+        ..MemorySettings::default()
+    };
+    let (mut memory, report, _) = two_steps_with(
+        close,
+        &[
+            ("antique trunk", "is", "closed"),
+            ("antique trunk", "is in", "bedroom"),
+        ],
+        &[("antique trunk", "is", "open")],
+        r#"{"outdated": [1]}"#,
+    )
+    .await;
+    let closed_t = Triplet::new("antique trunk", "is", "closed").unwrap();
+    let open_t = Triplet::new("antique trunk", "is", "open").unwrap();
+    assert_eq!(report.removed, vec![closed_t.clone()]);
+    let history = memory.graph.history().closed().to_vec();
+    assert_eq!(history.len(), 1);
+    let c = &history[0];
+    assert_eq!(memory.graph.triplet(c.id), &closed_t);
+    assert_eq!((c.since, c.until), (1, 2));
+    let open_id = memory.graph.find(&open_t).unwrap();
+    assert_eq!(c.superseded_by, vec![open_id]);
+    assert!(memory.graph.is_closed(&closed_t));
+
+    let script = Arc::new(Scripted::default());
+    let llm = llm_of(&script);
+    let mut log = CallLog::default();
+    let got = memory
+        .retrieve_list(&llm, &mut log, &["antique trunk closed".to_string()], 3)
+        .await
+        .unwrap();
+    let texts: Vec<&str> = got.triplets.iter().map(|t| t.triplet.as_str()).collect();
+    assert!(texts.contains(&"antique trunk, is, open"), "{texts:?}");
+    assert!(!texts.contains(&"antique trunk, is, closed"), "{texts:?}");
+    let known = memory.known_in_view("The antique trunk is here.");
+    assert!(!known.iter().any(|k| k.contains("closed")), "{known:?}");
+
+    // The paper's deletion: the same steps keep no history.
+    let delete = MemorySettings {
+        retire: Retire::Delete,
+        ..MemorySettings::default()
+    };
+    let (memory, report, _) = two_steps_with(
+        delete,
+        &[("antique trunk", "is", "closed")],
+        &[("antique trunk", "is", "open")],
+        r#"{"outdated": [1]}"#,
+    )
+    .await;
+    assert_eq!(report.removed, vec![closed_t]);
+    assert!(memory.graph.history().is_empty());
+}
+
+/// `--gating`: a repeated refusal is gated (no chat call, no embedding), a new room is
+/// not; an observation of known words close to a recent one (the scripted embedding of
+/// two texts of one length is the same direction) is gated after one embedding, which
+/// retrieval then reuses.
+#[tokio::test]
+async fn a_repeated_refusal_is_gated_and_a_new_room_is_not() {
+    let script = Arc::new(Scripted::default().answer(
+        "extract_triplets",
+        &[
+            &extraction(&[("antique trunk", "is in", "bedroom")]),
+            &extraction(&[]),
+            &extraction(&[("fridge", "is in", "kitchen")]),
+        ],
+    ));
+    let llm = llm_of(&script);
+    let mut memory = AriGraphMemory::new(MemorySettings {
+        gating: true,
+        ..MemorySettings::default()
+    });
+    let refusal = "That's not something you can do.";
+    let steps = [
+        "-= Bedroom =- There is an antique trunk here.",
+        refusal,
+        refusal,
+        "-= Kitchen =- There is a fridge here.",
+    ];
+    let mut reports = Vec::new();
+    let mut logs = Vec::new();
+    for (i, obs) in steps.iter().enumerate() {
+        let mut log = CallLog::default();
+        let r = memory
+            .update_graph(&llm, &mut log, &seen_at(i as u32 + 1, obs))
+            .await
+            .unwrap();
+        reports.push(r);
+        logs.push(log);
+    }
+    let gated: Vec<bool> = reports.iter().map(|r| r.gated).collect();
+    assert_eq!(gated, vec![false, false, true, false]);
+    assert!(logs[2].calls.is_empty() && logs[2].embeds.is_empty());
+    assert!(reports[2].extracted.is_empty() && reports[2].checked == 0);
+    let extractions = script
+        .requests()
+        .iter()
+        .filter(|r| r.purpose == "extract_triplets")
+        .count();
+    assert_eq!(extractions, 3);
+    // Every step keeps its episodic vertex; the gated one has an empty edge.
+    assert_eq!(memory.graph.episodes().len(), 4);
+    assert!(memory.graph.episodes()[2].triplets.is_empty());
+    assert!(
+        memory
+            .graph
+            .find(&Triplet::new("fridge", "is in", "kitchen").unwrap())
+            .is_some()
+    );
+    // The gated step is recorded only when true.
+    let json = serde_json::to_value(&reports[2]).unwrap();
+    assert_eq!(json["gated"], true);
+    assert!(
+        serde_json::to_value(&reports[1])
+            .unwrap()
+            .get("gated")
+            .is_none()
+    );
+
+    // Known words, another text of the same length as the refusal: compared by
+    // embedding, with the one request retrieval would have made.
+    let mut log = CallLog::default();
+    memory
+        .retrieve_list(&llm, &mut log, &[refusal.to_string()], 3)
+        .await
+        .unwrap();
+    let shuffled = "That's not something can you do.";
+    assert_eq!(shuffled.len(), refusal.len());
+    let mut log = CallLog::default();
+    let r = memory
+        .update_graph(&llm, &mut log, &seen_at(5, shuffled))
+        .await
+        .unwrap();
+    assert!(r.gated);
+    assert!(log.calls.is_empty());
+    assert_eq!(log.embeds.len(), 1);
+    assert_eq!(log.embeds[0].texts, vec![shuffled.to_string()]);
+    let mut log = CallLog::default();
+    memory
+        .retrieve_list(&llm, &mut log, &[shuffled.to_string()], 5)
+        .await
+        .unwrap();
+    assert!(log.embeds.is_empty(), "{:?}", log.embeds);
+}
+
+/// `--bridge` in retrieval: the query matches two facts in two components; bob joins
+/// them, and the path's triplets are added to the retrieved facts and recorded.
+#[test]
+fn retrieval_adds_the_bridge_path() {
+    let mut memory = AriGraphMemory::new(MemorySettings {
+        bridge: true,
+        depth: 1,
+        width: 2,
+        ..MemorySettings::default()
+    });
+    let g = &mut memory.graph;
+    let lives = g
+        .add(Triplet::new("alice", "lives in", "london").unwrap())
+        .0;
+    let country = g.add(Triplet::new("paris", "is in", "france").unwrap()).0;
+    let met = g.add(Triplet::new("alice", "met", "bob").unwrap()).0;
+    let went = g.add(Triplet::new("bob", "went to", "paris").unwrap()).0;
+    g.set_triplet_embedding(lives, vec![1.0, 0.0, 0.0]);
+    g.set_triplet_embedding(country, vec![0.9, 0.1, 0.0]);
+    g.set_triplet_embedding(met, vec![0.0, 1.0, 0.0]);
+    g.set_triplet_embedding(went, vec![0.0, 0.0, 1.0]);
+    memory
+        .query_cache
+        .insert("where is alice".into(), vec![1.0, 0.05, 0.0]);
+    let got = memory.retrieve_with(&["where is alice".to_string()], 1);
+    let found: Vec<(&str, bool)> = got
+        .triplets
+        .iter()
+        .map(|t| (t.triplet.as_str(), t.bridge))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("alice, lives in, london", false),
+            ("paris, is in, france", false),
+            ("alice, met, bob", true),
+            ("bob, went to, paris", true),
+        ]
+    );
+    assert_eq!(
+        got.bridges,
+        vec![BridgeRecord {
+            query: 0,
+            vertex: "bob".into(),
+            joins: vec!["alice".into(), "paris".into()],
+            triplets: vec!["alice, met, bob".into(), "bob, went to, paris".into()],
+        }]
+    );
+    // Without --bridge the same retrieval stays as it was.
+    memory.settings.bridge = false;
+    let plain = memory.retrieve_with(&["where is alice".to_string()], 1);
+    assert_eq!(plain.triplets.len(), 2);
+    assert!(plain.bridges.is_empty());
+}

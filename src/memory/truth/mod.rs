@@ -12,6 +12,9 @@
 //!   the graph holds;
 //! - **wrong deletions**: triplets removed this step (by replacement or navigation)
 //!   that were still true;
+//! - **recoverable**: of the wrong deletions, those the graph keeps as closed facts
+//!   (`--retire close`, [`crate::memory::temporal`]): the history still holds them with
+//!   their interval (always 0 under `--retire delete`);
 //! - **stale**: alive triplets that were true at an earlier step and are false now.
 
 pub mod mapping;
@@ -88,6 +91,8 @@ pub struct Accuracy {
     pub held_facts: usize,
     /// Triplets removed this step that were still true.
     pub wrong_deletions: usize,
+    /// Of `wrong_deletions`, those kept as closed facts (`--retire close`).
+    pub recoverable: usize,
     /// Alive triplets true at an earlier step and false now.
     pub stale: usize,
 }
@@ -145,11 +150,14 @@ impl Tracker {
                 }
             }
         }
-        a.wrong_deletions = removed
-            .iter()
-            .filter_map(claim_of)
-            .filter(|c| truth.holds(c))
-            .count();
+        for t in removed {
+            if claim_of(t).is_some_and(|c| truth.holds(&c)) {
+                a.wrong_deletions += 1;
+                if graph.is_closed(t) {
+                    a.recoverable += 1;
+                }
+            }
+        }
         a.precision = ratio(a.true_triplets, a.verifiable);
         a.recall = ratio(a.held_facts, a.observed_facts);
         a
@@ -209,6 +217,10 @@ pub struct WorldModelSummary {
     pub final_recall: f64,
     /// Wrong deletions, summed.
     pub wrong_deletions: u64,
+    /// Of those, the ones kept as closed facts (`--retire close`), summed (0 in runs
+    /// recorded before it was counted).
+    #[serde(default)]
+    pub recoverable: u64,
     /// Stale triplets at the last step.
     pub final_stale: usize,
 }
@@ -223,6 +235,7 @@ impl WorldModelSummary {
         self.final_precision = a.precision;
         self.final_recall = a.recall;
         self.wrong_deletions += a.wrong_deletions as u64;
+        self.recoverable += a.recoverable as u64;
         self.final_stale = a.stale;
     }
 }
@@ -270,6 +283,7 @@ mod tests {
         assert_eq!((a.observed_facts, a.held_facts), (3, 2));
         assert!((a.recall - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(a.wrong_deletions, 1);
+        assert_eq!(a.recoverable, 0);
         assert_eq!(a.stale, 0);
 
         // The trunk is opened; the graph still says closed: stale.
@@ -301,5 +315,33 @@ mod tests {
         let v = serde_json::to_value(&x).unwrap();
         assert_eq!(v, serde_json::json!(["in", "old key", "I"]));
         assert_eq!(serde_json::from_value::<Fact>(v).unwrap(), x);
+    }
+
+    /// A true fact wrongly retired is a wrong deletion either way; closed
+    /// (`--retire close`) it is also recoverable, deleted it is not.
+    #[test]
+    fn a_wrongly_closed_fact_is_recoverable() {
+        use crate::memory::Retire;
+        let facts = vec![
+            f("at", &["P", "bedroom"]),
+            f("at", &["antique trunk", "bedroom"]),
+        ];
+        let seen = ["-= Bedroom =- An antique trunk."];
+        for (mode, recoverable) in [(Retire::Close, 1), (Retire::Delete, 0)] {
+            let mut g = AriGraph::new();
+            let (old, _) = g.add(t("antique trunk", "is in", "bedroom"));
+            let (new, _) = g.add(t("antique trunk", "is in", "kitchen"));
+            g.retire(old, mode, &[new]);
+            let removed = vec![t("antique trunk", "is in", "bedroom")];
+            let a = Tracker::default().measure(&g, &facts, &seen, &removed);
+            assert_eq!(
+                (a.wrong_deletions, a.recoverable),
+                (1, recoverable),
+                "{mode:?}"
+            );
+            let mut s = WorldModelSummary::default();
+            s.add(&a);
+            assert_eq!(s.recoverable, recoverable as u64);
+        }
     }
 }

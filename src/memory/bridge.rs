@@ -1,0 +1,321 @@
+//! Bridge discovery, after AriadneMem (Phase II, "Algorithmic Bridge Discovery (Steiner
+//! Tree Approximation)": terminal nodes matched by a query are often disconnected; an
+//! intermediate node that connects them is found algorithmically instead of by the LLM,
+//! reconstructing the missing path A -> B -> C).
+//!
+//! With `--bridge`, after the semantic search (Algorithm 2), for each query in turn:
+//! - its **terminals** are the vertices of the triplets it matched directly (depth 0);
+//! - the **retrieved subgraph** is every triplet retrieved so far (all queries, and the
+//!   bridges already added), read as an undirected graph; when the terminals lie in two
+//!   or more of its connected components, they are joined through the full graph:
+//! - for each such component C, the distance `dist(C, v)` of every vertex v within
+//!   [`LEG_HOPS`] hops in the full graph of alive triplets (Dijkstra with unit costs from
+//!   C as one source, `pathfinding::directed::dijkstra::dijkstra_reach`);
+//! - the **bridge vertex** is the v that reaches the most components, then with the
+//!   smallest sum of distances, then the smallest longest leg, then first by name: the centre of a star Steiner tree
+//!   over the components (the classic shortest-path approximation restricted to one
+//!   Steiner vertex); its shortest path to each component it reaches is added (the
+//!   triplets not already retrieved), those components merge, and the search repeats
+//!   until the terminals are connected, no vertex joins two components, or the next
+//!   bridge would exceed the budget of triplets (the retrieval width w per step).
+//!
+//! Attribute values are not passed through: a vertex that is an exit direction, or only
+//! ever the object of a state relation ("closed", "open"), would otherwise put every
+//! closed thing two hops from every other. Ties follow triplet ids and names, so a replay
+//! finds the same bridges.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use pathfinding::directed::dijkstra::dijkstra_reach;
+use serde::{Deserialize, Serialize};
+
+use super::graph::{AriGraph, TripletId};
+use super::relations::{self, Direction, RelationKind};
+
+/// Most hops from a component to the bridge vertex (so at most twice this between two
+/// components).
+pub const LEG_HOPS: u32 = 2;
+
+/// A bridge as found: the vertex, the components it joined (one terminal of each), the
+/// triplets of its paths.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bridge {
+    /// The bridge (Steiner) vertex.
+    pub vertex: String,
+    /// One terminal of each component joined, in component order.
+    pub joins: Vec<String>,
+    /// The path triplets added (not retrieved before), in path order.
+    pub triplets: Vec<TripletId>,
+}
+
+/// A bridge as recorded in a step's `retrieval.bridges`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BridgeRecord {
+    /// The query (its position in `retrieval.queries`) whose terminals were joined.
+    pub query: usize,
+    /// The bridge vertex.
+    pub vertex: String,
+    /// One terminal of each component joined.
+    pub joins: Vec<String>,
+    /// The triplets added, `subject, relation, object`.
+    pub triplets: Vec<String>,
+}
+
+/// Whether a vertex is an attribute value that a bridge path must not pass through: an
+/// exit direction, or a vertex whose every alive triplet has it as the object of a state
+/// relation.
+fn is_value(g: &AriGraph, v: &str) -> bool {
+    if Direction::parse(v).is_some() {
+        return true;
+    }
+    let mut ids = g.incident(v).into_iter().flatten().peekable();
+    ids.peek().is_some()
+        && ids.all(|&id| {
+            let t = g.triplet(id);
+            t.object == v && relations::kind(t) == RelationKind::State
+        })
+}
+
+/// The alive triplet joining `a` and `b` (either way), the oldest.
+fn edge_between(g: &AriGraph, a: &str, b: &str) -> Option<TripletId> {
+    g.incident(a)?.iter().copied().find(|&id| {
+        let t = g.triplet(id);
+        (t.subject == a && t.object == b) || (t.subject == b && t.object == a)
+    })
+}
+
+/// Connected components of the subgraph made of `ids`: vertex -> component number (the
+/// smallest triplet id of the component: deterministic).
+fn components(g: &AriGraph, ids: &BTreeSet<TripletId>) -> HashMap<String, TripletId> {
+    fn find(parent: &HashMap<String, String>, v: &str) -> String {
+        let mut root = v.to_string();
+        while let Some(up) = parent.get(&root).filter(|u| **u != root) {
+            root = up.clone();
+        }
+        root
+    }
+    let mut parent: HashMap<String, String> = HashMap::new();
+    for &id in ids {
+        let t = g.triplet(id);
+        for v in [&t.subject, &t.object] {
+            parent.entry(v.clone()).or_insert_with(|| v.clone());
+        }
+        let (a, b) = (find(&parent, &t.subject), find(&parent, &t.object));
+        if a != b {
+            let (low, high) = if a < b { (a, b) } else { (b, a) };
+            parent.insert(high, low);
+        }
+    }
+    let mut number: HashMap<String, TripletId> = HashMap::new();
+    for &id in ids {
+        number
+            .entry(find(&parent, &g.triplet(id).subject))
+            .or_insert(id);
+    }
+    parent
+        .keys()
+        .map(|v| (v.clone(), number[&find(&parent, v)]))
+        .collect()
+}
+
+/// Join the terminals' components of the subgraph `retrieved` through bridge vertices of
+/// the full graph (see the module documentation); at most `budget` triplets are added.
+pub fn discover(
+    g: &AriGraph,
+    terminals: &[&str],
+    retrieved: &BTreeSet<TripletId>,
+    budget: usize,
+) -> Vec<Bridge> {
+    let mut sub = retrieved.clone();
+    let mut out = Vec::new();
+    let mut used = 0;
+    loop {
+        let comp = components(g, &sub);
+        // The terminals' components, in order of their first terminal.
+        let mut order: Vec<TripletId> = Vec::new();
+        let mut first: BTreeMap<TripletId, &str> = BTreeMap::new();
+        for t in terminals {
+            if let Some(&c) = comp.get(*t)
+                && !order.contains(&c)
+            {
+                order.push(c);
+                first.insert(c, t);
+            }
+        }
+        if order.len() < 2 {
+            return out;
+        }
+        // dist(C, v) and the parent of v on a shortest path, per component.
+        let mut reach: Vec<HashMap<&str, (u32, Option<&str>)>> = Vec::new();
+        for &c in &order {
+            let mut sources: Vec<&str> = comp
+                .iter()
+                .filter(|(_, n)| **n == c)
+                .map(|(v, _)| v.as_str())
+                .collect();
+            sources.sort_unstable();
+            let successors = |n: &Option<&str>| -> Vec<(Option<&str>, u32)> {
+                match n {
+                    None => sources.iter().map(|v| (Some(*v), 0)).collect(),
+                    Some(u) => {
+                        let mut next: Vec<(Option<&str>, u32)> = Vec::new();
+                        for &id in g.incident(u).into_iter().flatten() {
+                            let t = g.triplet(id);
+                            let w = if t.subject == *u {
+                                &t.object
+                            } else {
+                                &t.subject
+                            };
+                            if !is_value(g, w) && !next.iter().any(|(x, _)| *x == Some(w)) {
+                                next.push((Some(w.as_str()), 1));
+                            }
+                        }
+                        next
+                    }
+                }
+            };
+            let mut found = HashMap::new();
+            for item in dijkstra_reach(&None, successors) {
+                if item.total_cost > LEG_HOPS {
+                    break;
+                }
+                if let Some(v) = item.node {
+                    found.insert(v, (item.total_cost, item.parent.flatten()));
+                }
+            }
+            reach.push(found);
+        }
+        // The bridge vertex: most components reached, then the least total distance,
+        // then the most central (the shortest longest leg), then the first name.
+        let mut candidates: BTreeSet<&str> = BTreeSet::new();
+        for r in &reach {
+            candidates.extend(r.keys().copied());
+        }
+        let best = candidates
+            .into_iter()
+            .filter_map(|v| {
+                let hits: Vec<usize> = (0..order.len())
+                    .filter(|&i| reach[i].contains_key(v))
+                    .collect();
+                (hits.len() >= 2).then(|| {
+                    let legs = hits.iter().map(|&i| reach[i][v].0);
+                    let total: u32 = legs.clone().sum();
+                    let longest = legs.max().unwrap_or(0);
+                    ((std::cmp::Reverse(hits.len()), total, longest, v), hits)
+                })
+            })
+            .min_by(|a, b| a.0.cmp(&b.0));
+        let Some(((_, _, _, vertex), hits)) = best else {
+            return out;
+        };
+        let mut triplets: Vec<TripletId> = Vec::new();
+        let mut seen: HashSet<TripletId> = HashSet::new();
+        for &i in &hits {
+            let mut at = vertex;
+            while let Some(&(cost, Some(up))) = reach[i].get(at) {
+                if cost == 0 {
+                    break;
+                }
+                if let Some(id) = edge_between(g, at, up)
+                    && !sub.contains(&id)
+                    && seen.insert(id)
+                {
+                    triplets.push(id);
+                }
+                at = up;
+            }
+        }
+        if triplets.is_empty() || used + triplets.len() > budget {
+            return out;
+        }
+        used += triplets.len();
+        sub.extend(triplets.iter().copied());
+        out.push(Bridge {
+            vertex: vertex.to_string(),
+            joins: hits.iter().map(|&i| first[&order[i]].to_string()).collect(),
+            triplets,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Triplet;
+
+    fn add(g: &mut AriGraph, s: &str, r: &str, o: &str) -> TripletId {
+        g.add(Triplet::new(s, r, o).unwrap()).0
+    }
+
+    /// Hand-made graph: the query matched "alice, lives in, london" and "paris, is in,
+    /// france" (two components of what was retrieved); the full graph joins them through
+    /// bob (alice - bob - paris). Alice, bob and paris all have total distance 2; bob is
+    /// the most central (legs 1 and 1), so bob is the bridge vertex and the two path
+    /// triplets are added.
+    #[test]
+    fn a_bridge_vertex_joins_two_components() {
+        let mut g = AriGraph::new();
+        let met = add(&mut g, "alice", "met", "bob");
+        let went = add(&mut g, "bob", "went to", "paris");
+        let lives = add(&mut g, "alice", "lives in", "london");
+        let country = add(&mut g, "paris", "is in", "france");
+        add(&mut g, "london", "is near", "oxford");
+        let retrieved: BTreeSet<TripletId> = [lives, country].into();
+        let terminals = ["alice", "london", "paris", "france"];
+        let bridges = discover(&g, &terminals, &retrieved, 6);
+        assert_eq!(
+            bridges,
+            vec![Bridge {
+                vertex: "bob".into(),
+                joins: vec!["alice".into(), "paris".into()],
+                triplets: vec![met, went],
+            }]
+        );
+        // Connected terminals need no bridge; a budget too small adds none.
+        let all: BTreeSet<TripletId> = [lives, country, met, went].into();
+        assert!(discover(&g, &terminals, &all, 6).is_empty());
+        assert!(discover(&g, &terminals, &retrieved, 1).is_empty());
+    }
+
+    /// Three components around one hub: one bridge joins them all (a star).
+    #[test]
+    fn one_hub_joins_three_components() {
+        let mut g = AriGraph::new();
+        let a = add(&mut g, "key", "opens", "chest");
+        let b = add(&mut g, "coin", "is in", "purse");
+        let c = add(&mut g, "map", "shows", "island");
+        let ka = add(&mut g, "pirate", "owns", "key");
+        let kb = add(&mut g, "pirate", "owns", "coin");
+        let kc = add(&mut g, "pirate", "owns", "map");
+        let retrieved: BTreeSet<TripletId> = [a, b, c].into();
+        let bridges = discover(&g, &["key", "coin", "map"], &retrieved, 6);
+        assert_eq!(bridges.len(), 1);
+        assert_eq!(bridges[0].vertex, "pirate");
+        assert_eq!(bridges[0].joins, vec!["key", "coin", "map"]);
+        assert_eq!(bridges[0].triplets, vec![ka, kb, kc]);
+    }
+
+    /// Attribute values do not bridge, and paths longer than two legs are not looked for.
+    #[test]
+    fn values_and_far_vertices_do_not_bridge() {
+        let mut g = AriGraph::new();
+        let trunk = add(&mut g, "trunk", "is in", "bedroom");
+        let door = add(&mut g, "door", "is in", "hall");
+        add(&mut g, "trunk", "is", "closed");
+        add(&mut g, "door", "is", "closed");
+        add(&mut g, "bedroom", "has exit", "north");
+        add(&mut g, "hall", "has exit", "north");
+        let retrieved: BTreeSet<TripletId> = [trunk, door].into();
+        assert!(discover(&g, &["trunk", "door"], &retrieved, 6).is_empty());
+        // bedroom - a - b - c - d - hall: 5 hops, more than 2 legs of 2.
+        for w in ["bedroom", "a", "b", "c", "d", "hall"].windows(2) {
+            add(&mut g, w[0], "leads to", w[1]);
+        }
+        assert!(discover(&g, &["trunk", "door"], &retrieved, 6).is_empty());
+        // One hop fewer (bedroom - a - b - hall... 3 hops) is bridged.
+        add(&mut g, "b", "leads to", "hall");
+        let found = discover(&g, &["trunk", "door"], &retrieved, 6);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].triplets.len(), 3);
+    }
+}
