@@ -98,7 +98,8 @@ pub struct BenchArgs {
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
-    /// arigraph+mixed, oracle, full-history, summary, rag, simulacra, reflexion.
+    /// arigraph+mixed, arigraph+temporal, arigraph+gating, arigraph+bridge, oracle,
+    /// full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
@@ -300,8 +301,8 @@ pub struct MemoryArgs {
     #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
     pub retrieval: Option<Strategy>,
     /// What a fact retired by a newer one becomes: close (kept with its steps and a
-    /// "superseded by" link, out of retrieval and prompts; AriadneMem; default) or delete
-    /// (the paper).
+    /// "superseded by" link, out of retrieval and prompts; AriadneMem) or delete
+    /// (the paper; the default).
     #[arg(long, value_parser = parse_from_str::<Retire>, help_heading = "Memory")]
     pub retire: Option<Retire>,
     /// Skip extraction and the outdated check (no LLM call) for an observation that
