@@ -580,7 +580,9 @@ fn rate_limits_are_waited_out_within_the_budget() {
     let started = std::time::Instant::now();
     let out = run_simple(&server, work.path(), "2", &["--retry-budget", "5"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(started.elapsed().as_secs() < 20);
+    // Waiting out the 30 s Retry-After would take 30 s or more; the start-up of the
+    // binary and the bridge can take over 20 s on a loaded 2-core machine.
+    assert!(started.elapsed().as_secs() < 30);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("raise --retry-budget"), "{stderr}");
     // The config key is checked like the flag.
