@@ -94,12 +94,14 @@ pub struct AgentSettings {
     /// action call reuses the plan call's cached prompt; compact answers (at most
     /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
     /// cycles detected on the commands sent and blocked in the room they were sent from.
+    /// 3: a cycle detected again is blocked for twice as long as the time before (3, 6,
+    /// then 12 steps).
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 2;
+pub const REVISION: u32 = 3;
 
 /// Most sub-goals in a plan under revision 2.
 pub const PLAN_ITEMS_COMPACT: usize = 3;
@@ -200,6 +202,9 @@ pub struct Agent {
     /// Commands left out of the admissible list in a room (with the `go to` actions whose
     /// route starts with them): (room key, command, the last step they stay out).
     blocked: Vec<(String, String, u32)>,
+    /// How many times each (room key, command) has been blocked (revision 3 blocks a
+    /// cycle that comes back for longer each time).
+    block_counts: std::collections::HashMap<(String, String), u32>,
     /// The first sub-goal (its gist) and the step it became first.
     first_goal: Option<(String, u32)>,
     /// The latest note, recipe or book read: (step, action, the game's text).
@@ -240,6 +245,7 @@ impl Agent {
             sent_from: Vec::new(),
             here: None,
             blocked: Vec::new(),
+            block_counts: std::collections::HashMap::new(),
             first_goal: None,
             note: None,
             explorer: Explorer::default(),

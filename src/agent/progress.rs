@@ -13,8 +13,22 @@
 use crate::env::GameState;
 use crate::memory::names::fold;
 
-/// Steps a detected cycle's actions stay out of the admissible list.
+/// Steps a detected cycle's actions stay out of the admissible list (the first time).
 pub const BLOCK_STEPS: u32 = 3;
+
+/// Most steps a cycle that keeps coming back stays out (agent revision 3 doubles the
+/// block each time the same command is blocked again in the same room).
+pub const MAX_BLOCK_STEPS: u32 = 12;
+
+/// Steps a command stays out the `times`-th time it is blocked in a room (1-based):
+/// 3, 6, 12, 12, ... under revision 3; always [`BLOCK_STEPS`] before it.
+pub fn block_steps(times: u32, revision: u32) -> u32 {
+    if revision < 3 {
+        return BLOCK_STEPS;
+    }
+    let doubled = BLOCK_STEPS.saturating_mul(1u32 << times.saturating_sub(1).min(8));
+    doubled.min(MAX_BLOCK_STEPS)
+}
 
 /// Steps a sub-goal may stay first before the planner is told it is stuck.
 pub const STUCK_STEPS: u32 = 3;
@@ -254,9 +268,28 @@ impl super::Agent {
                         .cloned()
                         .unwrap_or_default()
                 };
+                let active = self
+                    .blocked
+                    .iter()
+                    .any(|(r, c, until)| *r == from && *c == command && *until >= step);
+                let steps = if self.settings.revision < 3 {
+                    // Revisions 1 and 2: every detection (re)starts a block of 3 steps.
+                    BLOCK_STEPS
+                } else if active {
+                    // The cycle's commands are still the last ones sent: the block
+                    // that is running stands.
+                    continue;
+                } else {
+                    let times = self
+                        .block_counts
+                        .entry((from.clone(), command.clone()))
+                        .or_insert(0);
+                    *times += 1;
+                    block_steps(*times, self.settings.revision)
+                };
                 self.blocked
                     .retain(|(r, c, _)| !(*r == from && *c == command));
-                self.blocked.push((from, command, step + BLOCK_STEPS - 1));
+                self.blocked.push((from, command, step + steps - 1));
             }
         }
         self.blocked.retain(|(_, _, until)| *until >= step);
@@ -314,6 +347,15 @@ mod tests {
             .map(|i| ("go east".to_string(), format!("-= Room {i} =-")))
             .collect();
         assert_eq!(detect_cycle(&corridor), None);
+    }
+
+    #[test]
+    fn a_cycle_that_comes_back_is_blocked_longer() {
+        assert_eq!(
+            (1..=5).map(|k| block_steps(k, 3)).collect::<Vec<_>>(),
+            [3, 6, 12, 12, 12]
+        );
+        assert_eq!(block_steps(4, 2), BLOCK_STEPS);
     }
 
     #[test]
