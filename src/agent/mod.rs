@@ -402,11 +402,13 @@ impl Agent {
         offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
         let blocked_commands = self.blocked_now(step, &here);
         let by_route = self.settings.revision >= 2;
+        // A `go to` is routed (an A* search) only when some command is blocked.
+        let route_check = by_route && !blocked_commands.is_empty();
         let blocked: Vec<String> = offered
             .iter()
             .filter(|a| {
                 blocked_commands.contains(a)
-                    || by_route
+                    || route_check
                         && a.strip_prefix(GO_TO).is_some_and(|target| {
                             self.route(&room, target)
                                 .and_then(|r| r.first().map(|m| m.direction.command()))
