@@ -265,29 +265,12 @@ pub fn markdown(charts: &[Chart]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
+    /// A test attempt whose tokens grow with the attempt number.
     fn row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome) -> EpisodeRow {
         EpisodeRow {
-            game: game.into(),
-            memory: mem.into(),
-            run,
-            outcome,
-            error: None,
-            score: (score * 10.0) as i64,
-            max_score: 10,
-            normalized_score: score,
-            steps: 10,
-            llm_calls: 40,
             prompt_tokens: Some(20_000 + u64::from(run) * 1000),
-            completion_tokens: Some(3_000),
-            wall_s: 5.0,
-            world_model: None,
-            endpoint: None,
-            dir: PathBuf::new(),
-            usage: None,
-            step_ms: Vec::new(),
-            decision_steps: 10,
+            ..super::super::report::sample_row(game, mem, run, score, outcome)
         }
     }
 

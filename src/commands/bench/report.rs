@@ -459,40 +459,48 @@ pub fn read_episodes(dir: &Path) -> Vec<EpisodeRow> {
     out
 }
 
+/// A finished attempt for tests: 10 steps, 40 calls, 20,000 / 3,000 tokens, 5 s.
+#[cfg(test)]
+pub(super) fn sample_row(
+    game: &str,
+    mem: &str,
+    run: u32,
+    score: f64,
+    outcome: Outcome,
+) -> EpisodeRow {
+    EpisodeRow {
+        game: game.into(),
+        memory: mem.into(),
+        run,
+        outcome,
+        error: None,
+        score: (score * 10.0) as i64,
+        max_score: 10,
+        normalized_score: score,
+        steps: 10,
+        llm_calls: 40,
+        prompt_tokens: Some(20_000),
+        completion_tokens: Some(3_000),
+        wall_s: 5.0,
+        world_model: None,
+        dir: PathBuf::new(),
+        endpoint: None,
+        usage: None,
+        step_ms: Vec::new(),
+        decision_steps: 10,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome) -> EpisodeRow {
-        EpisodeRow {
-            game: game.into(),
-            memory: mem.into(),
-            run,
-            outcome,
-            error: None,
-            score: (score * 10.0) as i64,
-            max_score: 10,
-            normalized_score: score,
-            steps: 10,
-            llm_calls: 40,
-            prompt_tokens: Some(20_000),
-            completion_tokens: Some(3_000),
-            wall_s: 5.0,
-            world_model: None,
-            dir: PathBuf::new(),
-            endpoint: None,
-            usage: None,
-            step_ms: Vec::new(),
-            decision_steps: 10,
-        }
-    }
 
     /// Two episodes of 2 steps each: 4,000 prompt tokens of which 1,000 cached, 400
     /// completion tokens; the server read 3,000 tokens in 30 s (100 tok/s) and generated
     /// 400 in 40 s (10 tok/s), so the least a step could take is (30 + 40) / 4 = 17.5 s.
     #[test]
     fn the_lower_bound_of_a_step_comes_from_its_tokens_and_the_server_speeds() {
-        let mut a = row("g", "arigraph", 1, 0.5, Outcome::Done);
+        let mut a = sample_row("g", "arigraph", 1, 0.5, Outcome::Done);
         a.usage = Some(Usage {
             prompt_tokens: 2_500,
             completion_tokens: 300,
@@ -535,7 +543,10 @@ mod tests {
         assert_eq!(sp.lower_bound_s, None);
         assert_eq!(sp.median_step_s, 30.0);
         // Rows written before these figures were recorded have none.
-        assert_eq!(Speed::of(&[&row("g", "m", 1, 0.5, Outcome::Done)]), None);
+        assert_eq!(
+            Speed::of(&[&sample_row("g", "m", 1, 0.5, Outcome::Done)]),
+            None
+        );
     }
 
     #[test]
@@ -560,10 +571,10 @@ mod tests {
     #[test]
     fn aggregation_excludes_failed_episodes_and_counts_them() {
         let rows = vec![
-            row("simple", "arigraph", 1, 1.0, Outcome::Won),
-            row("simple", "arigraph", 2, 0.4, Outcome::StepCap),
-            row("simple", "arigraph", 3, 0.0, Outcome::Failed),
-            row("simple", "rag", 1, 0.2, Outcome::StepCap),
+            sample_row("simple", "arigraph", 1, 1.0, Outcome::Won),
+            sample_row("simple", "arigraph", 2, 0.4, Outcome::StepCap),
+            sample_row("simple", "arigraph", 3, 0.0, Outcome::Failed),
+            sample_row("simple", "rag", 1, 0.2, Outcome::StepCap),
         ];
         let cells = aggregate(
             &rows,
@@ -594,10 +605,10 @@ mod tests {
 
     #[test]
     fn unknown_usage_is_shown_as_unknown_never_as_zero() {
-        let mut r = row("simple", "rag", 1, 0.5, Outcome::StepCap);
+        let mut r = sample_row("simple", "rag", 1, 0.5, Outcome::StepCap);
         r.prompt_tokens = None;
         r.completion_tokens = None;
-        let rows = vec![r, row("simple", "rag", 2, 0.5, Outcome::StepCap)];
+        let rows = vec![r, sample_row("simple", "rag", 2, 0.5, Outcome::StepCap)];
         let cells = aggregate(&rows, &["simple".into()], &["rag".into()]);
         assert_eq!(cells[0].prompt_tokens_per_step, None);
         let md = markdown(
