@@ -76,8 +76,9 @@ pub struct MemorySettings {
     #[serde(default = "legacy_rules")]
     pub rules: u32,
     /// What a retired fact becomes ([`temporal`], AriadneMem's conflict-aware
-    /// coarsening): closed (kept with its interval and a "superseded by" link; the
-    /// default for new runs) or deleted (the paper; runs recorded before this setting).
+    /// coarsening): deleted (the paper; the default, also for runs recorded before this
+    /// setting) or closed (kept with its interval and a "superseded by" link;
+    /// `--retire close`).
     #[serde(default = "legacy_retire")]
     pub retire: Retire,
     /// Skip extraction and the outdated check for an observation that repeats recent
