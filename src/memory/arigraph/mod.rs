@@ -188,6 +188,7 @@ fn with_theses(mut schema: Value) -> Value {
     schema
 }
 
+/// The extraction schema without theses (the schema of every run before `--thesis`).
 fn extraction_schema_triplets(max: usize, rules: u32) -> Value {
     if rules >= 3 {
         return json!({
