@@ -98,7 +98,8 @@ pub struct BenchArgs {
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
-    /// arigraph+mixed, arigraph+temporal, arigraph+gating, arigraph+bridge, oracle,
+    /// arigraph+mixed, arigraph+temporal, arigraph+gating, arigraph+bridge,
+    /// arigraph+thesis, oracle,
     /// full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
@@ -313,6 +314,15 @@ pub struct MemoryArgs {
     /// connects them in the full graph (AriadneMem's bridge discovery).
     #[arg(long, help_heading = "Memory")]
     pub bridge: bool,
+    /// Thesis vertices (PersonalAI, arXiv:2506.17001): the extraction call also asks for
+    /// up to 3 complete statements (a recipe's needs, a note's instructions), kept as
+    /// hyper-edges over the things they name and shown as "Statements remembered".
+    #[arg(long, help_heading = "Memory")]
+    pub thesis: bool,
+    /// Traversal constraints (PersonalAI): kinds of vertices left out of retrieval, a
+    /// comma-separated list of object, thesis and episodic (not all three).
+    #[arg(long, value_name = "KINDS", help_heading = "Memory")]
+    pub exclude: Option<String>,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
     #[arg(long, help_heading = "Navigation")]
     pub no_exploration: bool,

@@ -15,6 +15,7 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
+use crate::memory::thesis::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
 use crate::trajectory::Goal;
 
@@ -67,6 +68,10 @@ pub struct ConfigFile {
     pub gating: Option<bool>,
     /// See `--bridge`.
     pub bridge: Option<bool>,
+    /// See `--thesis`.
+    pub thesis: Option<bool>,
+    /// See `--exclude` (a list of names: `exclude = ["episodic"]`).
+    pub exclude: Option<Vec<String>>,
     /// `false`: see `--no-exploration`.
     pub exploration: Option<bool>,
     /// `false`: see `--no-go-to`.
@@ -236,10 +241,11 @@ impl Resolver {
     }
 
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
-    /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`).
+    /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
+    /// `--exclude`).
     ///
     /// # Errors
-    /// A value out of range.
+    /// A value out of range; an unknown vertex kind in `--exclude`, or all three.
     pub fn memory(&self, args: &MemoryArgs) -> Result<MemorySettings> {
         let cfg = &self.cfg;
         let d = MemorySettings::default();
@@ -256,6 +262,13 @@ impl Resolver {
             retire: args.retire.or(cfg.retire).unwrap_or(d.retire),
             gating: args.gating || cfg.gating.unwrap_or(d.gating),
             bridge: args.bridge || cfg.bridge.unwrap_or(d.bridge),
+            thesis: args.thesis || cfg.thesis.unwrap_or(d.thesis),
+            exclude: match (&args.exclude, &cfg.exclude) {
+                (Some(list), _) => parse_exclude([list.as_str()]),
+                (None, Some(items)) => parse_exclude(items.iter().map(String::as_str)),
+                (None, None) => Ok(d.exclude.clone()),
+            }
+            .map_err(UserError::new)?,
             ..d
         };
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {

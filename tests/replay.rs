@@ -493,3 +493,152 @@ fn ariadnemem_options_replay_exactly() {
         "{stdout}"
     );
 }
+
+/// PersonalAI's thesis vertices and a traversal constraint: the extraction call's schema
+/// asks for theses only under `--thesis`, they are stored (hyper-edges in the export),
+/// retrieved and shown as "Statements remembered"; `--exclude episodic` retrieves no
+/// episode; both are in the manifest and the run replays exactly.
+#[test]
+fn thesis_vertices_with_excluded_episodes_replay_exactly() {
+    let work = tempfile::tempdir().unwrap();
+    let server = Scripted::start(WALK);
+    server.script.lock().unwrap().chat_hook = Some(Box::new(|body, rule| {
+        if body["response_format"]["json_schema"]["name"] != "extract_triplets" {
+            return None;
+        }
+        let schema = &body["response_format"]["json_schema"]["schema"];
+        if schema["properties"]["theses"].is_null() {
+            return None;
+        }
+        let mut answer: Value = serde_json::from_str(rule).ok()?;
+        // One statement built from the first fact the rule found; no field at all when
+        // it found none (a repair).
+        let first = answer["triplets"].as_array()?.first().cloned();
+        if let Some(t) = first {
+            let s = |k: &str| t[k].as_str().unwrap_or("").to_string();
+            answer["theses"] = serde_json::json!([format!(
+                "Remember that the {} {} the {}",
+                s("subject"),
+                s("relation"),
+                s("object")
+            )]);
+        }
+        Some(common::Reply::json(&common::completion(
+            Value::String(answer.to_string()),
+            Some("stop"),
+            Some((10, 2)),
+            serde_json::json!({}),
+        )))
+    }));
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[
+            &game("simple.z8"),
+            "--max-steps",
+            "6",
+            "--quiet",
+            "--thesis",
+            "--exclude",
+            "episodic",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The schema asked for theses on every extraction.
+    let chats = server.script.lock().unwrap().chats.clone();
+    assert!(chats.iter().any(|c| {
+        c["response_format"]["json_schema"]["name"] == "extract_triplets"
+            && c["response_format"]["json_schema"]["schema"]["required"]
+                == serde_json::json!(["triplets", "theses"])
+    }));
+    let dir = run_dir(work.path());
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["memory"]["thesis"], true);
+    assert_eq!(
+        manifest["memory"]["exclude"],
+        serde_json::json!(["episodic"])
+    );
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert!(
+        steps[0]["memory"]["theses"][0]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Remember that the player is in the ")),
+        "{}",
+        steps[0]["memory"]
+    );
+    assert!(
+        steps
+            .iter()
+            .all(|s| s["retrieval"]["episodes"].as_array().unwrap().is_empty())
+    );
+    assert!(steps.last().unwrap()["graph"]["thesis_vertices"].as_u64() > Some(0));
+    let retrieved: Vec<&Value> = steps
+        .iter()
+        .flat_map(|s| s["retrieval"]["theses"].as_array().into_iter().flatten())
+        .collect();
+    assert!(!retrieved.is_empty(), "no thesis was retrieved");
+    assert!(retrieved.iter().all(|t| t["matched"].as_u64() > Some(0)));
+    // Shown to the planner and the actor.
+    let shown = steps.iter().any(|s| {
+        s["llm_calls"].as_array().unwrap().iter().any(|c| {
+            c["purpose"] == "plan"
+                && c["messages"].to_string().contains("Statements remembered:")
+                && c["messages"]
+                    .to_string()
+                    .contains("- Remember that the player is in the ")
+        })
+    });
+    assert!(shown, "no thesis in a plan prompt");
+
+    let d = dir.to_str().unwrap();
+    let out = replay(work.path(), &[d, "--quiet", "--export", "json"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("replayed 6 steps of") && stdout.contains("every step matches the log"),
+        "{stdout}"
+    );
+    let graph: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-6.json")).unwrap())
+            .unwrap();
+    let theses = graph["thesis_vertices"].as_array().unwrap();
+    assert!(
+        theses.iter().any(|t| t["vertices"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("player"))),
+        "{theses:?}"
+    );
+    assert!(
+        graph["episodic_vertices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["theses"].is_array())
+    );
+}
+
+/// Traversal constraints refuse unknown kinds and excluding everything, in one line.
+#[test]
+fn exclude_errors_are_one_clear_line() {
+    let work = tempfile::tempdir().unwrap();
+    for (list, expected) in [
+        ("objects", "use object, thesis or episodic"),
+        ("object,thesis,episodic", "all at once"),
+    ] {
+        let out = play(
+            work.path(),
+            "http://127.0.0.1:9/v1",
+            &[&game("simple.z8"), "--max-steps", "1", "--exclude", list],
+        );
+        let (_, stderr) = text(&out);
+        assert!(!out.status.success());
+        assert!(stderr.contains(expected), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}

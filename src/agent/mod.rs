@@ -444,6 +444,7 @@ impl Agent {
             facts => facts,
             episodes => &retrieval.episodes,
             notes => &retrieval.notes,
+            theses => &retrieval.theses,
             history => history,
             warnings => &warnings,
             step => step,

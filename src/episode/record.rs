@@ -81,6 +81,7 @@ pub fn build(
         semantic_vertices: g.vertex_count(),
         semantic_edges: g.edge_count(),
         episodic_vertices: g.episodes().len(),
+        thesis_vertices: g.thesis_count(),
     });
     let mut memory = decision.update;
     memory.added.extend(moved.added);

@@ -13,7 +13,10 @@ use super::AriGraph;
 /// (last) entered the graph; `closed_edges` is the history kept by `--retire close`
 /// (a fact current in steps `[since, until)`, then replaced by the triplets
 /// `superseded_by`; empty under `--retire delete`); `removed` lists the episode's
-/// triplets that are no longer in the semantic layer (outdated).
+/// triplets that are no longer in the semantic layer (outdated). With `--thesis`
+/// (PersonalAI's thesis vertices, [`super::thesis`]) the object also has
+/// `"thesis_vertices": [{"id", "step", "text", "vertices": [name]}]` and each episodic
+/// vertex its `"theses": [id]`; both keys are absent when the graph holds no thesis.
 pub fn to_json(graph: &AriGraph) -> Value {
     let edges: Vec<Value> = graph
         .alive_ids()
@@ -39,15 +42,31 @@ pub fn to_json(graph: &AriGraph) -> Value {
         .iter()
         .map(|e| {
             let removed: Vec<usize> = e.triplets.iter().copied().filter(|id| !graph.is_alive(*id)).collect();
-            json!({"step": e.step, "observation": e.observation, "triplets": e.triplets, "removed": removed})
+            let mut v = json!({"step": e.step, "observation": e.observation, "triplets": e.triplets, "removed": removed});
+            if !e.theses.is_empty() {
+                v["theses"] = json!(e.theses);
+            }
+            v
         })
         .collect();
-    json!({
+    let mut out = json!({
         "semantic_vertices": graph.vertices(),
         "semantic_edges": edges,
         "closed_edges": closed,
         "episodic_vertices": episodes,
-    })
+    });
+    if graph.thesis_count() > 0 {
+        let theses: Vec<Value> = graph
+            .theses()
+            .into_iter()
+            .enumerate()
+            .map(
+                |(id, t)| json!({"id": id, "step": t.step, "text": t.text, "vertices": t.vertices}),
+            )
+            .collect();
+        out["thesis_vertices"] = json!(theses);
+    }
+    out
 }
 
 fn quote(s: &str) -> String {

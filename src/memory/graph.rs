@@ -12,6 +12,10 @@
 //! - A step clock ([`AriGraph::set_step`]) dates each triplet's entry (`since`); with
 //!   [`Retire::Close`] a retired triplet is kept in the [`History`] with its interval
 //!   and what superseded it ([`super::temporal`], after AriadneMem).
+//! - Thesis vertices ([`ThesisVertex`], `--thesis`; PersonalAI, arXiv:2506.17001,
+//!   section III): complete statements from an observation, each a hyper-edge over the
+//!   object vertices it mentions, linked to the episodic vertex of its step
+//!   ([`super::thesis`]). Empty unless the option is on.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -90,6 +94,36 @@ pub struct Episode {
     pub observation: String,
     /// Ids of the triplets extracted at this step (distinct).
     pub triplets: Vec<TripletId>,
+    /// Ids of the thesis vertices taken from this observation (`--thesis`; empty
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub theses: Vec<ThesisId>,
+}
+
+/// Stable index of a thesis vertex in the graph (`0..AriGraph::theses().len()`).
+pub type ThesisId = usize;
+
+/// A thesis vertex (PersonalAI, arXiv:2506.17001, section III: a complete atomic
+/// statement expressed in the source text, e.g. "the recipe asks for a grilled red
+/// pepper"). Its hyper-edge is the set of object vertices it mentions, fixed when it is
+/// added ([`super::thesis::mentions`]); it is never retired (statements are not
+/// checked for being outdated) and is not a triplet, so it takes no part in the
+/// world-model accuracy.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ThesisVertex {
+    /// The statement, as the extractor wrote it (whitespace collapsed).
+    pub text: String,
+    /// The step of the observation it came from (its episodic vertex's step).
+    pub step: u32,
+    /// The object vertices it mentions (canonical names, sorted): its hyper-edge.
+    pub vertices: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct ThesisRecord {
+    thesis: ThesisVertex,
+    embedding: Option<Vec<f32>>,
+    norm_sq: f32,
 }
 
 /// The AriGraph memory.
@@ -105,6 +139,7 @@ pub struct AriGraph {
     /// The current step (1-based; 0 before any step).
     step: u32,
     history: History,
+    theses: Vec<ThesisRecord>,
 }
 
 impl AriGraph {
@@ -289,7 +324,83 @@ impl AriGraph {
             step,
             observation,
             triplets,
+            theses: Vec::new(),
         });
+    }
+
+    /// Add a thesis vertex from the observation of `step`; its hyper-edge is the known
+    /// object vertices (alive now, so including this step's new triplets) that its text
+    /// mentions ([`super::thesis::mentions`]). A statement already held (same text after
+    /// [`fold`]) is not added again: its existing id is returned with `false`.
+    pub fn add_thesis(&mut self, text: &str, step: u32) -> (ThesisId, bool) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let key = fold(&text);
+        if let Some(id) = self.theses.iter().position(|r| fold(&r.thesis.text) == key) {
+            return (id, false);
+        }
+        let vertices = super::thesis::mentions(&text, &self.vertices());
+        self.theses.push(ThesisRecord {
+            thesis: ThesisVertex {
+                text,
+                step,
+                vertices,
+            },
+            embedding: None,
+            norm_sq: 0.0,
+        });
+        (self.theses.len() - 1, true)
+    }
+
+    /// Link thesis vertices to the latest episodic vertex (the observation they came
+    /// from); unknown ids are ignored.
+    pub fn link_theses(&mut self, ids: &[ThesisId]) {
+        let n = self.theses.len();
+        if let Some(e) = self.episodes.last_mut() {
+            for &id in ids {
+                if id < n && !e.theses.contains(&id) {
+                    e.theses.push(id);
+                }
+            }
+        }
+    }
+
+    /// The thesis vertices, oldest first (index = [`ThesisId`]).
+    pub fn theses(&self) -> Vec<&ThesisVertex> {
+        self.theses.iter().map(|r| &r.thesis).collect()
+    }
+
+    /// The thesis vertex with this id.
+    pub fn thesis(&self, id: ThesisId) -> Option<&ThesisVertex> {
+        self.theses.get(id).map(|r| &r.thesis)
+    }
+
+    /// Number of thesis vertices.
+    pub fn thesis_count(&self) -> usize {
+        self.theses.len()
+    }
+
+    /// Thesis vertices that have no embedding yet: (id, text).
+    pub fn theses_missing_embeddings(&self) -> Vec<(ThesisId, String)> {
+        self.theses
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.embedding.is_none())
+            .map(|(id, r)| (id, r.thesis.text.clone()))
+            .collect()
+    }
+
+    /// Store a thesis vertex's embedding (a passage vector, unit length expected).
+    pub fn set_thesis_embedding(&mut self, id: ThesisId, v: Vec<f32>) {
+        if let Some(r) = self.theses.get_mut(id) {
+            r.norm_sq = super::retrieval::dot(&v, &v);
+            r.embedding = Some(v);
+        }
+    }
+
+    /// The embedding of a thesis vertex with its squared norm.
+    pub fn thesis_embedding(&self, id: ThesisId) -> Option<(&[f32], f32)> {
+        let r = self.theses.get(id)?;
+        r.embedding.as_deref().map(|e| (e, r.norm_sq))
     }
 
     /// Alive triplets that have no embedding yet: (id, text).

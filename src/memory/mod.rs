@@ -11,7 +11,9 @@
 //! - [`registry`]: every design's name, table label, cost and constructor;
 //! - [`export`]: DOT and JSON views of a graph;
 //! - [`temporal`], [`gating`], [`bridge`]: AriadneMem's conflict-aware coarsening,
-//!   entropy-aware gating and bridge discovery, options of the AriGraph memory.
+//!   entropy-aware gating and bridge discovery, options of the AriGraph memory;
+//! - [`thesis`]: PersonalAI's thesis vertices and traversal constraints, options of the
+//!   AriGraph memory.
 
 pub mod arigraph;
 pub mod baselines;
@@ -26,6 +28,7 @@ pub mod relations;
 pub mod retrieval;
 pub mod strategies;
 pub mod temporal;
+pub mod thesis;
 pub mod truth;
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +39,7 @@ pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
 pub use strategies::Strategy;
 pub use temporal::Retire;
+pub use thesis::VertexKind;
 
 use anyhow::Result;
 
@@ -91,6 +95,24 @@ pub struct MemorySettings {
     /// off by default and in runs recorded before this setting).
     #[serde(default)]
     pub bridge: bool,
+    /// Thesis vertices ([`thesis`], `--thesis`; PersonalAI arXiv:2506.17001, section
+    /// III): the extraction call also asks for up to [`thesis::MAX_THESES`] complete
+    /// statements, stored as hyper-edges over the vertices they mention and retrieved
+    /// after the semantic step (off by default and in runs recorded before this setting).
+    #[serde(default)]
+    pub thesis: bool,
+    /// Traversal constraints ([`thesis`], `--exclude`): kinds of vertices left out of
+    /// retrieval, sorted, never all three (empty by default and in runs recorded before
+    /// this setting).
+    #[serde(default)]
+    pub exclude: Vec<VertexKind>,
+}
+
+impl MemorySettings {
+    /// Whether retrieval leaves this kind of vertex out (`--exclude`).
+    pub fn excludes(&self, kind: VertexKind) -> bool {
+        self.exclude.contains(&kind)
+    }
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
@@ -151,6 +173,8 @@ impl Default for MemorySettings {
             retire: Retire::Delete,
             gating: false,
             bridge: false,
+            thesis: false,
+            exclude: Vec::new(),
         }
     }
 }
@@ -194,6 +218,10 @@ pub struct UpdateReport {
     /// extraction and the outdated check were skipped, with no LLM call.
     #[serde(default, skip_serializing_if = "is_false")]
     pub gated: bool,
+    /// The statements taken in as thesis vertices this step (`--thesis`; [`thesis`]),
+    /// including ones already held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub theses: Vec<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -232,6 +260,20 @@ pub struct RetrievedEpisode {
     pub observation: String,
 }
 
+/// A retrieved thesis vertex as recorded (`--thesis`; [`thesis::rank`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RetrievedThesis {
+    /// The statement.
+    pub text: String,
+    /// The step of the observation it came from.
+    pub step: u32,
+    /// Anchors (retrieved-triplet or query-matched vertices) in its hyper-edge; 0 when
+    /// ranked by similarity alone (`--exclude object`).
+    pub matched: usize,
+    /// Highest cosine similarity of its embedding to a query.
+    pub similarity: f32,
+}
+
 /// The result of two-step retrieval.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Retrieval {
@@ -249,6 +291,9 @@ pub struct Retrieval {
     /// ([`bridge`], `--bridge`); their triplets are also in `triplets`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bridges: Vec<bridge::BridgeRecord>,
+    /// Retrieved thesis vertices, best first (`--thesis`; [`thesis`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub theses: Vec<RetrievedThesis>,
 }
 
 /// What a memory is asked with at a step.

@@ -66,6 +66,8 @@ pub enum VariantOption {
     Gating,
     /// Bridge discovery between disconnected retrieved parts (`--bridge`; AriadneMem).
     Bridge,
+    /// Thesis vertices (`--thesis`; PersonalAI, arXiv:2506.17001, section III).
+    Thesis,
 }
 
 impl VariantOption {
@@ -77,6 +79,7 @@ impl VariantOption {
             VariantOption::Temporal => settings.retire = super::Retire::Close,
             VariantOption::Gating => settings.gating = true,
             VariantOption::Bridge => settings.bridge = true,
+            VariantOption::Thesis => settings.thesis = true,
         }
     }
 
@@ -89,6 +92,7 @@ impl VariantOption {
             VariantOption::Temporal => " --retire close".into(),
             VariantOption::Gating => " --gating".into(),
             VariantOption::Bridge => " --bridge".into(),
+            VariantOption::Thesis => " --thesis".into(),
         }
     }
 }
@@ -123,7 +127,7 @@ const fn arigraph_with(s: Strategy) -> Variant {
     }
 }
 
-/// AriGraph with one of AriadneMem's options.
+/// AriGraph with one of AriadneMem's or PersonalAI's options.
 const fn arigraph_plus(option: VariantOption) -> Variant {
     Variant {
         design: MemoryDesign::Arigraph,
@@ -242,6 +246,14 @@ const ROWS: &[Row] = &[
         name: "arigraph+bridge",
         label: "AriGraph + bridges",
         variant: arigraph_plus(VariantOption::Bridge),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    },
+    Row {
+        name: "arigraph+thesis",
+        label: "AriGraph + theses",
+        variant: arigraph_plus(VariantOption::Thesis),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
         trials: false,
@@ -476,6 +488,7 @@ mod tests {
             ),
             ("arigraph+gating", |m| m.gating),
             ("arigraph+bridge", |m| m.bridge),
+            ("arigraph+thesis", |m| m.thesis),
         ] {
             let row = Variant::parse(name).unwrap();
             assert!(check(&row.memory_settings(&bench)), "{name}");

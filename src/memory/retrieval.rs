@@ -307,23 +307,51 @@ pub fn episodic_search(
     k: usize,
     exclude_step: Option<u32>,
 ) -> Vec<ScoredEpisode> {
+    episodic_search_by(g, k, exclude_step, |e| {
+        let n = e
+            .triplets
+            .iter()
+            .filter(|id| retrieved.contains(id))
+            .count();
+        (n, e.triplets.len())
+    })
+}
+
+/// Eq. 1 over the thesis vertices of each episode instead of its triplets (`--thesis`
+/// with `--exclude object`; [`super::thesis`]): n counts the episode's theses among
+/// `retrieved`, N all its theses.
+pub fn episodic_search_by_theses(
+    g: &AriGraph,
+    retrieved: &HashSet<super::graph::ThesisId>,
+    k: usize,
+    exclude_step: Option<u32>,
+) -> Vec<ScoredEpisode> {
+    episodic_search_by(g, k, exclude_step, |e| {
+        let n = e.theses.iter().filter(|id| retrieved.contains(id)).count();
+        (n, e.theses.len())
+    })
+}
+
+/// Eq. 1 with `count` giving an episode's (n, N); see [`episodic_search`].
+fn episodic_search_by(
+    g: &AriGraph,
+    k: usize,
+    exclude_step: Option<u32>,
+    count: impl Fn(&super::graph::Episode) -> (usize, usize),
+) -> Vec<ScoredEpisode> {
     let mut scored: Vec<ScoredEpisode> = g
         .episodes()
         .iter()
         .enumerate()
         .filter(|(_, e)| Some(e.step) != exclude_step)
         .map(|(index, e)| {
-            let n = e
-                .triplets
-                .iter()
-                .filter(|id| retrieved.contains(id))
-                .count();
+            let (n, total) = count(e);
             ScoredEpisode {
                 index,
                 step: e.step,
                 n,
-                total: e.triplets.len(),
-                score: episodic_relevance(n, e.triplets.len()),
+                total,
+                score: episodic_relevance(n, total),
             }
         })
         .filter(|s| s.score > 0.0)

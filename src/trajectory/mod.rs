@@ -146,6 +146,13 @@ pub struct GraphStats {
     pub semantic_edges: usize,
     /// Episodic vertices.
     pub episodic_vertices: usize,
+    /// Thesis vertices (`--thesis`; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thesis_vertices: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Wall-time split of a step, milliseconds.

@@ -221,6 +221,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 semantic_vertices: vertices.len(),
                 semantic_edges: graph.len(),
                 episodic_vertices: step as usize,
+                ..Default::default()
             },
             timings: Timings {
                 total_ms: 30_000,

@@ -312,6 +312,17 @@ pub(super) fn report(
             for t in triplets {
                 println!("      {t}");
             }
+            for id in &e.theses {
+                if let Some(t) = g.thesis(*id) {
+                    println!("      thesis: {}", t.text);
+                }
+            }
+        }
+        if g.thesis_count() > 0 {
+            println!("thesis vertices ({}):", g.thesis_count());
+            for t in g.theses() {
+                println!("  step {}: {} [{}]", t.step, t.text, t.vertices.join(", "));
+            }
         }
         println!("plan:");
         for (i, p) in done.agent.plan.iter().enumerate() {

@@ -3,7 +3,8 @@
 //! edge) and read by two-step retrieval (Algorithm 1: semantic search, then episodic
 //! search). AriadneMem's options plug in here: closing retired facts
 //! ([`super::temporal`]), gating repeated observations ([`super::gating`]) and bridge
-//! discovery in retrieval ([`super::bridge`]).
+//! discovery in retrieval ([`super::bridge`]); so do PersonalAI's thesis vertices and
+//! traversal constraints ([`super::thesis`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -17,9 +18,11 @@ use super::gating::{self, Gate, Judgement};
 use super::relations;
 use super::retrieval::{self, Retrieved};
 use super::strategies;
+use super::thesis::{self, VertexKind};
 use super::{
     AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries, Retire,
-    Retrieval, RetrievedEpisode, RetrievedTriplet, Triplet, TripletId, UpdateReport,
+    Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet, Triplet, TripletId,
+    UpdateReport,
 };
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{CallLog, EmbedKind, Llm};
@@ -78,6 +81,44 @@ impl From<TripletForm> for RawTriplet {
 #[derive(Deserialize)]
 struct Extraction {
     triplets: Vec<RawTriplet>,
+    /// The statements asked for with `--thesis`, read leniently ([`read_theses`]);
+    /// ignored without the option.
+    #[serde(default)]
+    theses: Option<Value>,
+}
+
+/// The theses of an extraction answer (`--thesis`): at most [`thesis::MAX_THESES`]
+/// non-blank strings, each cut to [`thesis::THESIS_CHARS`]. Returns them with whether
+/// the field needed repair (missing, not a list, or an item not a string: those are
+/// dropped) and how many were cut or dropped for length or count.
+fn read_theses(field: Option<&Value>) -> (Vec<String>, bool, u32) {
+    let Some(Value::Array(items)) = field else {
+        return (Vec::new(), true, 0);
+    };
+    let mut repaired = false;
+    let mut trimmed = 0;
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let Some(text) = item.as_str() else {
+            repaired = true;
+            continue;
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            continue;
+        }
+        if out.len() == thesis::MAX_THESES {
+            trimmed += 1;
+            continue;
+        }
+        if text.chars().count() > thesis::THESIS_CHARS {
+            trimmed += 1;
+            out.push(text.chars().take(thesis::THESIS_CHARS).collect());
+        } else {
+            out.push(text);
+        }
+    }
+    (out, repaired, trimmed)
 }
 
 impl Bounded for Extraction {
@@ -129,8 +170,26 @@ impl Bounded for Outdated {
 }
 
 /// The extraction answer's schema: under rules 3 a triplet is an array of three short
-/// strings (about half the completion tokens of the object form).
-fn extraction_schema(max: usize, rules: u32) -> Value {
+/// strings (about half the completion tokens of the object form). With `--thesis` the
+/// answer also has `theses`, up to [`thesis::MAX_THESES`] strings ([`with_theses`]).
+fn extraction_schema(max: usize, rules: u32, theses: bool) -> Value {
+    let schema = extraction_schema_triplets(max, rules);
+    if theses { with_theses(schema) } else { schema }
+}
+
+/// The schema with the `theses` list added (and required).
+fn with_theses(mut schema: Value) -> Value {
+    schema["properties"]["theses"] = json!({
+        "type": "array",
+        "maxItems": thesis::MAX_THESES,
+        "items": {"type": "string", "maxLength": thesis::THESIS_CHARS}
+    });
+    schema["required"] = json!(["triplets", "theses"]);
+    schema
+}
+
+/// The extraction schema without theses (the schema of every run before `--thesis`).
+fn extraction_schema_triplets(max: usize, rules: u32) -> Value {
     if rules >= 3 {
         return json!({
             "type": "object",
@@ -274,20 +333,34 @@ impl AriGraphMemory {
         };
         let messages = llm.prompts.render(
             "extract_triplets",
-            context! { known => known, rules => rules, ..minijinja::Value::from_serialize(seen) },
+            context! { known => known, rules => rules, thesis => self.settings.thesis, ..minijinja::Value::from_serialize(seen) },
         )?;
         let extraction: Option<Extraction> = llm
             .ask(
                 log,
                 "extract_triplets",
                 messages,
-                extraction_schema(self.settings.max_triplets, rules),
+                extraction_schema(self.settings.max_triplets, rules, self.settings.thesis),
                 500,
                 |_: &Extraction| Ok(()),
             )
             .await?;
+        // Theses (`--thesis`): in an accepted answer, a missing or malformed field is no
+        // thesis, counted as a repair (a rejected answer was counted already).
+        let raw_triplets = match extraction {
+            Some(e) => {
+                if self.settings.thesis {
+                    let (texts, repaired, trimmed) = read_theses(e.theses.as_ref());
+                    log.repairs += u32::from(repaired);
+                    log.trimmed += trimmed;
+                    report.theses = texts;
+                }
+                e.triplets
+            }
+            None => Vec::new(),
+        };
         let mut seen_set = HashSet::new();
-        for raw in extraction.map(|e| e.triplets).unwrap_or_default() {
+        for raw in raw_triplets {
             if let Some(t) = Triplet::new(&raw.subject, &raw.relation, &raw.object)
                 && seen_set.insert(t.clone())
                 && report.extracted.len() < self.settings.max_triplets
@@ -415,9 +488,17 @@ impl AriGraphMemory {
                 self.graph.supersede(old, &by);
             }
         }
+        // Thesis vertices: added once this step's triplets are in (their hyper-edges
+        // see the new vertices), embedded in the same batch, linked to the episode.
+        let thesis_ids: Vec<usize> = report
+            .theses
+            .iter()
+            .map(|t| self.graph.add_thesis(t, seen.step).0)
+            .collect();
         self.embed_missing(llm, log).await?;
         self.graph
             .add_episode(seen.step, seen.observation.to_string(), ids);
+        self.graph.link_theses(&thesis_ids);
         Ok(report)
     }
 
@@ -441,21 +522,25 @@ impl AriGraphMemory {
             .collect()
     }
 
-    /// Embed every triplet (as a passage) and vertex (as a query) that has no vector yet.
+    /// Embed every triplet and thesis vertex (as passages, in one batch: the triplets,
+    /// then the theses) and vertex (as a query) that has no vector yet.
     ///
     /// # Errors
     /// Transport errors.
     pub async fn embed_missing(&mut self, llm: &Llm, log: &mut CallLog) -> Result<()> {
         let missing = self.graph.triplets_missing_embeddings();
-        let vectors = llm
-            .embed(
-                log,
-                missing.iter().map(|(_, t)| t.clone()).collect(),
-                EmbedKind::Passage,
-            )
-            .await?;
-        for ((id, _), v) in missing.into_iter().zip(vectors) {
+        let theses = self.graph.theses_missing_embeddings();
+        let texts: Vec<String> = missing
+            .iter()
+            .chain(&theses)
+            .map(|(_, t)| t.clone())
+            .collect();
+        let mut vectors = llm.embed(log, texts, EmbedKind::Passage).await?.into_iter();
+        for ((id, _), v) in missing.into_iter().zip(vectors.by_ref()) {
             self.graph.set_triplet_embedding(id, v);
+        }
+        for ((id, _), v) in theses.into_iter().zip(vectors) {
+            self.graph.set_thesis_embedding(id, v);
         }
         let vertices = self.graph.vertices_missing_embeddings();
         let vectors = llm.embed(log, vertices.clone(), EmbedKind::Query).await?;
@@ -531,7 +616,13 @@ impl AriGraphMemory {
             .enumerate()
             .filter_map(|(i, q)| self.query_cache.get(q).map(|v| (i, v.as_slice())))
             .unzip();
-        let per_query = strategies::search_many(&self.graph, &vectors, settings);
+        // `--exclude object`: no semantic search (no triplet, no bridge).
+        let objects = !settings.excludes(VertexKind::Object);
+        let per_query = if objects {
+            strategies::search_many(&self.graph, &vectors, settings)
+        } else {
+            vec![Vec::new(); vectors.len()]
+        };
         // Each query's terminals: the vertices of the triplets it matched directly.
         let terminals: Vec<Vec<TripletId>> = per_query
             .iter()
@@ -554,7 +645,7 @@ impl AriGraphMemory {
         }
         let mut bridges: Vec<BridgeRecord> = Vec::new();
         let mut bridged: HashSet<TripletId> = HashSet::new();
-        if settings.bridge {
+        if settings.bridge && objects {
             let mut sub: BTreeSet<TripletId> = best.iter().map(|r| r.id).collect();
             let mut budget = settings.width;
             for (k, ids) in terminals.iter().enumerate() {
@@ -592,17 +683,39 @@ impl AriGraphMemory {
             }
         }
         let ids: HashSet<TripletId> = best.iter().map(|r| r.id).collect();
-        let episodes =
+        // Thesis vertices (`--thesis`): anchored on the retrieved triplets and matched
+        // vertices, or by similarity alone without object vertices.
+        let theses: Vec<thesis::Ranked> =
+            if settings.thesis && !settings.excludes(VertexKind::Thesis) {
+                let anchors = objects
+                    .then(|| thesis::anchors(&self.graph, &vectors, best.iter().map(|r| r.id)));
+                thesis::rank(&self.graph, &vectors, anchors.as_ref(), thesis::MAX_THESES)
+            } else {
+                Vec::new()
+            };
+        let scored = if settings.excludes(VertexKind::Episodic) {
+            Vec::new()
+        } else if objects {
             retrieval::episodic_search(&self.graph, &ids, settings.episodes, Some(current_step))
-                .into_iter()
-                .map(|s| RetrievedEpisode {
-                    step: s.step,
-                    score: s.score,
-                    n: s.n,
-                    total: s.total,
-                    observation: self.graph.episodes()[s.index].observation.clone(),
-                })
-                .collect();
+        } else {
+            let found: HashSet<usize> = theses.iter().map(|r| r.id).collect();
+            retrieval::episodic_search_by_theses(
+                &self.graph,
+                &found,
+                settings.episodes,
+                Some(current_step),
+            )
+        };
+        let episodes = scored
+            .into_iter()
+            .map(|s| RetrievedEpisode {
+                step: s.step,
+                score: s.score,
+                n: s.n,
+                total: s.total,
+                observation: self.graph.episodes()[s.index].observation.clone(),
+            })
+            .collect();
         Retrieval {
             queries: queries.to_vec(),
             triplets: best
@@ -617,6 +730,17 @@ impl AriGraphMemory {
             episodes,
             notes: Vec::new(),
             bridges,
+            theses: theses
+                .into_iter()
+                .filter_map(|r| {
+                    self.graph.thesis(r.id).map(|t| RetrievedThesis {
+                        text: t.text.clone(),
+                        step: t.step,
+                        matched: r.matched,
+                        similarity: r.similarity,
+                    })
+                })
+                .collect(),
         }
     }
 }

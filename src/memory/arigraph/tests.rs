@@ -489,3 +489,148 @@ fn retrieval_adds_the_bridge_path() {
     assert_eq!(plain.triplets.len(), 2);
     assert!(plain.bridges.is_empty());
 }
+
+/// `--thesis`: the same extraction call asks for theses (prompt and schema), they are
+/// stored with their hyper-edge, embedding (in the triplets' batch) and episode; an item
+/// that is not a string or a missing field is a repair. Without the option nothing of it
+/// is asked or read.
+#[tokio::test]
+async fn theses_come_from_the_extraction_call_and_a_bad_field_is_a_repair() {
+    let answers = [
+        r#"{"triplets":[["antique trunk","is in","bedroom"]],"theses":["The antique  trunk in the Bedroom may hold the key", 7]}"#,
+        r#"{"triplets":[["antique trunk","is","closed"]]}"#,
+    ];
+    let on = MemorySettings {
+        thesis: true,
+        ..MemorySettings::default()
+    };
+    let script = Arc::new(Scripted::default().answer("extract_triplets", &answers));
+    let llm = llm_of(&script);
+    let mut memory = AriGraphMemory::new(on);
+    let mut log = CallLog::default();
+    let first = memory
+        .update_graph(&llm, &mut log, &observed(1))
+        .await
+        .expect("step 1");
+    let text = "The antique trunk in the Bedroom may hold the key";
+    assert_eq!(first.theses, [text]);
+    assert_eq!(log.repairs, 1);
+    let t = memory.graph.thesis(0).expect("a thesis vertex");
+    assert_eq!(
+        (t.step, t.vertices.clone()),
+        (1, vec!["antique trunk".to_string(), "bedroom".into()])
+    );
+    assert_eq!(memory.graph.episodes()[0].theses, [0]);
+    assert!(memory.graph.thesis_embedding(0).is_some());
+    let passages = &log.embeds[0];
+    assert_eq!(passages.kind, EmbedKind::Passage);
+    assert_eq!(passages.texts.last().map(String::as_str), Some(text));
+    let second = memory
+        .update_graph(&llm, &mut log, &observed(2))
+        .await
+        .expect("step 2");
+    assert!(second.theses.is_empty());
+    assert_eq!(log.repairs, 2);
+    let request = &script.requests()[0];
+    assert!(
+        request.messages[0]
+            .content
+            .contains("Also write up to 3 theses")
+    );
+    let schema = request.schema.as_ref().expect("schema").1.clone();
+    assert_eq!(schema["required"], json!(["triplets", "theses"]));
+
+    // Off (the default): the same answers, no thesis asked, read or counted.
+    let script = Arc::new(Scripted::default().answer("extract_triplets", &answers));
+    let llm = llm_of(&script);
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    let mut log = CallLog::default();
+    let first = memory
+        .update_graph(&llm, &mut log, &observed(1))
+        .await
+        .expect("step 1");
+    assert!(first.theses.is_empty());
+    assert_eq!((memory.graph.thesis_count(), log.repairs), (0, 0));
+    let request = &script.requests()[0];
+    assert!(!request.messages[0].content.contains("theses"));
+    let schema = request.schema.as_ref().expect("schema").1.to_string();
+    assert!(!schema.contains("theses"), "{schema}");
+}
+
+/// Thesis retrieval after the semantic step, and the traversal constraints: without
+/// object vertices no triplet is retrieved, theses are ranked by similarity alone and
+/// Eq. 1 counts an episode's theses; `episodic` and `thesis` leave theirs out.
+#[test]
+fn theses_are_retrieved_and_exclusions_leave_kinds_out() {
+    use crate::memory::VertexKind;
+    use crate::memory::strategies::fixture;
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    memory.graph = fixture::house();
+    let id = |t: &str| fixture::id_of(&memory.graph, t);
+    let kitchen = vec![id("fridge, is in, kitchen"), id("knife, is on, counter")];
+    memory.graph.add_episode(1, "the kitchen".into(), kitchen);
+    for (text, e) in [
+        ("the knife on the counter is sharp", [1.0, 0.0, 0.0]),
+        ("the fridge keeps the apple cold", [0.0, 0.0, 1.0]),
+    ] {
+        let (t, _) = memory.graph.add_thesis(text, 1);
+        memory.graph.set_thesis_embedding(t, e.to_vec());
+        memory.graph.link_theses(&[t]);
+    }
+    memory.graph.add_episode(2, "the hall".into(), Vec::new());
+    let (t, _) = memory
+        .graph
+        .add_thesis("the key in the hall opens the bedroom", 2);
+    memory.graph.set_thesis_embedding(t, vec![1.0, 1.0, 0.0]);
+    memory.graph.link_theses(&[t]);
+    let q = "where is the knife".to_string();
+    memory.query_cache.insert(q.clone(), vec![1.0, 0.0, 0.0]);
+    let queries = [q];
+    let with = |thesis: bool, exclude: &[VertexKind]| {
+        let settings = MemorySettings {
+            thesis,
+            exclude: exclude.to_vec(),
+            ..MemorySettings::default()
+        };
+        memory.retrieve_with_settings(&queries, 3, &settings)
+    };
+    let texts =
+        |r: &Retrieval| -> Vec<String> { r.theses.iter().map(|t| t.text.clone()).collect() };
+
+    let plain = with(false, &[]);
+    assert!(plain.theses.is_empty() && !plain.triplets.is_empty());
+    // On: the same triplets and episodes; theses anchored on the kitchen's vertices.
+    let on = with(true, &[]);
+    assert_eq!(
+        (&on.triplets, &on.episodes),
+        (&plain.triplets, &plain.episodes)
+    );
+    assert!(!on.theses.is_empty() && on.theses.iter().all(|t| t.matched > 0));
+    // Most anchors first (WaterCircles' rule).
+    assert!(on.theses.windows(2).all(|w| w[0].matched >= w[1].matched));
+    // No object vertices: no triplet; theses by similarity; Eq. 1 over theses (step 1
+    // holds 2 of 2 retrieved: 1.0; step 2 holds one, and N = 1 weighs 0).
+    let objectless = with(true, &[VertexKind::Object]);
+    assert!(objectless.triplets.is_empty());
+    assert_eq!(
+        texts(&objectless),
+        [
+            "the knife on the counter is sharp",
+            "the key in the hall opens the bedroom",
+            "the fridge keeps the apple cold"
+        ]
+    );
+    assert!(objectless.theses.iter().all(|t| t.matched == 0));
+    let episodes: Vec<(u32, usize, usize)> = objectless
+        .episodes
+        .iter()
+        .map(|e| (e.step, e.n, e.total))
+        .collect();
+    assert_eq!(episodes, [(1, 2, 2)]);
+    assert!((objectless.episodes[0].score - 1.0).abs() < 1e-12);
+    // No episodes; no theses.
+    let no_episodes = with(true, &[VertexKind::Episodic]);
+    assert!(no_episodes.episodes.is_empty());
+    assert_eq!(no_episodes.triplets, on.triplets);
+    assert!(with(true, &[VertexKind::Thesis]).theses.is_empty());
+}

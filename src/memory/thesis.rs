@@ -1,0 +1,362 @@
+//! Thesis vertices and traversal constraints, after PersonalAI (Menschikov et al. 2025,
+//! arXiv:2506.17001, section III): options of the AriGraph memory.
+//!
+//! **Thesis vertices** (`--thesis`). PersonalAI's semantic memory holds, beside the
+//! object vertices joined by triplets, *thesis* vertices: complete atomic statements
+//! expressed in the source text ("the recipe asks for a grilled red pepper"), each a
+//! hyper-edge over the object vertices it mentions. Ariadne's adaptation:
+//!
+//! - the triplet extraction call also asks for up to [`MAX_THESES`] theses (the same
+//!   call, a prompt branch and a schema variant used only with the option; no extra
+//!   LLM call); each is stored with its step, its passage embedding (in the triplets'
+//!   batch) and its hyper-edge, the known vertex names it mentions ([`mentions`]:
+//!   whole-word occurrences after [`fold`]), and is linked to its episodic vertex;
+//! - after the semantic step of retrieval (any `--retrieval` strategy) up to
+//!   [`MAX_THESES`] theses are retrieved ([`rank`]): the candidates are the theses whose
+//!   hyper-edge holds an *anchor* — a vertex of a retrieved triplet or a vertex matched
+//!   to a query ([`super::strategies::matched_vertices`]) — ranked, as WaterCircles
+//!   ranks thesis and episodic items, by the number of anchors they hold, then by cosine
+//!   similarity to the nearest query, then oldest first, then by id. They are shown in
+//!   working memory as "Statements remembered" and recorded as `retrieval.theses`.
+//!
+//! **Traversal constraints** (`--exclude object,thesis,episodic`). PersonalAI's
+//! traversals can be told to leave kinds of vertices out of the search
+//! ([`VertexKind`]): `episodic` skips the episodic step (Eq. 1; no episode retrieved),
+//! `thesis` retrieves no thesis (they are still extracted and stored), `object` skips
+//! the semantic search (no triplet retrieved, no bridge). Without object vertices the
+//! theses are ranked by cosine similarity to the queries alone (every thesis is a
+//! candidate), and Eq. 1 scores an episode with n and N counted over its thesis
+//! vertices (N: the theses linked to it; n: those retrieved) instead of its triplets.
+//! Excluding all three kinds is an error.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::graph::{AriGraph, ThesisId, TripletId};
+use super::names::fold;
+use super::retrieval::{cosine_with_norms, dot};
+use super::strategies::{MATCHED_VERTICES, matched_vertices};
+
+/// Most theses asked for in one extraction and most retrieved for one step.
+pub const MAX_THESES: usize = 3;
+
+/// Longest thesis kept, characters (a longer one is cut and counted as trimmed).
+pub const THESIS_CHARS: usize = 200;
+
+/// A kind of vertex a traversal constraint can exclude (`--exclude`; recorded as
+/// `memory.exclude` in the manifest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VertexKind {
+    /// Object vertices and their triplets (the semantic search).
+    Object,
+    /// Thesis vertices (`--thesis`).
+    Thesis,
+    /// Episodic vertices (the episodic search, Eq. 1).
+    Episodic,
+}
+
+impl VertexKind {
+    /// Every kind, in the order of their names in messages.
+    pub const ALL: [VertexKind; 3] = [VertexKind::Object, VertexKind::Thesis, VertexKind::Episodic];
+
+    /// The name on the command line, in config files and manifests.
+    pub fn name(self) -> &'static str {
+        match self {
+            VertexKind::Object => "object",
+            VertexKind::Thesis => "thesis",
+            VertexKind::Episodic => "episodic",
+        }
+    }
+}
+
+impl std::str::FromStr for VertexKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        VertexKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s.trim())
+            .ok_or_else(|| {
+                format!("unknown vertex kind {s:?} in --exclude; use object, thesis or episodic")
+            })
+    }
+}
+
+/// Parse a traversal constraint: names of [`VertexKind`]s (each item may itself be a
+/// comma-separated list, as `--exclude object,episodic` is). Returns the kinds sorted
+/// and without repeats; blank items are ignored.
+///
+/// # Errors
+/// An unknown name (the message lists the valid ones), or all three kinds excluded
+/// (nothing would be left to retrieve).
+pub fn parse_exclude<'a>(
+    items: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<VertexKind>, String> {
+    let mut kinds = BTreeSet::new();
+    for item in items {
+        for name in item.split(',').filter(|n| !n.trim().is_empty()) {
+            kinds.insert(name.parse::<VertexKind>()?);
+        }
+    }
+    if kinds.len() == VertexKind::ALL.len() {
+        return Err(
+            "--exclude cannot exclude object, thesis and episodic vertices all at once: nothing would be retrieved"
+                .into(),
+        );
+    }
+    Ok(kinds.into_iter().collect())
+}
+
+/// Whether `name` occurs in `text` as whole words: the characters either side of an
+/// occurrence are not letters or digits.
+fn occurs(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    text.match_indices(name).any(|(i, m)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + m.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// A thesis's hyper-edge: the `vertices` (canonical names, as the graph stores them)
+/// that occur in `text` as whole words after [`fold`] (case, spaces, Unicode). Sorted,
+/// each once. "the Red Key opens the locker" mentions "red key", "key" and "locker",
+/// not "keyboard".
+pub fn mentions(text: &str, vertices: &[&str]) -> Vec<String> {
+    let text = fold(text);
+    let mut out: Vec<String> = vertices
+        .iter()
+        .filter(|v| occurs(&text, v))
+        .map(|v| v.to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The anchors of thesis retrieval: the vertices of the retrieved triplets and the
+/// [`MATCHED_VERTICES`] vertices matched to each query vector.
+pub fn anchors<'g>(
+    g: &'g AriGraph,
+    queries: &[&[f32]],
+    triplets: impl IntoIterator<Item = TripletId>,
+) -> BTreeSet<&'g str> {
+    let mut out: BTreeSet<&str> = BTreeSet::new();
+    for id in triplets {
+        let t = g.triplet(id);
+        out.insert(t.subject.as_str());
+        out.insert(t.object.as_str());
+    }
+    for q in queries {
+        out.extend(matched_vertices(g, q, MATCHED_VERTICES));
+    }
+    out
+}
+
+/// A retrieved thesis vertex with its ranking keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The thesis vertex.
+    pub id: ThesisId,
+    /// Anchors in its hyper-edge (0 when ranked by similarity alone).
+    pub matched: usize,
+    /// Highest cosine similarity of its embedding to a query vector (0.0 without one).
+    pub similarity: f32,
+}
+
+/// Rank the thesis vertices of `g` for retrieval and keep the best `k` (see the module
+/// documentation). With `anchors = Some(..)` the candidates are the theses whose
+/// hyper-edge holds an anchor, ranked by anchors held, then similarity; with `None`
+/// (object vertices excluded) every thesis is a candidate, ranked by similarity. Ties go
+/// to the older thesis (smaller step, then smaller id), so a replay ranks the same.
+pub fn rank(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    anchors: Option<&BTreeSet<&str>>,
+    k: usize,
+) -> Vec<Ranked> {
+    let norms: Vec<f32> = queries.iter().map(|q| dot(q, q)).collect();
+    let mut ranked: Vec<(Ranked, u32)> = g
+        .theses()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(id, t)| {
+            let matched = match anchors {
+                Some(a) => {
+                    let n = t.vertices.iter().filter(|v| a.contains(v.as_str())).count();
+                    if n == 0 {
+                        return None;
+                    }
+                    n
+                }
+                None => 0,
+            };
+            let similarity = g
+                .thesis_embedding(id)
+                .map(|(e, ne)| {
+                    queries
+                        .iter()
+                        .zip(&norms)
+                        .map(|(q, qn)| cosine_with_norms(q, e, *qn, ne))
+                        .fold(0.0_f32, f32::max)
+                })
+                .unwrap_or(0.0);
+            Some((
+                Ranked {
+                    id,
+                    matched,
+                    similarity,
+                },
+                t.step,
+            ))
+        })
+        .collect();
+    ranked.sort_by(|(a, sa), (b, sb)| {
+        b.matched
+            .cmp(&a.matched)
+            .then(b.similarity.total_cmp(&a.similarity))
+            .then(sa.cmp(sb))
+            .then(a.id.cmp(&b.id))
+    });
+    ranked.into_iter().take(k).map(|(r, _)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Triplet;
+
+    #[test]
+    fn hyper_edges_are_whole_word_mentions_of_known_names() {
+        let names = ["blue locker", "key", "locker", "red key", "pepper", "open"];
+        assert_eq!(
+            mentions("The Red  Key opens the blue locker.", &names),
+            ["blue locker", "key", "locker", "red key"]
+        );
+        // Whole words only: "keyboard", "peppers" and "opened" are other words.
+        assert!(mentions("A keyboard, peppers; it opened.", &names).is_empty());
+        assert_eq!(mentions("key", &names), ["key"]);
+        assert!(mentions("", &names).is_empty());
+    }
+
+    #[test]
+    fn exclude_parses_lists_and_refuses_unknown_names_and_everything() {
+        assert_eq!(
+            parse_exclude(["episodic,object", "episodic"]).unwrap(),
+            [VertexKind::Object, VertexKind::Episodic]
+        );
+        assert_eq!(parse_exclude([" thesis "]).unwrap(), [VertexKind::Thesis]);
+        assert!(parse_exclude([""]).unwrap().is_empty());
+        let err = parse_exclude(["objects"]).unwrap_err();
+        assert!(
+            err.contains("\"objects\"") && err.contains("object, thesis or episodic"),
+            "{err}"
+        );
+        let err = parse_exclude(["object,thesis", "episodic"]).unwrap_err();
+        assert!(err.contains("all at once") && !err.contains('\n'), "{err}");
+        assert_eq!(
+            serde_json::to_value(VertexKind::Episodic).unwrap(),
+            serde_json::Value::from("episodic")
+        );
+    }
+
+    /// A small graph with hand-set 3-d embeddings: four theses over the vertices of a
+    /// kitchen.
+    fn kitchen() -> AriGraph {
+        let mut g = AriGraph::new();
+        for (s, r, o) in [
+            ("recipe", "is in", "kitchen"),
+            ("red pepper", "is in", "fridge"),
+            ("knife", "is on", "counter"),
+        ] {
+            g.add(Triplet::new(s, r, o).unwrap());
+        }
+        for (v, e) in [
+            ("recipe", [1.0, 0.0, 0.0]),
+            ("kitchen", [0.0, 1.0, 0.0]),
+            ("red pepper", [0.9, 0.1, 0.0]),
+            ("fridge", [0.0, 0.0, 1.0]),
+            ("knife", [0.0, 0.6, 0.8]),
+            ("counter", [0.0, 0.8, 0.6]),
+        ] {
+            g.set_vertex_embedding(v.into(), e.to_vec());
+        }
+        for (step, text, e) in [
+            // 0: recipe + red pepper (2 names); far from the query.
+            (
+                1,
+                "The recipe asks for a grilled red pepper",
+                [0.0, 0.0, 1.0],
+            ),
+            // 1: knife only; the nearest to the query.
+            (2, "The knife is sharp enough to slice", [1.0, 0.0, 0.0]),
+            // 2: recipe + red pepper too, nearer than 0 but newer.
+            (
+                3,
+                "Grill the red pepper before the recipe's last step",
+                [0.6, 0.8, 0.0],
+            ),
+            // 3: red pepper only, same direction as 2, newer still.
+            (4, "The red pepper is in the fridge", [0.6, 0.8, 0.0]),
+        ] {
+            let (id, fresh) = g.add_thesis(text, step);
+            assert!(fresh);
+            g.set_thesis_embedding(id, e.to_vec());
+        }
+        g
+    }
+
+    #[test]
+    fn theses_rank_by_anchors_held_then_similarity_then_age() {
+        let g = kitchen();
+        assert_eq!(g.thesis(0).unwrap().vertices, ["recipe", "red pepper"]);
+        assert_eq!(g.thesis(3).unwrap().vertices, ["fridge", "red pepper"]);
+        let q: &[f32] = &[1.0, 0.0, 0.0];
+        let a: BTreeSet<&str> = ["recipe", "red pepper", "knife"].into();
+        let r = rank(&g, &[q], Some(&a), 10);
+        let order: Vec<ThesisId> = r.iter().map(|r| r.id).collect();
+        // Two anchors: 2 (cos 0.6) before 0 (cos 0); one anchor: 1 (cos 1.0), then 3
+        // (cos 0.6).
+        assert_eq!(order, [2, 0, 1, 3]);
+        assert_eq!(r[0].matched, 2);
+        assert!((r[0].similarity - 0.6).abs() < 1e-6);
+        // At equal anchors and similarity the older thesis wins: 2 (step 3) before 3.
+        let only_pepper: BTreeSet<&str> = ["red pepper"].into();
+        let order: Vec<ThesisId> = rank(&g, &[q], Some(&only_pepper), 2)
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(order, [2, 3]);
+        // No anchor in a hyper-edge: not a candidate.
+        let none: BTreeSet<&str> = ["counter"].into();
+        assert!(rank(&g, &[q], Some(&none), 3).is_empty());
+        // Object vertices excluded: similarity alone over every thesis, best of the
+        // queries; ties (2 and 3) by age.
+        let q2: &[f32] = &[0.0, 0.0, 1.0];
+        let order: Vec<ThesisId> = rank(&g, &[q, q2], None, 3).iter().map(|r| r.id).collect();
+        assert_eq!(order, [0, 1, 2]);
+    }
+
+    #[test]
+    fn anchors_are_retrieved_triplet_ends_and_matched_vertices() {
+        let g = kitchen();
+        let q: &[f32] = &[0.0, 0.0, 1.0];
+        let a = anchors(&g, &[q], [0]);
+        // recipe, kitchen (triplet 0); fridge, knife, counter (nearest three to q).
+        assert_eq!(
+            a.into_iter().collect::<Vec<_>>(),
+            ["counter", "fridge", "kitchen", "knife", "recipe"]
+        );
+    }
+
+    #[test]
+    fn a_thesis_held_already_is_not_added_again() {
+        let mut g = kitchen();
+        let (id, fresh) = g.add_thesis("the recipe asks for a GRILLED red pepper", 9);
+        assert_eq!((id, fresh), (0, false));
+        assert_eq!(g.thesis_count(), 4);
+    }
+}
