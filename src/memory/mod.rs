@@ -27,6 +27,7 @@ pub mod retrieval;
 pub mod strategies;
 pub mod temporal;
 pub mod truth;
+pub mod vectors;
 
 use serde::{Deserialize, Serialize};
 
