@@ -234,6 +234,12 @@ fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
 fn int_dot_block<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
     #[cfg(target_arch = "x86_64")]
     if q.iter().all(|q| q.len() >= e.len()) {
+        // Chosen at run time, which is safe for replay here: integer sums are exact, so
+        // both kernels (and the plain loop below) return the same values.
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { int_dot_block_avx2(q, e) };
+        }
         // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU has it.
         return unsafe { int_dot_block_sse2(q, e) };
     }
@@ -283,6 +289,56 @@ fn int_dot_block_sse2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
         let mut lanes = [0i32; 4];
         // SAFETY: stores 16 bytes into a [i32; 4].
         unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), acc[k]) };
+        let tail: i32 = (n..e.len())
+            .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
+            .sum();
+        lanes.iter().sum::<i32>() + tail
+    })
+}
+
+/// [`int_dot_block`] with AVX2 `vpmaddwd` (16 products summed in pairs per
+/// instruction); every `q[k]` must be at least as long as `e`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn int_dot_block_avx2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_cvtepi8_epi16,
+        _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256, _mm256_storeu_si256,
+    };
+    let n = e.len() / 32 * 32;
+    let mut acc = [_mm256_setzero_si256(); N];
+    let mut c = 0;
+    while c < n {
+        // SAFETY: c + 32 <= e.len(); unaligned loads of 16 bytes at c and c + 16.
+        let (x0, x1) = unsafe {
+            let p = e.as_ptr().add(c);
+            (
+                _mm_loadu_si128(p.cast::<__m128i>()),
+                _mm_loadu_si128(p.add(16).cast::<__m128i>()),
+            )
+        };
+        // Sign-extend each 16 i8 to 16 i16.
+        let (lo, hi) = (_mm256_cvtepi8_epi16(x0), _mm256_cvtepi8_epi16(x1));
+        for k in 0..N {
+            // SAFETY: c + 32 <= e.len() <= q[k].len(): 16 i16 at c and 16 at c + 16.
+            let (a, b) = unsafe {
+                let p = q[k].as_ptr().add(c);
+                (
+                    _mm256_loadu_si256(p.cast::<__m256i>()),
+                    _mm256_loadu_si256(p.add(16).cast::<__m256i>()),
+                )
+            };
+            acc[k] = _mm256_add_epi32(
+                acc[k],
+                _mm256_add_epi32(_mm256_madd_epi16(lo, a), _mm256_madd_epi16(hi, b)),
+            );
+        }
+        c += 32;
+    }
+    std::array::from_fn(|k| {
+        let mut lanes = [0i32; 8];
+        // SAFETY: stores 32 bytes into a [i32; 8].
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), acc[k]) };
         let tail: i32 = (n..e.len())
             .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
             .sum();
