@@ -206,19 +206,21 @@ fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
 fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
     let mut lanes = [[0.0f32; 8]; N];
     let mut tails = [0.0f32; N];
-    let (ec, er) = e.as_chunks::<8>();
-    let qc: [(&[[f32; 8]], &[f32]); N] = std::array::from_fn(|k| q[k][..e.len()].as_chunks());
-    for (c, x) in ec.iter().enumerate() {
+    let n = e.len();
+    let q: [&[f32]; N] = std::array::from_fn(|k| &q[k][..n]);
+    let full = n / 8 * 8;
+    for c in (0..full).step_by(8) {
+        let x = &e[c..c + 8];
         for k in 0..N {
-            let y = &qc[k].0[c];
+            let y = &q[k][c..c + 8];
             for i in 0..8 {
                 lanes[k][i] += y[i] * x[i];
             }
         }
     }
     for k in 0..N {
-        for (y, x) in qc[k].1.iter().zip(er) {
-            tails[k] += y * x;
+        for i in full..n {
+            tails[k] += q[k][i] * e[i];
         }
     }
     std::array::from_fn(|k| {
@@ -514,8 +516,8 @@ pub fn semantic_search(
 /// Semantic search, Algorithm 2: embedding-seeded BFS over the triplets, for several
 /// query vectors (results in query order, each as one call would give it), with
 /// [`Scan::Auto`]: see [`semantic_search_many_with`].
-pub fn semantic_search_many<'g>(
-    g: &'g AriGraph,
+pub fn semantic_search_many(
+    g: &AriGraph,
     queries: &[&[f32]],
     d: u32,
     w: usize,
@@ -880,7 +882,7 @@ mod tests {
             state ^= state >> 27;
             state.wrapping_mul(0x2545_f491_4f6c_dd1d)
         };
-        let mut vector = |len: usize, next: &mut dyn FnMut() -> u64| -> Vec<f32> {
+        let vector = |len: usize, next: &mut dyn FnMut() -> u64| -> Vec<f32> {
             (0..len)
                 .map(|_| (next() % 2001) as f32 / 1000.0 - 1.0)
                 .collect()
