@@ -207,20 +207,23 @@ fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
     let mut lanes = [[0.0f32; 8]; N];
     let mut tails = [0.0f32; N];
     let n = e.len();
-    let q: [&[f32]; N] = std::array::from_fn(|k| &q[k][..n]);
-    let full = n / 8 * 8;
-    for c in (0..full).step_by(8) {
-        let x = &e[c..c + 8];
+    let mut q: [&[f32]; N] = std::array::from_fn(|k| &q[k][..n]);
+    let mut e = e;
+    // Fixed-size chunks: no bounds checks in the inner loops.
+    while let Some((x, rest)) = e.split_first_chunk::<8>() {
         for k in 0..N {
-            let y = &q[k][c..c + 8];
-            for i in 0..8 {
-                lanes[k][i] += y[i] * x[i];
+            if let Some((y, tail)) = q[k].split_first_chunk::<8>() {
+                for i in 0..8 {
+                    lanes[k][i] += y[i] * x[i];
+                }
+                q[k] = tail;
             }
         }
+        e = rest;
     }
     for k in 0..N {
-        for i in full..n {
-            tails[k] += q[k][i] * e[i];
+        for (y, x) in q[k].iter().zip(e) {
+            tails[k] += y * x;
         }
     }
     std::array::from_fn(|k| {
