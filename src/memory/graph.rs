@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::names::{entity_key, fold};
 use super::temporal::{History, Retire};
+use super::vectors::TripletVectors;
 
 /// A semantic edge: (subject, relation, object) in canonical form ([`super::names`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -75,11 +76,21 @@ impl std::fmt::Display for Triplet {
 /// Stable index of a triplet in the graph.
 pub type TripletId = usize;
 
+/// Where a triplet's embedding is kept.
+#[derive(Debug, Clone, PartialEq)]
+enum Embedding {
+    None,
+    /// In the contiguous matrix ([`TripletVectors`]), row = triplet id.
+    Row,
+    /// Apart: its length differs from the matrix's rows.
+    Odd(Vec<f32>),
+}
+
 #[derive(Debug, Clone)]
 struct TripletRecord {
     triplet: Triplet,
     alive: bool,
-    embedding: Option<Vec<f32>>,
+    embedding: Embedding,
     norm_sq: f32,
     /// The step at which it last became alive.
     since: u32,
@@ -133,6 +144,9 @@ pub struct AriGraph {
     index: HashMap<Triplet, TripletId>,
     incident: HashMap<String, BTreeSet<TripletId>>,
     vertex_embeddings: HashMap<String, Vec<f32>>,
+    vectors: TripletVectors,
+    /// Ids whose embedding is [`Embedding::Odd`].
+    odd: BTreeSet<TripletId>,
     episodes: Vec<Episode>,
     alive: usize,
     pinned: HashSet<TripletId>,
@@ -207,6 +221,9 @@ impl AriGraph {
             if !was_alive {
                 self.alive += 1;
                 self.triplets[id].since = self.step;
+                if self.triplets[id].embedding == Embedding::Row {
+                    self.vectors.set_live(id, true);
+                }
             }
             self.link(id);
             return (id, !was_alive);
@@ -216,7 +233,7 @@ impl AriGraph {
         self.triplets.push(TripletRecord {
             triplet: t,
             alive: true,
-            embedding: None,
+            embedding: Embedding::None,
             norm_sq: 0.0,
             since: self.step,
         });
@@ -243,6 +260,7 @@ impl AriGraph {
         }
         rec.alive = false;
         self.alive -= 1;
+        self.vectors.set_live(id, false);
         self.pinned.remove(&id);
         let (s, o) = (rec.triplet.subject.clone(), rec.triplet.object.clone());
         for v in [s, o] {
@@ -406,7 +424,7 @@ impl AriGraph {
     /// Alive triplets that have no embedding yet: (id, text).
     pub fn triplets_missing_embeddings(&self) -> Vec<(TripletId, String)> {
         self.alive_ids()
-            .filter(|&id| self.triplets[id].embedding.is_none())
+            .filter(|&id| self.triplets[id].embedding == Embedding::None)
             .map(|id| (id, self.triplets[id].triplet.text()))
             .collect()
     }
@@ -423,12 +441,39 @@ impl AriGraph {
         v
     }
 
-    /// Store a triplet's embedding (unit length expected).
+    /// Store a triplet's embedding (unit length expected). Embeddings of the length of
+    /// the first one go to the contiguous matrix that retrieval scans
+    /// ([`AriGraph::triplet_vectors`]); any other length is kept apart
+    /// ([`AriGraph::odd_embedded`]).
     pub fn set_triplet_embedding(&mut self, id: TripletId, v: Vec<f32>) {
-        if let Some(r) = self.triplets.get_mut(id) {
-            r.norm_sq = super::retrieval::dot(&v, &v);
-            r.embedding = Some(v);
+        let Some(r) = self.triplets.get_mut(id) else {
+            return;
+        };
+        r.norm_sq = super::retrieval::dot(&v, &v);
+        if self.vectors.set(id, &v, r.norm_sq) {
+            r.embedding = Embedding::Row;
+            self.odd.remove(&id);
+            self.vectors.set_live(id, r.alive);
+        } else {
+            r.embedding = Embedding::Odd(v);
+            self.odd.insert(id);
+            self.vectors.set_live(id, false);
         }
+    }
+
+    /// The contiguous triplet embedding matrix (row = triplet id; only alive triplets'
+    /// rows are live).
+    pub fn triplet_vectors(&self) -> &TripletVectors {
+        &self.vectors
+    }
+
+    /// Alive triplets whose embedding length differs from
+    /// [`TripletVectors::dim`] (kept apart from the matrix), sorted by id.
+    pub fn odd_embedded(&self) -> impl Iterator<Item = TripletId> + '_ {
+        self.odd
+            .iter()
+            .copied()
+            .filter(|&id| self.triplets[id].alive)
     }
 
     /// Store a vertex's embedding (unit length expected).
@@ -456,11 +501,12 @@ impl AriGraph {
 
     /// The embedding of an alive triplet with its squared norm.
     pub fn triplet_embedding(&self, id: TripletId) -> Option<(&[f32], f32)> {
-        let r = self.triplets.get(id)?;
-        r.embedding
-            .as_deref()
-            .filter(|_| r.alive)
-            .map(|e| (e, r.norm_sq))
+        let r = self.triplets.get(id).filter(|r| r.alive)?;
+        match &r.embedding {
+            Embedding::None => None,
+            Embedding::Row => Some(self.vectors.row(id)),
+            Embedding::Odd(v) => Some((v.as_slice(), r.norm_sq)),
+        }
     }
 
     /// The embedding of a vertex.

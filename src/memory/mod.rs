@@ -30,6 +30,7 @@ pub mod strategies;
 pub mod temporal;
 pub mod thesis;
 pub mod truth;
+pub mod vectors;
 
 use serde::{Deserialize, Serialize};
 

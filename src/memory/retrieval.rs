@@ -5,7 +5,7 @@
 //! Similarities are cosines computed by [`dot`] in a fixed order, so a replay
 //! recomputes every similarity bit for bit.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +39,7 @@ pub fn cosine_with_norms(a: &[f32], b: &[f32], na: f32, nb: f32) -> f32 {
     if na == 0.0 || nb == 0.0 {
         0.0
     } else {
-        dot(a, b) / (na.sqrt() * nb.sqrt())
+        cosine_from_dot(dot(a, b), na, nb)
     }
 }
 
@@ -146,17 +146,346 @@ impl TopW {
     }
 }
 
-/// Top-w alive triplets for each query among all of them, in one pass over the stored
-/// vectors (the scan is memory-bound at 100,000 triplets).
-fn top_w_all(g: &AriGraph, queries: &[&[f32]], w: usize) -> Vec<Vec<(TripletId, f32)>> {
+/// Graphs with at least this many alive triplets are scanned by the approximate path
+/// of [`Scan::Auto`]: an i8 pre-scan, then exact re-ranking of the best
+/// [`CANDIDATES_PER_W`]` × w` candidates. Below it every hop is the exact scan, bit for
+/// bit what it has always been, so every recorded run (hundreds to a few thousand
+/// triplets) replays exactly. Recall of the approximate path against the exact top-w is
+/// printed by `cargo bench --bench memory`.
+pub const APPROX_THRESHOLD: usize = 20_000;
+
+/// Candidates kept per unit of `w` by the i8 pre-scan of the approximate path, to be
+/// re-ranked exactly.
+pub const CANDIDATES_PER_W: usize = 8;
+
+/// Queries scored together per load of a stored vector.
+const BLOCK: usize = 4;
+
+/// Stored rows per tile: the tile stays in cache while every block of queries runs
+/// over it (rows × 384 × 4 bytes = 48 KiB at 32 rows).
+const TILE: usize = 32;
+
+/// How a hop ranks all alive triplets (paper Algorithm 2, `EmbedAndRetrieve(Es, q', w)`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scan {
+    /// [`Scan::Exact`] below [`APPROX_THRESHOLD`] alive triplets, [`Scan::Approximate`]
+    /// from it on.
+    #[default]
+    Auto,
+    /// Cosine of the query with every alive triplet, by [`dot`].
+    Exact,
+    /// Integer dot products of i8 codes ([`super::vectors::quantize`]) select
+    /// [`CANDIDATES_PER_W`]` × w` candidates, which are re-ranked by their exact cosine.
+    ///
+    /// Why not an ANN crate: the graph-based indexes (`hnsw_rs`, `instant-distance`,
+    /// `usearch`) either build once and cannot remove (`instant-distance`), build in
+    /// parallel with a thread-dependent topology (`hnsw_rs`'s parallel insert), or
+    /// compute their build distances with SIMD chosen at run time (FMA or not), so the
+    /// graph, hence what a query finds, may differ between two x86_64 machines and a
+    /// replay would not recompute the same triplets. The i8 pre-scan has none of this:
+    /// integer sums are exact in any order, and everything else is elementwise IEEE
+    /// arithmetic; insert and remove are a row write and a flag.
+    Approximate,
+}
+
+/// `dot / (sqrt(na) * sqrt(nb))`, or 0.0 when a squared norm is zero: the one formula
+/// of [`cosine_with_norms`].
+#[inline]
+fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
+}
+
+/// `[dot(q[0], e), ..., dot(q[N-1], e)]` bit for bit, for queries as long as `e`: every
+/// query keeps [`dot`]'s 8 lanes, chunk order, tail and final sum; only the loads of `e`
+/// are shared.
+#[inline]
+fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
+    let mut lanes = [[0.0f32; 8]; N];
+    let mut tails = [0.0f32; N];
+    let n = e.len();
+    let mut q: [&[f32]; N] = std::array::from_fn(|k| &q[k][..n]);
+    let mut e = e;
+    // Fixed-size chunks: no bounds checks in the inner loops.
+    while let Some((x, rest)) = e.split_first_chunk::<8>() {
+        for k in 0..N {
+            if let Some((y, tail)) = q[k].split_first_chunk::<8>() {
+                for i in 0..8 {
+                    lanes[k][i] += y[i] * x[i];
+                }
+                q[k] = tail;
+            }
+        }
+        e = rest;
+    }
+    for k in 0..N {
+        for (y, x) in q[k].iter().zip(e) {
+            tails[k] += y * x;
+        }
+    }
+    std::array::from_fn(|k| {
+        let l = &lanes[k];
+        ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])) + tails[k]
+    })
+}
+
+/// Integer dot products of i16 query codes with an i8 row, for queries as long as `e`.
+/// Exact (no overflow: |sum| <= 127² × len < 2³¹ for len < 133,000), so any summation
+/// order, SIMD or not, gives the same value on every machine.
+#[inline]
+fn int_dot_block<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+    #[cfg(target_arch = "x86_64")]
+    if q.iter().all(|q| q.len() >= e.len()) {
+        // Chosen at run time, which is safe for replay here: integer sums are exact, so
+        // both kernels (and the plain loop below) return the same values.
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { int_dot_block_avx2(q, e) };
+        }
+        // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU has it.
+        return unsafe { int_dot_block_sse2(q, e) };
+    }
+    std::array::from_fn(|k| {
+        e.iter()
+            .zip(q[k])
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum()
+    })
+}
+
+/// [`int_dot_block`] with SSE2 `pmaddwd` (8 products summed in pairs per instruction);
+/// every `q[k]` must be at least as long as `e`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn int_dot_block_sse2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi32, _mm_loadu_si128, _mm_madd_epi16, _mm_setzero_si128, _mm_srai_epi16,
+        _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+    let n = e.len() / 16 * 16;
+    let mut acc = [_mm_setzero_si128(); N];
+    let mut c = 0;
+    while c < n {
+        // SAFETY: c + 16 <= e.len(); unaligned load of 16 bytes.
+        let x = unsafe { _mm_loadu_si128(e.as_ptr().add(c).cast::<__m128i>()) };
+        // Sign-extend the 16 i8 to two vectors of 8 i16.
+        let lo = _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8);
+        let hi = _mm_srai_epi16(_mm_unpackhi_epi8(x, x), 8);
+        for k in 0..N {
+            // SAFETY: c + 16 <= e.len() <= q[k].len(): 8 i16 at c and 8 at c + 8.
+            let (a, b) = unsafe {
+                let p = q[k].as_ptr().add(c);
+                (
+                    _mm_loadu_si128(p.cast::<__m128i>()),
+                    _mm_loadu_si128(p.add(8).cast::<__m128i>()),
+                )
+            };
+            acc[k] = _mm_add_epi32(
+                acc[k],
+                _mm_add_epi32(_mm_madd_epi16(lo, a), _mm_madd_epi16(hi, b)),
+            );
+        }
+        c += 16;
+    }
+    std::array::from_fn(|k| {
+        let mut lanes = [0i32; 4];
+        // SAFETY: stores 16 bytes into a [i32; 4].
+        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), acc[k]) };
+        let tail: i32 = (n..e.len())
+            .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
+            .sum();
+        lanes.iter().sum::<i32>() + tail
+    })
+}
+
+/// [`int_dot_block`] with AVX2 `vpmaddwd` (16 products summed in pairs per
+/// instruction); every `q[k]` must be at least as long as `e`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn int_dot_block_avx2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_cvtepi8_epi16,
+        _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256, _mm256_storeu_si256,
+    };
+    let n = e.len() / 32 * 32;
+    let mut acc = [_mm256_setzero_si256(); N];
+    let mut c = 0;
+    while c < n {
+        // SAFETY: c + 32 <= e.len(); unaligned loads of 16 bytes at c and c + 16.
+        let (x0, x1) = unsafe {
+            let p = e.as_ptr().add(c);
+            (
+                _mm_loadu_si128(p.cast::<__m128i>()),
+                _mm_loadu_si128(p.add(16).cast::<__m128i>()),
+            )
+        };
+        // Sign-extend each 16 i8 to 16 i16.
+        let (lo, hi) = (_mm256_cvtepi8_epi16(x0), _mm256_cvtepi8_epi16(x1));
+        for k in 0..N {
+            // SAFETY: c + 32 <= e.len() <= q[k].len(): 16 i16 at c and 16 at c + 16.
+            let (a, b) = unsafe {
+                let p = q[k].as_ptr().add(c);
+                (
+                    _mm256_loadu_si256(p.cast::<__m256i>()),
+                    _mm256_loadu_si256(p.add(16).cast::<__m256i>()),
+                )
+            };
+            acc[k] = _mm256_add_epi32(
+                acc[k],
+                _mm256_add_epi32(_mm256_madd_epi16(lo, a), _mm256_madd_epi16(hi, b)),
+            );
+        }
+        c += 32;
+    }
+    std::array::from_fn(|k| {
+        let mut lanes = [0i32; 8];
+        // SAFETY: stores 32 bytes into a [i32; 8].
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), acc[k]) };
+        let tail: i32 = (n..e.len())
+            .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
+            .sum();
+        lanes.iter().sum::<i32>() + tail
+    })
+}
+
+/// Run `f(block_of_query_indices)` over `idx` in blocks of [`BLOCK`] (the last may be
+/// shorter), dispatching to the kernel of that width.
+fn for_blocks(idx: &[usize], mut f: impl FnMut(&[usize])) {
+    for b in idx.chunks(BLOCK) {
+        f(b);
+    }
+}
+
+/// Top-w alive triplets for each query among all of them (paper Algorithm 2's
+/// `EmbedAndRetrieve(Es, q, w)`), best first as (id, cosine); ties go to the older
+/// triplet. One tiled pass over the stored vectors for all queries: each tile of
+/// [`TILE`] rows is scored against blocks of [`BLOCK`] queries per load.
+///
+/// With [`Scan::Exact`] (and [`Scan::Auto`] below [`APPROX_THRESHOLD`] alive
+/// triplets) the result, similarities included, is bit for bit that of scoring every
+/// alive triplet with [`cosine_with_norms`]. With [`Scan::Approximate`] the
+/// similarities are still exact cosines, but a triplet outside the i8 pre-scan's
+/// [`CANDIDATES_PER_W`]` × w` best may be missed.
+pub fn top_w_all(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    w: usize,
+    scan: Scan,
+) -> Vec<Vec<(TripletId, f32)>> {
+    let approximate = match scan {
+        Scan::Auto => g.edge_count() >= APPROX_THRESHOLD,
+        Scan::Exact => false,
+        Scan::Approximate => true,
+    };
     let norms: Vec<f32> = queries.iter().map(|q| dot(q, q)).collect();
     let mut scored: Vec<TopW> = (0..queries.len()).map(|_| TopW::new(w)).collect();
-    for id in 0..g.triplet_slots() {
-        let Some((e, ne)) = g.triplet_embedding(id) else {
-            continue;
-        };
-        for (k, q) in queries.iter().enumerate() {
-            scored[k].offer(id, cosine_with_norms(q, e, norms[k], ne));
+    let vectors = g.triplet_vectors();
+    let dim = vectors.dim();
+    // Queries as long as the stored rows go through the blocked kernels; any other
+    // (never seen in practice) is scored one pair at a time.
+    let (blocked, single): (Vec<usize>, Vec<usize>) =
+        (0..queries.len()).partition(|&k| dim > 0 && queries[k].len() == dim);
+    let rows = vectors.rows();
+    if approximate && w > 0 {
+        let codes: Vec<(Vec<i16>, f32)> = blocked
+            .iter()
+            .map(|&k| {
+                let mut c = vec![0i8; dim];
+                let s = super::vectors::quantize(queries[k], &mut c);
+                (c.into_iter().map(i16::from).collect(), s)
+            })
+            .collect();
+        let mut candidates: Vec<TopW> = blocked
+            .iter()
+            .map(|_| TopW::new(CANDIDATES_PER_W * w))
+            .collect();
+        let slot: Vec<usize> = (0..blocked.len()).collect();
+        for start in (0..rows).step_by(TILE) {
+            let tile = start..(start + TILE).min(rows);
+            for_blocks(&slot, |b| {
+                macro_rules! run {
+                    ($n:literal) => {{
+                        let q: [&[i16]; $n] = std::array::from_fn(|j| codes[b[j]].0.as_slice());
+                        for id in tile.clone() {
+                            if !vectors.is_live(id) {
+                                continue;
+                            }
+                            let (e, es) = vectors.code(id);
+                            let ne = vectors.row(id).1;
+                            let d = int_dot_block(&q, e);
+                            for j in 0..$n {
+                                let k = blocked[b[j]];
+                                let approx = cosine_from_dot(
+                                    d[j] as f32 * (codes[b[j]].1 * es),
+                                    norms[k],
+                                    ne,
+                                );
+                                candidates[b[j]].offer(id, approx);
+                            }
+                        }
+                    }};
+                }
+                match b.len() {
+                    4 => run!(4),
+                    3 => run!(3),
+                    2 => run!(2),
+                    _ => run!(1),
+                }
+            });
+        }
+        for (j, c) in candidates.into_iter().enumerate() {
+            let k = blocked[j];
+            for (id, _) in c.items {
+                let (e, ne) = vectors.row(id);
+                scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
+            }
+        }
+    } else {
+        for start in (0..rows).step_by(TILE) {
+            let tile = start..(start + TILE).min(rows);
+            for_blocks(&blocked, |b| {
+                macro_rules! run {
+                    ($n:literal) => {{
+                        let q: [&[f32]; $n] = std::array::from_fn(|j| queries[b[j]]);
+                        for id in tile.clone() {
+                            if !vectors.is_live(id) {
+                                continue;
+                            }
+                            let (e, ne) = vectors.row(id);
+                            let d = dot_block(&q, e);
+                            for j in 0..$n {
+                                let k = b[j];
+                                scored[k].offer(id, cosine_from_dot(d[j], norms[k], ne));
+                            }
+                        }
+                    }};
+                }
+                match b.len() {
+                    4 => run!(4),
+                    3 => run!(3),
+                    2 => run!(2),
+                    _ => run!(1),
+                }
+            });
+        }
+    }
+    // Pairs outside the kernels: other query lengths, and embeddings kept apart.
+    for &k in &single {
+        for id in 0..rows {
+            if vectors.is_live(id) {
+                let (e, ne) = vectors.row(id);
+                scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
+            }
+        }
+    }
+    for id in g.odd_embedded() {
+        if let Some((e, ne)) = g.triplet_embedding(id) {
+            for (k, q) in queries.iter().enumerate() {
+                scored[k].offer(id, cosine_with_norms(q, e, norms[k], ne));
+            }
         }
     }
     scored.into_iter().map(|s| s.items).collect()
@@ -188,6 +517,19 @@ pub fn semantic_search(
 }
 
 /// Semantic search, Algorithm 2: embedding-seeded BFS over the triplets, for several
+/// query vectors (results in query order, each as one call would give it), with
+/// [`Scan::Auto`]: see [`semantic_search_many_with`].
+pub fn semantic_search_many(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    d: u32,
+    w: usize,
+    scope: HopScope,
+) -> Vec<Vec<Retrieved>> {
+    semantic_search_many_with(g, queries, d, w, scope, Scan::Auto)
+}
+
+/// Semantic search, Algorithm 2: embedding-seeded BFS over the triplets, for several
 /// query vectors (results in query order, each as one call would give it).
 ///
 /// The query (depth 0) selects the top-`w` alive triplets by cosine similarity; each
@@ -196,16 +538,19 @@ pub fn semantic_search(
 /// among those incident to it ([`HopScope::Incident`]); no query at depth >= `d` is
 /// expanded, so `d = 0` returns nothing. Each triplet appears once, with the smallest
 /// depth that found it, in the order found; each vertex is queued once. Ties go to the
-/// older triplet.
+/// older triplet. `scan` says how the all-edge rankings are computed ([`top_w_all`]);
+/// the queries themselves (depth 0) use it too.
 ///
-/// Cost: with [`HopScope::All`] every level is one pass over the stored vectors for all
-/// queued vertices of all queries at once.
-pub fn semantic_search_many<'g>(
+/// Cost: with [`HopScope::All`] every level is one pass over the stored vectors for the
+/// distinct queued vertices of all queries at once (a vertex queued by several searches
+/// is scored once).
+pub fn semantic_search_many_with<'g>(
     g: &'g AriGraph,
     queries: &[&[f32]],
     d: u32,
     w: usize,
     scope: HopScope,
+    scan: Scan,
 ) -> Vec<Vec<Retrieved>> {
     if d == 0 || queries.is_empty() {
         return vec![Vec::new(); queries.len()];
@@ -243,7 +588,7 @@ pub fn semantic_search_many<'g>(
         }
     };
     // Depth 0: the queries themselves, in one pass.
-    for (s, hits) in searches.iter_mut().zip(top_w_all(g, queries, w)) {
+    for (s, hits) in searches.iter_mut().zip(top_w_all(g, queries, w, scan)) {
         take(s, hits, 0);
     }
     for depth in 1..d {
@@ -257,21 +602,22 @@ pub fn semantic_search_many<'g>(
         }
         let hits: Vec<Vec<Vec<(TripletId, f32)>>> = match scope {
             HopScope::All => {
-                let vectors: Vec<&[f32]> = levels
-                    .iter()
-                    .flatten()
-                    .filter_map(|v| g.vertex_embedding(v))
-                    .collect();
-                let mut all = top_w_all(g, &vectors, w).into_iter();
+                // Each distinct vertex with an embedding, scanned once.
+                let mut slot: HashMap<&str, usize> = HashMap::new();
+                let mut vectors: Vec<&[f32]> = Vec::new();
+                for &v in levels.iter().flatten() {
+                    if let (false, Some(e)) = (slot.contains_key(v), g.vertex_embedding(v)) {
+                        slot.insert(v, vectors.len());
+                        vectors.push(e);
+                    }
+                }
+                let all = top_w_all(g, &vectors, w, scan);
                 levels
                     .iter()
                     .map(|level| {
                         level
                             .iter()
-                            .map(|v| match g.vertex_embedding(v) {
-                                Some(_) => all.next().unwrap_or_default(),
-                                None => Vec::new(),
-                            })
+                            .map(|v| slot.get(v).map(|&i| all[i].clone()).unwrap_or_default())
                             .collect()
                     })
                     .collect()
@@ -553,6 +899,172 @@ mod tests {
             for (q, got) in qs.iter().zip(many) {
                 assert_eq!(got, semantic_search(&g, q, 3, 2, scope));
             }
+        }
+    }
+
+    /// A graph of `n` triplets over `n / 3` vertices with random `dim`-long embeddings
+    /// (uniform in [-1, 1), not normalised), every 7th triplet removed, and, when
+    /// `odd`, a few embeddings of another length.
+    fn random_graph(n: usize, dim: usize, odd: bool, seed: u64) -> (AriGraph, Vec<Vec<f32>>) {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let vector = |len: usize, next: &mut dyn FnMut() -> u64| -> Vec<f32> {
+            (0..len)
+                .map(|_| (next() % 2001) as f32 / 1000.0 - 1.0)
+                .collect()
+        };
+        let mut g = AriGraph::new();
+        let vertices = (n / 3).max(4);
+        while g.edge_count() < n {
+            let (s, o) = (next() as usize % vertices, next() as usize % vertices);
+            if let Some(tr) = Triplet::new(&format!("v{s}"), "r", &format!("v{o}")) {
+                g.add(tr);
+            }
+        }
+        for (id, _) in g.triplets_missing_embeddings() {
+            let len = if odd && id % 50 == 3 { dim + 5 } else { dim };
+            g.set_triplet_embedding(id, vector(len, &mut next));
+        }
+        for v in g.vertices_missing_embeddings() {
+            g.set_vertex_embedding(v, vector(dim, &mut next));
+        }
+        for id in (0..g.triplet_slots()).step_by(7) {
+            g.remove(id);
+        }
+        let queries = (0..9).map(|_| vector(dim, &mut next)).collect();
+        (g, queries)
+    }
+
+    /// The straightforward top-w: every alive triplet scored by `cosine_with_norms`.
+    fn reference_top_w(g: &AriGraph, q: &[f32], w: usize) -> Vec<(TripletId, f32)> {
+        let mut top = TopW::new(w);
+        for id in 0..g.triplet_slots() {
+            if let Some((e, ne)) = g.triplet_embedding(id) {
+                top.offer(id, cosine_with_norms(q, e, dot(q, q), ne));
+            }
+        }
+        top.items
+    }
+
+    /// Algorithm 2 with hops over all edges, one query at a time, on `reference_top_w`.
+    fn reference_search(g: &AriGraph, q: &[f32], d: u32, w: usize) -> Vec<Retrieved> {
+        let mut found: Vec<Retrieved> = Vec::new();
+        let mut seen_v = HashSet::new();
+        let mut level: Vec<String> = Vec::new();
+        let mut take = |hits: Vec<(TripletId, f32)>, depth, next: &mut Vec<String>| {
+            for (id, similarity) in hits {
+                let t = g.triplet(id);
+                for v in [&t.subject, &t.object] {
+                    if seen_v.insert(v.clone()) {
+                        next.push(v.clone());
+                    }
+                }
+                if !found.iter().any(|r| r.id == id) {
+                    found.push(Retrieved {
+                        id,
+                        depth,
+                        similarity,
+                    });
+                }
+            }
+        };
+        if d == 0 {
+            return Vec::new();
+        }
+        take(reference_top_w(g, q, w), 0, &mut level);
+        for depth in 1..d {
+            let mut next = Vec::new();
+            for v in std::mem::take(&mut level) {
+                if let Some(e) = g.vertex_embedding(&v) {
+                    take(reference_top_w(g, e, w), depth, &mut next);
+                }
+            }
+            level = next;
+        }
+        found
+    }
+
+    fn bits(v: &[(TripletId, f32)]) -> Vec<(TripletId, u32)> {
+        v.iter().map(|&(id, s)| (id, s.to_bits())).collect()
+    }
+
+    #[test]
+    fn blocked_scan_is_bit_identical_to_the_reference_below_the_threshold() {
+        // Lengths with and without a tail past the 8 lanes; odd-length embeddings too.
+        for (dim, odd) in [(37, true), (64, false), (8, true)] {
+            let (g, queries) = random_graph(600, dim, odd, 0x5eed ^ dim as u64);
+            assert!(g.edge_count() < APPROX_THRESHOLD);
+            for count in 1..=queries.len() {
+                let refs: Vec<&[f32]> = queries[..count].iter().map(Vec::as_slice).collect();
+                for w in [0, 1, 6, 40] {
+                    let got = top_w_all(&g, &refs, w, Scan::Auto);
+                    for (q, got) in refs.iter().zip(&got) {
+                        assert_eq!(bits(got), bits(&reference_top_w(&g, q, w)));
+                    }
+                }
+            }
+            let refs: Vec<&[f32]> = queries[..4].iter().map(Vec::as_slice).collect();
+            let many = semantic_search_many(&g, &refs, 3, 6, HopScope::All);
+            for (q, got) in refs.iter().zip(many) {
+                let want = reference_search(&g, q, 3, 6);
+                let key = |v: &[Retrieved]| {
+                    v.iter()
+                        .map(|r| (r.id, r.depth, r.similarity.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(key(&got), key(&want));
+            }
+        }
+    }
+
+    #[test]
+    fn integer_kernel_equals_the_plain_integer_sum() {
+        let e: Vec<i8> = (0..53).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+        let q: Vec<i16> = (0..53).map(|i| ((i * 91) % 255 - 127) as i16).collect();
+        let want: i32 = e
+            .iter()
+            .zip(&q)
+            .map(|(&a, &b)| i32::from(a) * i32::from(b))
+            .sum();
+        assert_eq!(int_dot_block(&[q.as_slice(); 3], &e), [want; 3]);
+    }
+
+    /// The floor the approximate scan must keep on random (structureless, hence hard)
+    /// embeddings; the benchmark prints the figure at 100,000 triplets.
+    const RECALL_FLOOR: f64 = 0.95;
+
+    #[test]
+    fn approximate_scan_recall_is_above_the_floor() {
+        let (g, queries) = random_graph(3_000, 96, false, 0xa11);
+        let refs: Vec<&[f32]> = queries.iter().map(Vec::as_slice).collect();
+        let w = 6;
+        let exact = top_w_all(&g, &refs, w, Scan::Exact);
+        let approx = top_w_all(&g, &refs, w, Scan::Approximate);
+        let mut hits = 0;
+        for (k, (a, b)) in exact.iter().zip(&approx).enumerate() {
+            assert_eq!(b.len(), w);
+            for (id, sim) in b {
+                // Similarities stay exact cosines.
+                let (e, ne) = g.triplet_embedding(*id).unwrap();
+                let q = refs[k];
+                assert_eq!(
+                    sim.to_bits(),
+                    cosine_with_norms(q, e, dot(q, q), ne).to_bits()
+                );
+                hits += usize::from(a.iter().any(|x| x.0 == *id));
+            }
+        }
+        let recall = hits as f64 / (w * refs.len()) as f64;
+        assert!(recall >= RECALL_FLOOR, "recall {recall}");
+        // Deterministic: the same call gives the same bits.
+        let again = top_w_all(&g, &refs, w, Scan::Approximate);
+        for (a, b) in approx.iter().zip(&again) {
+            assert_eq!(bits(a), bits(b));
         }
     }
 }
