@@ -332,7 +332,8 @@ pub struct MemoryArgs {
     /// Keep achieved sub-goals in the plan, as the paper's planner alone would.
     #[arg(long, help_heading = "Agent")]
     pub no_plan_progress: bool,
-    /// Do not leave the actions of a detected cycle out of the admissible list.
+    /// Do not leave the actions of a detected cycle, or the exact reversal of the last
+    /// accepted command, out of the admissible list.
     #[arg(long, help_heading = "Agent")]
     pub no_loop_breaking: bool,
     /// Do not keep the latest note, recipe or book read in working memory.

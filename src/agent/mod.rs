@@ -95,13 +95,14 @@ pub struct AgentSettings {
     /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
     /// cycles detected on the commands sent and blocked in the room they were sent from.
     /// 3: a cycle detected again is blocked for twice as long as the time before (3, 6,
-    /// then 12 steps).
+    /// then 12 steps). 4: right after a command succeeded, the action that would put back
+    /// exactly what it did is left out for one step ([`progress::reverses`]).
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 3;
+pub const REVISION: u32 = 4;
 
 /// Most sub-goals in a plan under revision 2.
 pub const PLAN_ITEMS_COMPACT: usize = 3;
@@ -404,10 +405,12 @@ impl Agent {
         let by_route = self.settings.revision >= 2;
         // A `go to` is routed (an A* search) only when some command is blocked.
         let route_check = by_route && !blocked_commands.is_empty();
+        let reversals = self.reversals_now(&here, &offered);
         let blocked: Vec<String> = offered
             .iter()
             .filter(|a| {
                 blocked_commands.contains(a)
+                    || reversals.contains(a)
                     || route_check
                         && a.strip_prefix(GO_TO).is_some_and(|target| {
                             self.route(&room, target)
@@ -421,11 +424,26 @@ impl Agent {
             offered.retain(|a| !blocked.contains(a));
         }
         // Revision 1 reported every blocked action, offered or not.
-        let blocked = if by_route { blocked } else { blocked_commands };
-        if !blocked.is_empty() {
+        let blocked = if by_route {
+            blocked
+        } else {
+            blocked_commands.clone()
+        };
+        // Reversals of the last command (revision 4) are reported apart from cycles.
+        let (undoing, cycling): (Vec<String>, Vec<String>) = blocked
+            .iter()
+            .cloned()
+            .partition(|a| reversals.contains(a) && !blocked_commands.contains(a));
+        if !cycling.is_empty() {
             warnings.push(format!(
                 "these actions repeat a cycle that made no progress and are not available for now: {}",
-                blocked.join("; ")
+                cycling.join("; ")
+            ));
+        }
+        if !undoing.is_empty() {
+            warnings.push(format!(
+                "these actions would only undo your last action and are not available this step: {}",
+                undoing.join("; ")
             ));
         }
 

@@ -8,7 +8,10 @@
 //!   from the plan, before and after the planner revises it;
 //! - [`detect_cycle`]: a repeated action (A, A, A), an alternation (A, B, A, B) or an
 //!   action undone and done again (A, undo A, A): the actions of the cycle are left out
-//!   of the admissible list for a few steps, and the prompt says why.
+//!   of the admissible list for a few steps, and the prompt says why;
+//! - [`reverses`] (agent revision 4): right after an action succeeded, the action that
+//!   puts back exactly what it did (put the key back where it was taken from, lock the
+//!   door just unlocked) is left out for one step.
 
 use crate::env::GameState;
 use crate::memory::names::fold;
@@ -139,6 +142,27 @@ pub fn undoes(a: &str, b: &str) -> bool {
             .any(|(x, y)| x.contains(&va.as_str()) && y.contains(&vb.as_str()))
 }
 
+/// The place of an action, after its first "from", "into", "in", "on" or "with":
+/// "take old key from antique trunk" -> "antique trunk"; "" when it names none.
+fn place(action: &str) -> String {
+    let g = gist(action);
+    [" from ", " into ", " in ", " on ", " with "]
+        .iter()
+        .filter_map(|sep| g.split_once(sep).map(|(o, p)| (o.len(), p.to_string())))
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, p)| p)
+        .unwrap_or_default()
+}
+
+/// Whether `b` puts back exactly what `a` did: [`undoes`] with the same place ("take
+/// key from box" / "put key in box"; "take key" / "drop key"; "open fridge" / "close
+/// fridge"; "unlock door with key" / "lock door with key"). Agent revision 4 leaves such
+/// an action out for the step right after `a` succeeded: it could only return the game
+/// to where it was one step before.
+pub fn reverses(a: &str, b: &str) -> bool {
+    undoes(a, b) && place(a) == place(b)
+}
+
 /// The actions of a cycle that the last `steps` (action, the game's answer) close, when
 /// it made no progress (each repeated action got the same answer as before): A, A, A;
 /// A, B, A, B; or A, undo A, A. Walking the same way down a corridor is no cycle: the
@@ -248,6 +272,27 @@ impl super::Agent {
         })
     }
 
+    /// With loop breaking on under revision 4: the `offered` actions that would put back
+    /// exactly what the last command did ([`reverses`]), when the game accepted it and
+    /// it was sent from room `here` (an entity key); they stay out for this step only.
+    pub(super) fn reversals_now(&self, here: &str, offered: &[String]) -> Vec<String> {
+        if !self.settings.loop_breaking || self.settings.revision < 4 {
+            return Vec::new();
+        }
+        let (Some((last, answer)), Some(from)) = (self.answers.last(), self.sent_from.last())
+        else {
+            return Vec::new();
+        };
+        if from != here || !succeeded(answer) {
+            return Vec::new();
+        }
+        offered
+            .iter()
+            .filter(|a| reverses(last, a))
+            .cloned()
+            .collect()
+    }
+
     /// With loop breaking on: block the commands of a cycle the last commands close, each
     /// in the room it was sent from, and return the commands blocked in room `here` (an
     /// entity key) at `step`.
@@ -314,6 +359,25 @@ mod tests {
         xs.iter()
             .map(|a| (a.to_string(), format!("answer to {a}")))
             .collect()
+    }
+
+    #[test]
+    fn an_exact_reversal_needs_the_same_thing_and_the_same_place() {
+        assert!(reverses(
+            "take old key from antique trunk",
+            "insert old key into antique trunk"
+        ));
+        assert!(reverses("take key", "drop key"));
+        assert!(reverses(
+            "unlock wooden door with old key",
+            "lock wooden door with old key"
+        ));
+        assert!(reverses("open the fridge", "close fridge"));
+        assert!(!reverses("take key from box", "put key on table"));
+        assert!(!reverses("take key from box", "drop key"));
+        assert!(!reverses("take key from box", "take key from box"));
+        assert!(!reverses("open fridge", "close oven"));
+        assert!(!reverses("go east", "go west"));
     }
 
     #[test]

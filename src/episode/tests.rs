@@ -297,6 +297,8 @@ async fn a_take_put_cycle_is_broken_within_four_steps() {
     let script = Scripted::default().actions(&cycle);
     let mut c = config();
     c.max_steps = 5;
+    // Revision 3: revision 4 refuses the put-back right away (see below).
+    c.agent.revision = 3;
     let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
     result.expect("episode");
     let actions: Vec<&str> = steps.iter().map(|s| s.action.as_str()).collect();
@@ -307,6 +309,35 @@ async fn a_take_put_cycle_is_broken_within_four_steps() {
         "step 4 repeated the cycle: {actions:?}"
     );
     assert!(steps[3].warnings.iter().any(|w| w.contains("cycle")));
+}
+
+/// Revision 4: right after "take key from box" succeeded, putting the key back in the
+/// box is left out for one step (and the model's choice of it refused); a step later
+/// it is offered again.
+#[tokio::test]
+async fn putting_back_what_was_just_taken_is_left_out_for_a_step() {
+    let script =
+        Scripted::default().actions(&["take key from box", "put key in box", "put key in box"]);
+    let mut c = config();
+    c.max_steps = 3;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    assert_eq!(steps[0].action, "take key from box");
+    assert_eq!(steps[1].blocked, ["put key in box"], "{:?}", steps[1]);
+    assert_ne!(steps[1].action, "put key in box");
+    assert!(
+        steps[1]
+            .warnings
+            .iter()
+            .any(|w| w.contains("undo your last action") && w.contains("put key in box")),
+        "{:?}",
+        steps[1].warnings
+    );
+    assert!(
+        steps[2].blocked.is_empty(),
+        "a reversal stays out one step only: {:?}",
+        steps[2]
+    );
 }
 
 /// A sub-goal the last action achieved is gone from the next plan, even when the
