@@ -116,14 +116,8 @@ fn verb_object(action: &str) -> Option<(String, String)> {
     ] {
         if let Some(rest) = g.strip_prefix(verb).and_then(|r| r.strip_prefix(' ')) {
             let object = rest.split([' ']).collect::<Vec<_>>().join(" ");
-            let object = ["from", "into", "in", "on", "with"]
-                .iter()
-                .filter_map(|sep| {
-                    object
-                        .split_once(&format!(" {sep} "))
-                        .map(|(o, _)| o.to_string())
-                })
-                .min_by_key(|o| o.len())
+            let object = split_place(&object)
+                .map(|(o, _)| o.to_string())
                 .unwrap_or(object);
             return Some((verb.to_string(), object));
         }
@@ -142,15 +136,20 @@ pub fn undoes(a: &str, b: &str) -> bool {
             .any(|(x, y)| x.contains(&va.as_str()) && y.contains(&vb.as_str()))
 }
 
-/// The place of an action, after its first "from", "into", "in", "on" or "with":
-/// "take old key from antique trunk" -> "antique trunk"; "" when it names none.
-fn place(action: &str) -> String {
-    let g = gist(action);
+/// A gist split at its first "from", "into", "in", "on" or "with": "old key from
+/// antique trunk" -> ("old key", "antique trunk"); `None` when it names no place.
+fn split_place(g: &str) -> Option<(&str, &str)> {
     [" from ", " into ", " in ", " on ", " with "]
         .iter()
-        .filter_map(|sep| g.split_once(sep).map(|(o, p)| (o.len(), p.to_string())))
-        .min_by_key(|(at, _)| *at)
-        .map(|(_, p)| p)
+        .filter_map(|sep| g.split_once(sep))
+        .min_by_key(|(o, _)| o.len())
+}
+
+/// The place of an action ([`split_place`]): "take old key from antique trunk" ->
+/// "antique trunk"; "" when it names none.
+fn place(action: &str) -> String {
+    split_place(&gist(action))
+        .map(|(_, p)| p.to_string())
         .unwrap_or_default()
 }
 
