@@ -9,7 +9,7 @@ use super::*;
 use crate::env::EnvError;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
-use crate::memory::MemoryDesign;
+use crate::memory::{MemoryDesign, Triplet};
 use crate::trajectory::ActionSource;
 
 /// hall -east-> kitchen -north-> pantry (and back); "take apple" in the pantry wins.
@@ -435,4 +435,69 @@ async fn plan_and_action_calls_share_their_prompt_prefix() {
         .collect();
     assert_eq!(systems.len(), 2);
     assert_ne!(systems[0], systems[1]);
+}
+
+/// Memory rules 4: a spatial fact the extractor misread against a move actually made is
+/// retired before it routes a `go to`, and a route move the game refuses retires the
+/// unproven fact that sent the agent that way, so the next `go to` takes another route.
+/// Rules 3 (older runs) kept both and walked into the wall twice.
+#[tokio::test]
+async fn spatial_facts_that_moves_refute_stop_routing() {
+    for rules in [3, 4] {
+        let none = r#"{"triplets": []}"#;
+        let script = Scripted::default()
+            .actions(&[
+                "go east",
+                "go to hall",
+                "go east",
+                "go north",
+                "go to hall",
+                "go to hall",
+            ])
+            .answer(
+                "extract_triplets",
+                &[
+                    none,
+                    // In the kitchen, after walking east from the hall: the hall read as
+                    // north of the kitchen (it is west).
+                    r#"{"triplets": [["hall", "is north of", "kitchen"]]}"#,
+                    none,
+                    none,
+                    // In the pantry: the hall read as east of it (there is no exit east).
+                    r#"{"triplets": [["hall", "is east of", "pantry"]]}"#,
+                ],
+            );
+        let mut c = config();
+        c.memory.rules = rules;
+        c.max_steps = 7;
+        let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+        result.expect("episode");
+        let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+        let misread = Triplet::new("hall", "is north of", "kitchen").expect("triplet");
+        let wall = Triplet::new("hall", "is east of", "pantry").expect("triplet");
+        if rules >= 4 {
+            assert!(
+                steps[1].memory.removed.contains(&misread),
+                "{:?}",
+                steps[1].memory
+            );
+            // Hall, kitchen (go to hall: west), hall, kitchen, pantry; then `go to hall`
+            // east into the wall is refused and its fact retired; the second `go to
+            // hall` goes round by the kitchen.
+            assert_eq!(
+                commands,
+                [
+                    "go east", "go west", "go east", "go north", "go east", "go south", "go west"
+                ],
+                "{commands:?}"
+            );
+            assert!(
+                steps[4].memory.removed.contains(&wall),
+                "{:?}",
+                steps[4].memory
+            );
+        } else {
+            assert_eq!(commands[1], "go north", "{commands:?}");
+        }
+    }
 }

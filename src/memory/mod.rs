@@ -70,14 +70,18 @@ pub struct MemorySettings {
     #[serde(default)]
     pub retrieval: Strategy,
     /// The revision of the memory rules a run follows, so every run replays under the
-    /// rules it was recorded with. 1: the first rules. 2 ([`RULES`]): spatial facts from
-    /// moves actually made are pinned (never offered for deletion; a move overrides a
-    /// contradicting older spatial fact), the LLM's outdated verdicts are checked against
+    /// rules it was recorded with ([`RULES`] is the current one). 1: the first rules.
+    /// 2: spatial facts from moves actually made are pinned (never offered for
+    /// deletion; a move overrides a contradicting older spatial fact), the LLM's outdated verdicts are checked against
     /// [`relations::may_retire`], the extractor is shown the known facts about the things
     /// in view, and Simulacra's recency decays from a memory's last access. 3: the
     /// extractor answers with compact triplets (`["s", "r", "o"]`), and the outdated check
     /// is asked only about facts that the verdict guard would let a new triplet retire
-    /// (no call when there is none).
+    /// (no call when there is none). 4: a spatial fact not proven by a move is retired
+    /// when it disagrees with one that is (same room and direction to another room, or
+    /// the same two rooms joined by other directions), after every memory update and
+    /// move; and a route move the game refused retires the unproven facts that sent
+    /// the agent that way ([`crate::nav::Explorer::reconcile`]).
     #[serde(default = "legacy_rules")]
     pub rules: u32,
     /// What a retired fact becomes ([`temporal`], AriadneMem's conflict-aware
@@ -117,7 +121,7 @@ impl MemorySettings {
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 3;
+pub const RULES: u32 = 4;
 
 fn legacy_rules() -> u32 {
     1

@@ -119,11 +119,15 @@ impl Explorer {
     /// Record a movement command's result (ground truth, both ways): going `dir` from
     /// `from` reached `to`. When `expected` names another room, the triplets that
     /// promised it are removed as stale. A move that stayed in the same room (a closed
-    /// door) records nothing. Returns the triplets added and removed. Under
+    /// door) records nothing, except from memory rules 4 on when it was a route move
+    /// (`expected` names another room): the game refused it, so every alive triplet not
+    /// proven by a move that sends `from` going `dir` anywhere is retired (a proven one
+    /// stays: its door may only be closed). From rules 4 on a move also runs
+    /// [`Explorer::reconcile`]. Returns the triplets added and removed. Under
     /// [`Retire::Close`] each removed triplet is closed, superseded by the move's own.
     pub fn record_move(
         &mut self,
-        graph: Option<&mut AriGraph>,
+        mut graph: Option<&mut AriGraph>,
         from: &str,
         dir: Direction,
         to: &str,
@@ -132,6 +136,28 @@ impl Explorer {
         let (from, to) = (entity_key(from), entity_key(to));
         let mut added = Vec::new();
         let mut removed = Vec::new();
+        if from == to
+            && self.rules >= 4
+            && expected.is_some_and(|e| entity_key(e) != from)
+            && let Some(graph) = graph.as_deref_mut()
+        {
+            // A route move the game refused: the unproven facts that promised it go.
+            let refuted: Vec<usize> = graph
+                .alive_ids()
+                .filter(|&id| !graph.is_pinned(id))
+                .filter(|&id| {
+                    leads(graph.triplet(id))
+                        .iter()
+                        .any(|(a, go, _)| *a == from && *go == dir)
+                })
+                .collect();
+            for id in refuted {
+                if graph.retire(id, self.retire_mode(), &[]) {
+                    removed.push(graph.triplet(id).clone());
+                }
+            }
+            return (added, removed);
+        }
         if from == to || from.is_empty() || to.is_empty() {
             return (added, removed);
         }
@@ -174,8 +200,95 @@ impl Explorer {
                 graph.supersede(id, &by);
             }
         }
+        removed.extend(self.reconcile(graph));
         (added, removed)
     }
+
+    fn retire_mode(&self) -> Retire {
+        self.retire.unwrap_or(Retire::Delete)
+    }
+
+    /// From memory rules 4 on, retire every alive spatial triplet not proven by a move
+    /// that disagrees with one proven by a move (a pinned `is <dir> of` triplet): it
+    /// sends the same room the same way elsewhere, or it joins the same two rooms by
+    /// another pair of directions (in a TextWorld map two rooms share at most one
+    /// exit). Called after each memory update and each move, so a fact the extractor
+    /// misread ("kitchen is north of bathroom" after walking north from the kitchen into
+    /// the bathroom) never routes a `go to`. Returns the triplets retired; under
+    /// [`Retire::Close`] each is superseded by the proven triplets it contradicts.
+    /// Under rules 1-3 this does nothing.
+    pub fn reconcile(&self, graph: &mut AriGraph) -> Vec<Triplet> {
+        if self.rules < 4 {
+            return Vec::new();
+        }
+        let proven: Vec<(usize, Vec<Lead>)> = graph
+            .alive_ids()
+            .filter(|&id| graph.is_pinned(id))
+            .map(|id| (id, leads(graph.triplet(id))))
+            .filter(|(_, l)| !l.is_empty())
+            .collect();
+        let mut doomed: Vec<(usize, Vec<usize>)> = Vec::new();
+        for id in graph.alive_ids().filter(|&id| !graph.is_pinned(id)) {
+            let claimed = leads(graph.triplet(id));
+            if claimed.is_empty() {
+                continue;
+            }
+            let by: Vec<usize> = proven
+                .iter()
+                .filter(|(_, known)| disagree(&claimed, known))
+                .map(|(p, _)| *p)
+                .collect();
+            if !by.is_empty() {
+                doomed.push((id, by));
+            }
+        }
+        let mut removed = Vec::new();
+        for (id, by) in doomed {
+            if graph.retire(id, self.retire_mode(), &by) {
+                removed.push(graph.triplet(id).clone());
+            }
+        }
+        removed
+    }
+}
+
+/// One way a spatial triplet says a room leads: from room `.0`, going `.1` reaches `.2`.
+type Lead = (String, Direction, String);
+
+/// The two leads of `X, is <dir> of, Y` (from Y going dir reaches X; from X going the
+/// opposite way reaches Y); none for a triplet that is not spatial or joins a room to
+/// itself.
+fn leads(t: &Triplet) -> Vec<Lead> {
+    match relation_direction(&t.relation) {
+        Some(d) if t.subject != t.object => vec![
+            (t.object.clone(), d, t.subject.clone()),
+            (t.subject.clone(), d.opposite(), t.object.clone()),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a claimed spatial fact disagrees with a proven one: one of its leads goes
+/// from the same room the same way to another room, or it joins the same two rooms
+/// with different directions.
+fn disagree(claimed: &[Lead], proven: &[Lead]) -> bool {
+    let same_exit_elsewhere = claimed.iter().any(|(a, d, b)| {
+        proven
+            .iter()
+            .any(|(pa, pd, pb)| a == pa && d == pd && b != pb)
+    });
+    let pair = |l: &[Lead]| {
+        l.first().map(|(a, _, b)| {
+            if a < b {
+                (a.clone(), b.clone())
+            } else {
+                (b.clone(), a.clone())
+            }
+        })
+    };
+    let same_rooms_other_way =
+        pair(claimed) == pair(proven) && claimed.iter().any(|c| !proven.contains(c));
+    same_exit_elsewhere || same_rooms_other_way
 }
 
 /// Alive spatial triplets that a move `from` -`dir`-> `to` proves wrong: those that send
@@ -278,5 +391,76 @@ mod tests {
             "pantry".to_string()
         );
         assert!(e.route(Some(&g), "hall", "kitchen").is_none());
+    }
+
+    /// Rules 4: an extracted fact that joins two rooms the other way round from a move
+    /// actually made is retired, so A* no longer routes over it; rules 3 keep it.
+    #[test]
+    fn a_misread_direction_between_walked_rooms_is_retired() {
+        for rules in [3, 4] {
+            let mut g = AriGraph::new();
+            let mut e = Explorer::new(rules);
+            e.visit("Kitchen");
+            // Going north from the kitchen reached the bathroom...
+            e.record_move(Some(&mut g), "Kitchen", Direction::North, "Bathroom", None);
+            // ...then the extractor read the reverse, and a stray exit west.
+            let misread = Triplet::new("kitchen", "is north of", "bathroom").unwrap();
+            let same = Triplet::new("kitchen", "is south of", "bathroom").unwrap();
+            let elsewhere = Triplet::new("garden", "is south of", "bathroom").unwrap();
+            let unrelated = Triplet::new("pantry", "is east of", "kitchen").unwrap();
+            for t in [&misread, &same, &elsewhere, &unrelated] {
+                g.add(t.clone());
+            }
+            let removed = e.reconcile(&mut g);
+            if rules < 4 {
+                assert!(removed.is_empty());
+                continue;
+            }
+            assert_eq!(removed, vec![misread.clone(), elsewhere.clone()]);
+            assert!(g.find(&misread).is_none() && g.find(&elsewhere).is_none());
+            assert!(g.find(&same).is_some() && g.find(&unrelated).is_some());
+            let route = e.route(Some(&g), "bathroom", "kitchen").unwrap();
+            assert_eq!(route[0].direction, Direction::South);
+        }
+    }
+
+    /// Rules 4: a route move the game refused retires the unproven facts that sent the
+    /// agent that way; a fact proven by a move stays (its door may just be closed).
+    #[test]
+    fn a_refused_route_move_retires_the_unproven_way() {
+        let mut g = AriGraph::new();
+        let mut e = Explorer::new(4);
+        e.visit("Kitchen");
+        let wrong = Triplet::new("bedroom", "is east of", "kitchen").unwrap();
+        g.add(wrong.clone());
+        let (added, removed) = e.record_move(
+            Some(&mut g),
+            "Kitchen",
+            Direction::East,
+            "Kitchen",
+            Some("bedroom"),
+        );
+        assert!(added.is_empty());
+        assert_eq!(removed, vec![wrong.clone()]);
+        assert!(e.route(Some(&g), "kitchen", "bedroom").is_none());
+        // A way walked before is kept when a closed door stops the route.
+        e.record_move(Some(&mut g), "Kitchen", Direction::West, "Bedroom", None);
+        let (_, removed) = e.record_move(
+            Some(&mut g),
+            "Kitchen",
+            Direction::West,
+            "Kitchen",
+            Some("bedroom"),
+        );
+        assert!(removed.is_empty());
+        assert_eq!(
+            e.route(Some(&g), "kitchen", "bedroom").unwrap()[0].direction,
+            Direction::West
+        );
+        // A move the agent chose itself (no route) that stays put retires nothing.
+        g.add(Triplet::new("garden", "is north of", "kitchen").unwrap());
+        let (_, removed) =
+            e.record_move(Some(&mut g), "Kitchen", Direction::North, "Kitchen", None);
+        assert!(removed.is_empty());
     }
 }
