@@ -143,6 +143,9 @@ pub struct AriGraph {
     triplets: Vec<TripletRecord>,
     index: HashMap<Triplet, TripletId>,
     incident: HashMap<String, BTreeSet<TripletId>>,
+    /// relation -> alive triplets with it (for readers of a few relations, such as the
+    /// spatial map, that would otherwise look at every triplet).
+    by_relation: HashMap<String, BTreeSet<TripletId>>,
     vertex_embeddings: HashMap<String, Vec<f32>>,
     vectors: TripletVectors,
     /// Ids whose embedding is [`Embedding::Odd`].
@@ -244,9 +247,24 @@ impl AriGraph {
 
     fn link(&mut self, id: TripletId) {
         let t = &self.triplets[id].triplet;
-        let (s, o) = (t.subject.clone(), t.object.clone());
+        let (s, r, o) = (t.subject.clone(), t.relation.clone(), t.object.clone());
         self.incident.entry(s).or_default().insert(id);
         self.incident.entry(o).or_default().insert(id);
+        self.by_relation.entry(r).or_default().insert(id);
+    }
+
+    /// Ids of the alive triplets whose relation passes `keep`, in insertion order (as
+    /// [`AriGraph::alive_ids`] would give them). `keep` is asked once per distinct
+    /// relation, so a reader of a few relations does not look at every triplet.
+    pub fn alive_ids_with_relation(&self, keep: impl Fn(&str) -> bool) -> Vec<TripletId> {
+        let mut ids: Vec<TripletId> = self
+            .by_relation
+            .iter()
+            .filter(|(r, _)| keep(r))
+            .flat_map(|(_, set)| set.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Remove an outdated triplet from the semantic layer (episodes keep their link).
@@ -263,12 +281,19 @@ impl AriGraph {
         self.vectors.set_live(id, false);
         self.pinned.remove(&id);
         let (s, o) = (rec.triplet.subject.clone(), rec.triplet.object.clone());
+        let r = rec.triplet.relation.clone();
         for v in [s, o] {
             if let Some(set) = self.incident.get_mut(&v) {
                 set.remove(&id);
                 if set.is_empty() {
                     self.incident.remove(&v);
                 }
+            }
+        }
+        if let Some(set) = self.by_relation.get_mut(&r) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.by_relation.remove(&r);
             }
         }
         true
@@ -558,5 +583,29 @@ mod tests {
         let (again, fresh) = g.add(t("key", "is in", "locker"));
         assert_eq!(again, old);
         assert!(fresh);
+    }
+
+    /// The relation index gives what a filter over [`AriGraph::alive_ids`] would, in the
+    /// same order, through removals and revivals.
+    #[test]
+    fn triplets_by_relation_follow_removals_and_revivals() {
+        let mut g = AriGraph::new();
+        let (a, _) = g.add(t("hall", "is north of", "kitchen"));
+        let (b, _) = g.add(t("key", "is in", "locker"));
+        let (c, _) = g.add(t("pantry", "is east of", "kitchen"));
+        let spatial = |g: &AriGraph| g.alive_ids_with_relation(|r| r.ends_with(" of"));
+        let by_scan = |g: &AriGraph| -> Vec<TripletId> {
+            g.alive_ids()
+                .filter(|&id| g.triplet(id).relation.ends_with(" of"))
+                .collect()
+        };
+        assert_eq!(spatial(&g), vec![a, c]);
+        g.remove(a);
+        assert_eq!(spatial(&g), vec![c]);
+        assert_eq!(spatial(&g), by_scan(&g));
+        g.add(t("hall", "is north of", "kitchen"));
+        assert_eq!(spatial(&g), vec![a, c]);
+        assert_eq!(spatial(&g), by_scan(&g));
+        assert_eq!(g.alive_ids_with_relation(|r| r == "is in"), vec![b]);
     }
 }

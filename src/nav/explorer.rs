@@ -121,8 +121,9 @@ impl Explorer {
     /// promised it are removed as stale. A move that stayed in the same room (a closed
     /// door) records nothing, except from memory rules 4 on when it was a route move
     /// (`expected` names another room): the game refused it, so every alive triplet not
-    /// proven by a move that sends `from` going `dir` anywhere is retired (a proven one
-    /// stays: its door may only be closed). From rules 4 on a move also runs
+    /// proven by a move that sends `from` going `dir` to `expected` or to a room visited
+    /// is retired (a proven one stays: its door may only be closed; so does a door or
+    /// thing said to be that way). From rules 4 on a move also runs
     /// [`Explorer::reconcile`]. Returns the triplets added and removed. Under
     /// [`Retire::Close`] each removed triplet is closed, superseded by the move's own.
     pub fn record_move(
@@ -136,19 +137,24 @@ impl Explorer {
         let (from, to) = (entity_key(from), entity_key(to));
         let mut added = Vec::new();
         let mut removed = Vec::new();
+        let exp = expected.map(entity_key).unwrap_or_default();
         if from == to
             && self.rules >= 4
-            && expected.is_some_and(|e| entity_key(e) != from)
+            && !exp.is_empty()
+            && exp != from
             && let Some(graph) = graph.as_deref_mut()
         {
-            // A route move the game refused: the unproven facts that promised it go.
+            // A route move the game refused: the unproven facts that promised it (to the
+            // room expected, or to another room the agent knows) go; a door or thing
+            // said to be that way stays (it may be why the move was refused).
             let refuted: Vec<usize> = graph
-                .alive_ids()
+                .alive_ids_with_relation(|r| relation_direction(r).is_some())
+                .into_iter()
                 .filter(|&id| !graph.is_pinned(id))
                 .filter(|&id| {
-                    leads(graph.triplet(id))
-                        .iter()
-                        .any(|(a, go, _)| *a == from && *go == dir)
+                    leads(graph.triplet(id)).iter().any(|(a, go, b)| {
+                        *a == from && *go == dir && (*b == exp || self.visited.contains(b))
+                    })
                 })
                 .collect();
             for id in refuted {
@@ -221,14 +227,15 @@ impl Explorer {
         if self.rules < 4 {
             return Vec::new();
         }
-        let proven: Vec<(usize, Vec<Lead>)> = graph
-            .alive_ids()
-            .filter(|&id| graph.is_pinned(id))
-            .map(|id| (id, leads(graph.triplet(id))))
+        let spatial = graph.alive_ids_with_relation(|r| relation_direction(r).is_some());
+        let proven: Vec<(usize, Vec<Lead>)> = spatial
+            .iter()
+            .filter(|&&id| graph.is_pinned(id))
+            .map(|&id| (id, leads(graph.triplet(id))))
             .filter(|(_, l)| !l.is_empty())
             .collect();
         let mut doomed: Vec<(usize, Vec<usize>)> = Vec::new();
-        for id in graph.alive_ids().filter(|&id| !graph.is_pinned(id)) {
+        for id in spatial.into_iter().filter(|&id| !graph.is_pinned(id)) {
             let claimed = leads(graph.triplet(id));
             if claimed.is_empty() {
                 continue;
@@ -302,7 +309,8 @@ fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<u
         ]
     };
     graph
-        .alive_ids()
+        .alive_ids_with_relation(|r| relation_direction(r).is_some())
+        .into_iter()
         .filter(|&id| {
             let t = graph.triplet(id);
             relation_direction(&t.relation).is_some_and(|d| {
@@ -442,6 +450,18 @@ mod tests {
         );
         assert!(added.is_empty());
         assert_eq!(removed, vec![wrong.clone()]);
+        // A door said to be that way is no room: it stays.
+        let door = Triplet::new("screen door", "is north of", "kitchen").unwrap();
+        g.add(door.clone());
+        let (_, removed) = e.record_move(
+            Some(&mut g),
+            "Kitchen",
+            Direction::North,
+            "Kitchen",
+            Some("pantry"),
+        );
+        assert!(removed.is_empty());
+        assert!(g.find(&door).is_some());
         assert!(e.route(Some(&g), "kitchen", "bedroom").is_none());
         // A way walked before is kept when a closed door stops the route.
         e.record_move(Some(&mut g), "Kitchen", Direction::West, "Bedroom", None);

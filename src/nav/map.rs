@@ -6,6 +6,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use super::{Direction, Move, UnexploredExit, relation_direction};
 use crate::memory::AriGraph;
 
+/// Relations whose triplets say a room has an exit (`room, has exit, north`).
+const EXIT_RELATIONS: &[&str] = &["has exit", "has an exit", "has an unexplored exit", "exit"];
+
 /// Rooms and directed moves between them, read from the graph.
 #[derive(Debug, Clone, Default)]
 pub struct SpatialMap {
@@ -26,16 +29,18 @@ impl SpatialMap {
             ..SpatialMap::default()
         };
         let mut exits: Vec<(String, Direction)> = Vec::new();
-        for id in graph.alive_ids() {
+        // Only the spatial relations are read (oldest triplet first, as before).
+        let ids = graph.alive_ids_with_relation(|r| {
+            relation_direction(r).is_some() || EXIT_RELATIONS.contains(&r)
+        });
+        for id in ids {
             let t = graph.triplet(id);
             if let Some(dir) = relation_direction(&t.relation) {
                 // t.subject is `dir` of t.object: from object go dir -> subject.
                 map.add_edge(&t.object, dir, &t.subject);
                 map.add_edge(&t.subject, dir.opposite(), &t.object);
-            } else if matches!(
-                t.relation.as_str(),
-                "has exit" | "has an exit" | "has an unexplored exit" | "exit"
-            ) && let Some(dir) = Direction::parse(&t.object)
+            } else if EXIT_RELATIONS.contains(&t.relation.as_str())
+                && let Some(dir) = Direction::parse(&t.object)
             {
                 exits.push((t.subject.clone(), dir));
             }
