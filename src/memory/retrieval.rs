@@ -232,22 +232,29 @@ fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
     })
 }
 
-/// Integer dot products of i16 query codes with an i8 row, for queries as long as `e`.
+/// Integer dot products of query codes with an i8 row, for queries as long as `e`; each
+/// query is given as i8 codes (`q8`, for the AVX2 kernel) and the same codes widened to
+/// i16 (`q16`, for the others). Codes are within -127..=127 ([`super::vectors::quantize`]).
 /// Exact (no overflow: |sum| <= 127² × len < 2³¹ for len < 133,000), so any summation
 /// order, SIMD or not, gives the same value on every machine.
 #[inline]
-fn int_dot_block<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+fn int_dot_block<const N: usize>(q8: &[&[i8]; N], q16: &[&[i16]; N], e: &[i8]) -> [i32; N] {
     #[cfg(target_arch = "x86_64")]
-    if q.iter().all(|q| q.len() >= e.len()) {
+    if q8.iter().all(|q| q.len() >= e.len()) && q16.iter().all(|q| q.len() >= e.len()) {
         // Chosen at run time, which is safe for replay here: integer sums are exact, so
         // both kernels (and the plain loop below) return the same values.
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { int_dot_block_avx2(q, e) };
+            return unsafe { int_dot_block_avx2(q8, e) };
         }
         // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU has it.
-        return unsafe { int_dot_block_sse2(q, e) };
+        return unsafe { int_dot_block_sse2(q16, e) };
     }
+    int_dot_block_plain(q16, e)
+}
+
+/// [`int_dot_block`] as a plain loop (any CPU).
+fn int_dot_block_plain<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
     std::array::from_fn(|k| {
         e.iter()
             .zip(q[k])
@@ -301,53 +308,48 @@ fn int_dot_block_sse2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
     })
 }
 
-/// [`int_dot_block`] with AVX2 `vpmaddwd` (16 products summed in pairs per
-/// instruction); every `q[k]` must be at least as long as `e`.
+/// [`int_dot_block`] with AVX2 `vpmaddubsw`: the row's magnitudes (unsigned) times the
+/// query codes carrying the row's signs, 32 products summed in pairs per instruction,
+/// then widened to i32 by `vpmaddwd`. No pair saturates: |e|, |q| <= 127, so a pair sum
+/// is at most 2 × 127² = 32,258 < 2¹⁵. Every `q[k]` must be at least as long as `e`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn int_dot_block_avx2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
+fn int_dot_block_avx2<const N: usize>(q: &[&[i8]; N], e: &[i8]) -> [i32; N] {
     use std::arch::x86_64::{
-        __m128i, __m256i, _mm_loadu_si128, _mm256_add_epi32, _mm256_cvtepi8_epi16,
-        _mm256_loadu_si256, _mm256_madd_epi16, _mm256_setzero_si256, _mm256_storeu_si256,
+        __m256i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_hadd_epi32, _mm256_abs_epi8,
+        _mm256_add_epi32, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_madd_epi16, _mm256_maddubs_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
+        _mm256_sign_epi8,
     };
     let n = e.len() / 32 * 32;
+    let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_si256(); N];
     let mut c = 0;
     while c < n {
-        // SAFETY: c + 32 <= e.len(); unaligned loads of 16 bytes at c and c + 16.
-        let (x0, x1) = unsafe {
-            let p = e.as_ptr().add(c);
-            (
-                _mm_loadu_si128(p.cast::<__m128i>()),
-                _mm_loadu_si128(p.add(16).cast::<__m128i>()),
-            )
-        };
-        // Sign-extend each 16 i8 to 16 i16.
-        let (lo, hi) = (_mm256_cvtepi8_epi16(x0), _mm256_cvtepi8_epi16(x1));
+        // SAFETY: c + 32 <= e.len(); unaligned load of 32 bytes.
+        let x = unsafe { _mm256_loadu_si256(e.as_ptr().add(c).cast::<__m256i>()) };
+        let magnitude = _mm256_abs_epi8(x);
         for k in 0..N {
-            // SAFETY: c + 32 <= e.len() <= q[k].len(): 16 i16 at c and 16 at c + 16.
-            let (a, b) = unsafe {
-                let p = q[k].as_ptr().add(c);
-                (
-                    _mm256_loadu_si256(p.cast::<__m256i>()),
-                    _mm256_loadu_si256(p.add(16).cast::<__m256i>()),
-                )
-            };
-            acc[k] = _mm256_add_epi32(
-                acc[k],
-                _mm256_add_epi32(_mm256_madd_epi16(lo, a), _mm256_madd_epi16(hi, b)),
-            );
+            // SAFETY: c + 32 <= e.len() <= q[k].len(): 32 i8 at c.
+            let a = unsafe { _mm256_loadu_si256(q[k].as_ptr().add(c).cast::<__m256i>()) };
+            // |e| × (sign(e) · q) = e · q, pairs summed to i16, then to i32.
+            let pairs = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(a, x));
+            acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(pairs, ones));
         }
         c += 32;
     }
     std::array::from_fn(|k| {
-        let mut lanes = [0i32; 8];
-        // SAFETY: stores 32 bytes into a [i32; 8].
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), acc[k]) };
+        // The 8 lanes summed in registers (integer sums: exact in any order).
+        let half = _mm_add_epi32(
+            _mm256_castsi256_si128(acc[k]),
+            _mm256_extracti128_si256::<1>(acc[k]),
+        );
+        let pairs = _mm_hadd_epi32(half, half);
+        let lanes = _mm_cvtsi128_si32(_mm_hadd_epi32(pairs, pairs));
         let tail: i32 = (n..e.len())
             .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
             .sum();
-        lanes.iter().sum::<i32>() + tail
+        lanes + tail
     })
 }
 
@@ -390,12 +392,13 @@ pub fn top_w_all(
         (0..queries.len()).partition(|&k| dim > 0 && queries[k].len() == dim);
     let rows = vectors.rows();
     if approximate && w > 0 {
-        let codes: Vec<(Vec<i16>, f32)> = blocked
+        let codes: Vec<(Vec<i8>, Vec<i16>, f32, f32)> = blocked
             .iter()
             .map(|&k| {
                 let mut c = vec![0i8; dim];
                 let s = super::vectors::quantize(queries[k], &mut c);
-                (c.into_iter().map(i16::from).collect(), s)
+                let wide: Vec<i16> = c.iter().map(|&x| i16::from(x)).collect();
+                (c, wide, s, norms[k].sqrt())
             })
             .collect();
         let mut candidates: Vec<TopW> = blocked
@@ -408,21 +411,25 @@ pub fn top_w_all(
             for_blocks(&slot, |b| {
                 macro_rules! run {
                     ($n:literal) => {{
-                        let q: [&[i16]; $n] = std::array::from_fn(|j| codes[b[j]].0.as_slice());
+                        let q8: [&[i8]; $n] = std::array::from_fn(|j| codes[b[j]].0.as_slice());
+                        let q16: [&[i16]; $n] = std::array::from_fn(|j| codes[b[j]].1.as_slice());
                         for id in tile.clone() {
                             if !vectors.is_live(id) {
                                 continue;
                             }
                             let (e, es) = vectors.code(id);
                             let ne = vectors.row(id).1;
-                            let d = int_dot_block(&q, e);
+                            let root_e = ne.sqrt();
+                            let d = int_dot_block(&q8, &q16, e);
                             for j in 0..$n {
                                 let k = blocked[b[j]];
-                                let approx = cosine_from_dot(
-                                    d[j] as f32 * (codes[b[j]].1 * es),
-                                    norms[k],
-                                    ne,
-                                );
+                                let (_, _, qs, root_q) = &codes[b[j]];
+                                // `cosine_from_dot` with both square roots taken once.
+                                let approx = if norms[k] == 0.0 || ne == 0.0 {
+                                    0.0
+                                } else {
+                                    d[j] as f32 * (qs * es) / (root_q * root_e)
+                                };
                                 candidates[b[j]].offer(id, approx);
                             }
                         }
@@ -1031,7 +1038,56 @@ mod tests {
             .zip(&q)
             .map(|(&a, &b)| i32::from(a) * i32::from(b))
             .sum();
-        assert_eq!(int_dot_block(&[q.as_slice(); 3], &e), [want; 3]);
+        let q8: Vec<i8> = q.iter().map(|&x| x as i8).collect();
+        assert_eq!(
+            int_dot_block(&[q8.as_slice(); 3], &[q.as_slice(); 3], &e),
+            [want; 3]
+        );
+    }
+
+    /// Every integer kernel this CPU can run gives the plain loop's sums, at the extreme
+    /// codes (±127 everywhere: the largest pair sums `vpmaddubsw` sees) and with tails.
+    #[test]
+    fn every_integer_kernel_gives_the_same_sums() {
+        for len in [384usize, 53, 31, 32, 65] {
+            let cases: Vec<(Vec<i8>, Vec<i8>)> = vec![
+                (vec![127; len], vec![127; len]),
+                (vec![-127; len], vec![127; len]),
+                (vec![-127; len], vec![-127; len]),
+                (
+                    (0..len)
+                        .map(|i| ((i * 37) % 255) as i32 - 127)
+                        .map(|x| x as i8)
+                        .collect(),
+                    (0..len)
+                        .map(|i| ((i * 91) % 255) as i32 - 127)
+                        .map(|x| x as i8)
+                        .collect(),
+                ),
+                (
+                    (0..len)
+                        .map(|i| if i % 3 == 0 { 0 } else { -127 })
+                        .collect(),
+                    (0..len)
+                        .map(|i| if i % 2 == 0 { 127 } else { -127 })
+                        .collect(),
+                ),
+            ];
+            for (e, q) in cases {
+                let q16: Vec<i16> = q.iter().map(|&x| i16::from(x)).collect();
+                let want = int_dot_block_plain(&[q16.as_slice()], &e);
+                assert_eq!(int_dot_block(&[q.as_slice()], &[q16.as_slice()], &e), want);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    // SAFETY: SSE2 is in the x86_64 baseline.
+                    assert_eq!(unsafe { int_dot_block_sse2(&[q16.as_slice()], &e) }, want);
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: the CPU has AVX2.
+                        assert_eq!(unsafe { int_dot_block_avx2(&[q.as_slice()], &e) }, want);
+                    }
+                }
+            }
+        }
     }
 
     /// The floor the approximate scan must keep on random (structureless, hence hard)
