@@ -80,7 +80,9 @@ fn quote(s: &str) -> String {
 
 /// The graph as a Graphviz `digraph` (render with `dot -Tsvg`); closed facts
 /// (`--retire close`) are grey dashed edges labelled with their steps and, in the
-/// tooltip, what superseded them.
+/// tooltip, what superseded them; thesis vertices (`--thesis`) are blue notes
+/// (`thesis <id>`) joined by dashed edges to the vertices of their hyper-edge and by a
+/// dotted one to their episodic vertex.
 pub fn to_dot(graph: &AriGraph) -> String {
     let mut out = String::from("digraph arigraph {\n  rankdir=LR;\n  node [shape=ellipse];\n");
     for v in graph.vertices() {
@@ -132,6 +134,28 @@ pub fn to_dot(graph: &AriGraph) -> String {
             ));
         }
     }
+    // Thesis vertices (`--thesis`): a note per statement, joined to the vertices of its
+    // hyper-edge and to the episodic vertex it came from.
+    for (id, t) in graph.theses().into_iter().enumerate() {
+        let name = format!("thesis {id}");
+        out.push_str(&format!(
+            "  {} [shape=note, color=steelblue, label={}];\n",
+            quote(&name),
+            quote(&t.text)
+        ));
+        for v in &t.vertices {
+            out.push_str(&format!(
+                "  {} -> {} [style=dashed, color=steelblue, arrowhead=none];\n",
+                quote(&name),
+                quote(v)
+            ));
+        }
+        out.push_str(&format!(
+            "  {} -> {} [style=dotted, arrowhead=none];\n",
+            quote(&format!("step {}", t.step)),
+            quote(&name)
+        ));
+    }
     out.push_str("}\n");
     out
 }
@@ -160,6 +184,35 @@ mod tests {
         assert!(!dot.contains(r#""key" -> "locker""#));
         assert!(dot.contains(r#""step 1" -> "note" [style=dotted"#));
         assert_eq!(j["closed_edges"], json!([]));
+        assert!(!dot.contains("thesis"));
+    }
+
+    #[test]
+    fn dot_export_draws_thesis_vertices_with_their_hyper_edges() {
+        let mut g = AriGraph::new();
+        let (a, _) = g.add(Triplet::new("steel key", "is in", "locker").unwrap());
+        g.add_episode(2, "A note.".into(), vec![a]);
+        let (t, _) = g.add_thesis("the steel key opens the orange locker", 2);
+        g.link_theses(&[t]);
+        let dot = to_dot(&g);
+        let name = format!("thesis {t}");
+        assert!(
+            dot.contains(&format!(
+                r#""{name}" [shape=note, color=steelblue, label="the steel key opens the orange locker"];"#
+            )),
+            "{dot}"
+        );
+        assert_eq!(g.theses()[0].vertices, vec!["locker", "steel key"]);
+        for v in &g.theses()[0].vertices {
+            assert!(
+                dot.contains(&format!(r#""{name}" -> "{v}" [style=dashed"#)),
+                "{dot}"
+            );
+        }
+        assert!(
+            dot.contains(&format!(r#""step 2" -> "{name}" [style=dotted"#)),
+            "{dot}"
+        );
     }
 
     #[test]
