@@ -411,7 +411,8 @@ mod tests {
             e.visit("Kitchen");
             // Going north from the kitchen reached the bathroom...
             e.record_move(Some(&mut g), "Kitchen", Direction::North, "Bathroom", None);
-            // ...then the extractor read the reverse, and a stray exit west.
+            // ...then the extractor read the reverse, and the way back south as leading
+            // to a garden.
             let misread = Triplet::new("kitchen", "is north of", "bathroom").unwrap();
             let same = Triplet::new("kitchen", "is south of", "bathroom").unwrap();
             let elsewhere = Triplet::new("garden", "is south of", "bathroom").unwrap();
