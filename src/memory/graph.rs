@@ -137,6 +137,16 @@ struct ThesisRecord {
     norm_sq: f32,
 }
 
+/// Take `id` out of the set under `key`, and the key out of `map` when its set empties.
+fn unlink(map: &mut HashMap<String, BTreeSet<TripletId>>, key: &str, id: TripletId) {
+    if let Some(set) = map.get_mut(key) {
+        set.remove(&id);
+        if set.is_empty() {
+            map.remove(key);
+        }
+    }
+}
+
 /// The AriGraph memory.
 #[derive(Debug, Clone, Default)]
 pub struct AriGraph {
@@ -280,22 +290,10 @@ impl AriGraph {
         self.alive -= 1;
         self.vectors.set_live(id, false);
         self.pinned.remove(&id);
-        let (s, o) = (rec.triplet.subject.clone(), rec.triplet.object.clone());
-        let r = rec.triplet.relation.clone();
-        for v in [s, o] {
-            if let Some(set) = self.incident.get_mut(&v) {
-                set.remove(&id);
-                if set.is_empty() {
-                    self.incident.remove(&v);
-                }
-            }
-        }
-        if let Some(set) = self.by_relation.get_mut(&r) {
-            set.remove(&id);
-            if set.is_empty() {
-                self.by_relation.remove(&r);
-            }
-        }
+        let t = rec.triplet.clone();
+        unlink(&mut self.incident, &t.subject, id);
+        unlink(&mut self.incident, &t.object, id);
+        unlink(&mut self.by_relation, &t.relation, id);
         true
     }
 

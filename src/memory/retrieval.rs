@@ -192,10 +192,18 @@ pub enum Scan {
 /// of [`cosine_with_norms`].
 #[inline]
 fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
-    if na == 0.0 || nb == 0.0 {
+    cosine_from_roots(dot, na.sqrt(), nb.sqrt())
+}
+
+/// [`cosine_from_dot`] given the norms themselves (square roots taken once by a caller
+/// that scores one vector against many): `dot / (ra * rb)`, or 0.0 when a norm is zero.
+/// Bit for bit the same value, since `sqrt(x) == 0` exactly when `x == 0`.
+#[inline]
+fn cosine_from_roots(dot: f32, ra: f32, rb: f32) -> f32 {
+    if ra == 0.0 || rb == 0.0 {
         0.0
     } else {
-        dot / (na.sqrt() * nb.sqrt())
+        dot / (ra * rb)
     }
 }
 
@@ -422,14 +430,9 @@ pub fn top_w_all(
                             let root_e = ne.sqrt();
                             let d = int_dot_block(&q8, &q16, e);
                             for j in 0..$n {
-                                let k = blocked[b[j]];
-                                let (_, _, qs, root_q) = &codes[b[j]];
-                                // `cosine_from_dot` with both square roots taken once.
-                                let approx = if norms[k] == 0.0 || ne == 0.0 {
-                                    0.0
-                                } else {
-                                    d[j] as f32 * (qs * es) / (root_q * root_e)
-                                };
+                                let (_, _, qs, root_q) = codes[b[j]];
+                                let approx =
+                                    cosine_from_roots(d[j] as f32 * (qs * es), root_q, root_e);
                                 candidates[b[j]].offer(id, approx);
                             }
                         }

@@ -147,8 +147,7 @@ impl Explorer {
             // A route move the game refused: the unproven facts that promised it (to the
             // room expected, or to another room the agent knows) go; a door or thing
             // said to be that way stays (it may be why the move was refused).
-            let refuted: Vec<usize> = graph
-                .alive_ids_with_relation(|r| relation_direction(r).is_some())
+            let refuted: Vec<usize> = spatial_ids(graph)
                 .into_iter()
                 .filter(|&id| !graph.is_pinned(id))
                 .filter(|&id| {
@@ -227,7 +226,7 @@ impl Explorer {
         if self.rules < 4 {
             return Vec::new();
         }
-        let spatial = graph.alive_ids_with_relation(|r| relation_direction(r).is_some());
+        let spatial = spatial_ids(graph);
         let proven: Vec<(usize, Vec<Lead>)> = spatial
             .iter()
             .filter(|&&id| graph.is_pinned(id))
@@ -263,15 +262,24 @@ impl Explorer {
 type Lead = (String, Direction, String);
 
 /// The two leads of `X, is <dir> of, Y` (from Y going dir reaches X; from X going the
-/// opposite way reaches Y); none for a triplet that is not spatial or joins a room to
-/// itself.
-fn leads(t: &Triplet) -> Vec<Lead> {
+/// opposite way reaches Y); none for a triplet that is not spatial.
+fn ways_of(t: &Triplet) -> Vec<Lead> {
     match relation_direction(&t.relation) {
-        Some(d) if t.subject != t.object => vec![
+        Some(d) => vec![
             (t.object.clone(), d, t.subject.clone()),
             (t.subject.clone(), d.opposite(), t.object.clone()),
         ],
-        _ => Vec::new(),
+        None => Vec::new(),
+    }
+}
+
+/// [`ways_of`], and none for a triplet that joins a room to itself (rules 4 compare
+/// only facts that join two rooms).
+fn leads(t: &Triplet) -> Vec<Lead> {
+    if t.subject == t.object {
+        Vec::new()
+    } else {
+        ways_of(t)
     }
 }
 
@@ -301,26 +309,21 @@ fn disagree(claimed: &[Lead], proven: &[Lead]) -> bool {
 /// Alive spatial triplets that a move `from` -`dir`-> `to` proves wrong: those that send
 /// `from` going `dir` elsewhere, or `to` going back (the opposite way) elsewhere.
 fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<usize> {
-    // `s, is d of, o`: from o going d reaches s; from s going opposite(d) reaches o.
-    let leads = |t: &Triplet, d: Direction| -> Vec<(String, Direction, String)> {
-        vec![
-            (t.object.clone(), d, t.subject.clone()),
-            (t.subject.clone(), d.opposite(), t.object.clone()),
-        ]
-    };
-    graph
-        .alive_ids_with_relation(|r| relation_direction(r).is_some())
+    spatial_ids(graph)
         .into_iter()
         .filter(|&id| {
-            let t = graph.triplet(id);
-            relation_direction(&t.relation).is_some_and(|d| {
-                leads(t, d).into_iter().any(|(a, go, b)| {
-                    (a == from && go == dir && b != to)
-                        || (a == to && go == dir.opposite() && b != from)
-                })
+            ways_of(graph.triplet(id)).into_iter().any(|(a, go, b)| {
+                (a == from && go == dir && b != to)
+                    || (a == to && go == dir.opposite() && b != from)
             })
         })
         .collect()
+}
+
+/// Ids of the alive triplets whose relation is a direction (`is north of`, ...), oldest
+/// first.
+fn spatial_ids(graph: &AriGraph) -> Vec<usize> {
+    graph.alive_ids_with_relation(|r| relation_direction(r).is_some())
 }
 
 #[cfg(test)]
