@@ -21,6 +21,7 @@ pub mod bridge;
 pub mod export;
 pub mod gating;
 pub mod graph;
+pub mod int_dot;
 pub mod names;
 pub mod oracle;
 pub mod registry;

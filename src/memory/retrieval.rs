@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, TripletId};
+use super::int_dot::{self, Kernel, QueryCodes};
 
 /// Dot product over the common length, accumulated in 8 independent lanes (so the
 /// compiler can use SIMD) and summed in a fixed order: deterministic.
@@ -137,7 +138,11 @@ impl TopW {
         if self.w == 0 {
             return;
         }
-        if self.items.len() == self.w && !Self::before((id, sim), self.items[self.w - 1]) {
+        // A strictly lower similarity (IEEE `<`, which implies `total_cmp`'s Less) is
+        // out at once: most offers of a scan end here.
+        if self.items.len() == self.w
+            && (sim < self.items[self.w - 1].1 || !Self::before((id, sim), self.items[self.w - 1]))
+        {
             return;
         }
         let pos = self.items.partition_point(|x| Self::before(*x, (id, sim)));
@@ -160,6 +165,14 @@ pub const CANDIDATES_PER_W: usize = 8;
 
 /// Queries scored together per load of a stored vector.
 const BLOCK: usize = 4;
+
+/// Queries scored together per load of a row's i8 codes (each keeps one accumulator
+/// register; 8 of them leave room for the row and the query in 16 AVX registers).
+const INT_BLOCK: usize = 8;
+
+/// Rows of i8 codes per tile of the approximate pre-scan (64 × 384 bytes = 24 KiB, in
+/// the L1 cache while every block of queries runs over it).
+const INT_TILE: usize = 64;
 
 /// Stored rows per tile: the tile stays in cache while every block of queries runs
 /// over it (rows × 384 × 4 bytes = 48 KiB at 32 rows).
@@ -192,18 +205,10 @@ pub enum Scan {
 /// of [`cosine_with_norms`].
 #[inline]
 fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
-    cosine_from_roots(dot, na.sqrt(), nb.sqrt())
-}
-
-/// [`cosine_from_dot`] given the norms themselves (square roots taken once by a caller
-/// that scores one vector against many): `dot / (ra * rb)`, or 0.0 when a norm is zero.
-/// Bit for bit the same value, since `sqrt(x) == 0` exactly when `x == 0`.
-#[inline]
-fn cosine_from_roots(dot: f32, ra: f32, rb: f32) -> f32 {
-    if ra == 0.0 || rb == 0.0 {
+    if na == 0.0 || nb == 0.0 {
         0.0
     } else {
-        dot / (ra * rb)
+        dot / (na.sqrt() * nb.sqrt())
     }
 }
 
@@ -237,127 +242,6 @@ fn dot_block<const N: usize>(q: &[&[f32]; N], e: &[f32]) -> [f32; N] {
     std::array::from_fn(|k| {
         let l = &lanes[k];
         ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])) + tails[k]
-    })
-}
-
-/// Integer dot products of query codes with an i8 row, for queries as long as `e`; each
-/// query is given as i8 codes (`q8`, for the AVX2 kernel) and the same codes widened to
-/// i16 (`q16`, for the others). Codes are within -127..=127 ([`super::vectors::quantize`]).
-/// Exact (no overflow: |sum| <= 127² × len < 2³¹ for len < 133,000), so any summation
-/// order, SIMD or not, gives the same value on every machine.
-#[inline]
-fn int_dot_block<const N: usize>(q8: &[&[i8]; N], q16: &[&[i16]; N], e: &[i8]) -> [i32; N] {
-    #[cfg(target_arch = "x86_64")]
-    if q8.iter().all(|q| q.len() >= e.len()) && q16.iter().all(|q| q.len() >= e.len()) {
-        // Chosen at run time, which is safe for replay here: integer sums are exact, so
-        // both kernels (and the plain loop below) return the same values.
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { int_dot_block_avx2(q8, e) };
-        }
-        // SAFETY: SSE2 is part of the x86_64 baseline, so every x86_64 CPU has it.
-        return unsafe { int_dot_block_sse2(q16, e) };
-    }
-    int_dot_block_plain(q16, e)
-}
-
-/// [`int_dot_block`] as a plain loop (any CPU).
-fn int_dot_block_plain<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
-    std::array::from_fn(|k| {
-        e.iter()
-            .zip(q[k])
-            .map(|(&x, &y)| i32::from(x) * i32::from(y))
-            .sum()
-    })
-}
-
-/// [`int_dot_block`] with SSE2 `pmaddwd` (8 products summed in pairs per instruction);
-/// every `q[k]` must be at least as long as `e`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn int_dot_block_sse2<const N: usize>(q: &[&[i16]; N], e: &[i8]) -> [i32; N] {
-    use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_loadu_si128, _mm_madd_epi16, _mm_setzero_si128, _mm_srai_epi16,
-        _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
-    };
-    let n = e.len() / 16 * 16;
-    let mut acc = [_mm_setzero_si128(); N];
-    let mut c = 0;
-    while c < n {
-        // SAFETY: c + 16 <= e.len(); unaligned load of 16 bytes.
-        let x = unsafe { _mm_loadu_si128(e.as_ptr().add(c).cast::<__m128i>()) };
-        // Sign-extend the 16 i8 to two vectors of 8 i16.
-        let lo = _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8);
-        let hi = _mm_srai_epi16(_mm_unpackhi_epi8(x, x), 8);
-        for k in 0..N {
-            // SAFETY: c + 16 <= e.len() <= q[k].len(): 8 i16 at c and 8 at c + 8.
-            let (a, b) = unsafe {
-                let p = q[k].as_ptr().add(c);
-                (
-                    _mm_loadu_si128(p.cast::<__m128i>()),
-                    _mm_loadu_si128(p.add(8).cast::<__m128i>()),
-                )
-            };
-            acc[k] = _mm_add_epi32(
-                acc[k],
-                _mm_add_epi32(_mm_madd_epi16(lo, a), _mm_madd_epi16(hi, b)),
-            );
-        }
-        c += 16;
-    }
-    std::array::from_fn(|k| {
-        let mut lanes = [0i32; 4];
-        // SAFETY: stores 16 bytes into a [i32; 4].
-        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast::<__m128i>(), acc[k]) };
-        let tail: i32 = (n..e.len())
-            .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
-            .sum();
-        lanes.iter().sum::<i32>() + tail
-    })
-}
-
-/// [`int_dot_block`] with AVX2 `vpmaddubsw`: the row's magnitudes (unsigned) times the
-/// query codes carrying the row's signs, 32 products summed in pairs per instruction,
-/// then widened to i32 by `vpmaddwd`. No pair saturates: |e|, |q| <= 127, so a pair sum
-/// is at most 2 × 127² = 32,258 < 2¹⁵. Every `q[k]` must be at least as long as `e`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn int_dot_block_avx2<const N: usize>(q: &[&[i8]; N], e: &[i8]) -> [i32; N] {
-    use std::arch::x86_64::{
-        __m256i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_hadd_epi32, _mm256_abs_epi8,
-        _mm256_add_epi32, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_madd_epi16, _mm256_maddubs_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
-        _mm256_sign_epi8,
-    };
-    let n = e.len() / 32 * 32;
-    let ones = _mm256_set1_epi16(1);
-    let mut acc = [_mm256_setzero_si256(); N];
-    let mut c = 0;
-    while c < n {
-        // SAFETY: c + 32 <= e.len(); unaligned load of 32 bytes.
-        let x = unsafe { _mm256_loadu_si256(e.as_ptr().add(c).cast::<__m256i>()) };
-        let magnitude = _mm256_abs_epi8(x);
-        for k in 0..N {
-            // SAFETY: c + 32 <= e.len() <= q[k].len(): 32 i8 at c.
-            let a = unsafe { _mm256_loadu_si256(q[k].as_ptr().add(c).cast::<__m256i>()) };
-            // |e| × (sign(e) · q) = e · q, pairs summed to i16, then to i32.
-            let pairs = _mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(a, x));
-            acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(pairs, ones));
-        }
-        c += 32;
-    }
-    std::array::from_fn(|k| {
-        // The 8 lanes summed in registers (integer sums: exact in any order).
-        let half = _mm_add_epi32(
-            _mm256_castsi256_si128(acc[k]),
-            _mm256_extracti128_si256::<1>(acc[k]),
-        );
-        let pairs = _mm_hadd_epi32(half, half);
-        let lanes = _mm_cvtsi128_si32(_mm_hadd_epi32(pairs, pairs));
-        let tail: i32 = (n..e.len())
-            .map(|i| i32::from(e[i]) * i32::from(q[k][i]))
-            .sum();
-        lanes + tail
     })
 }
 
@@ -399,14 +283,17 @@ pub fn top_w_all(
     let (blocked, single): (Vec<usize>, Vec<usize>) =
         (0..queries.len()).partition(|&k| dim > 0 && queries[k].len() == dim);
     let rows = vectors.rows();
-    if approximate && w > 0 {
-        let codes: Vec<(Vec<i8>, Vec<i16>, f32, f32)> = blocked
+    if approximate && w > 0 && dim <= int_dot::MAX_LEN {
+        let kernel = Kernel::detect();
+        // Each query's codes, and the factor that turns an integer dot product into the
+        // approximate cosine with the row's own factor: (d × row) × query.
+        let codes: Vec<(QueryCodes, f32)> = blocked
             .iter()
             .map(|&k| {
                 let mut c = vec![0i8; dim];
                 let s = super::vectors::quantize(queries[k], &mut c);
-                let wide: Vec<i16> = c.iter().map(|&x| i16::from(x)).collect();
-                (c, wide, s, norms[k].sqrt())
+                let root = norms[k].sqrt();
+                (QueryCodes::new(c), if root == 0.0 { 0.0 } else { s / root })
             })
             .collect();
         let mut candidates: Vec<TopW> = blocked
@@ -414,37 +301,38 @@ pub fn top_w_all(
             .map(|_| TopW::new(CANDIDATES_PER_W * w))
             .collect();
         let slot: Vec<usize> = (0..blocked.len()).collect();
-        for start in (0..rows).step_by(TILE) {
-            let tile = start..(start + TILE).min(rows);
-            for_blocks(&slot, |b| {
+        let mut sums = vec![0i32; INT_TILE * INT_BLOCK];
+        for start in (0..rows).step_by(INT_TILE) {
+            let tile = start..(start + INT_TILE).min(rows);
+            let tile_codes = vectors.codes(tile.clone());
+            for b in slot.chunks(INT_BLOCK) {
                 macro_rules! run {
                     ($n:literal) => {{
-                        let q8: [&[i8]; $n] = std::array::from_fn(|j| codes[b[j]].0.as_slice());
-                        let q16: [&[i16]; $n] = std::array::from_fn(|j| codes[b[j]].1.as_slice());
-                        for id in tile.clone() {
+                        let q: [&QueryCodes; $n] = std::array::from_fn(|j| &codes[b[j]].0);
+                        kernel.tile(q, tile_codes, dim, &mut sums);
+                        for (r, id) in tile.clone().enumerate() {
                             if !vectors.is_live(id) {
                                 continue;
                             }
-                            let (e, es) = vectors.code(id);
-                            let ne = vectors.row(id).1;
-                            let root_e = ne.sqrt();
-                            let d = int_dot_block(&q8, &q16, e);
+                            let row = vectors.code_factor(id);
                             for j in 0..$n {
-                                let (_, _, qs, root_q) = codes[b[j]];
-                                let approx =
-                                    cosine_from_roots(d[j] as f32 * (qs * es), root_q, root_e);
+                                let approx = (sums[r * $n + j] as f32 * row) * codes[b[j]].1;
                                 candidates[b[j]].offer(id, approx);
                             }
                         }
                     }};
                 }
                 match b.len() {
+                    8 => run!(8),
+                    7 => run!(7),
+                    6 => run!(6),
+                    5 => run!(5),
                     4 => run!(4),
                     3 => run!(3),
                     2 => run!(2),
                     _ => run!(1),
                 }
-            });
+            }
         }
         for (j, c) in candidates.into_iter().enumerate() {
             let k = blocked[j];
@@ -1028,67 +916,6 @@ mod tests {
                         .collect::<Vec<_>>()
                 };
                 assert_eq!(key(&got), key(&want));
-            }
-        }
-    }
-
-    #[test]
-    fn integer_kernel_equals_the_plain_integer_sum() {
-        let e: Vec<i8> = (0..53).map(|i| ((i * 37) % 255 - 127) as i8).collect();
-        let q: Vec<i16> = (0..53).map(|i| ((i * 91) % 255 - 127) as i16).collect();
-        let want: i32 = e
-            .iter()
-            .zip(&q)
-            .map(|(&a, &b)| i32::from(a) * i32::from(b))
-            .sum();
-        let q8: Vec<i8> = q.iter().map(|&x| x as i8).collect();
-        assert_eq!(
-            int_dot_block(&[q8.as_slice(); 3], &[q.as_slice(); 3], &e),
-            [want; 3]
-        );
-    }
-
-    /// Every integer kernel this CPU can run gives the plain loop's sums, at the extreme
-    /// codes (±127 everywhere: the largest pair sums `vpmaddubsw` sees) and with tails.
-    #[test]
-    fn every_integer_kernel_gives_the_same_sums() {
-        for len in [384usize, 53, 31, 32, 65] {
-            let cases: Vec<(Vec<i8>, Vec<i8>)> = vec![
-                (vec![127; len], vec![127; len]),
-                (vec![-127; len], vec![127; len]),
-                (vec![-127; len], vec![-127; len]),
-                (
-                    (0..len)
-                        .map(|i| ((i * 37) % 255) as i32 - 127)
-                        .map(|x| x as i8)
-                        .collect(),
-                    (0..len)
-                        .map(|i| ((i * 91) % 255) as i32 - 127)
-                        .map(|x| x as i8)
-                        .collect(),
-                ),
-                (
-                    (0..len)
-                        .map(|i| if i % 3 == 0 { 0 } else { -127 })
-                        .collect(),
-                    (0..len)
-                        .map(|i| if i % 2 == 0 { 127 } else { -127 })
-                        .collect(),
-                ),
-            ];
-            for (e, q) in cases {
-                let q16: Vec<i16> = q.iter().map(|&x| i16::from(x)).collect();
-                let want = int_dot_block_plain(&[q16.as_slice()], &e);
-                assert_eq!(int_dot_block(&[q.as_slice()], &[q16.as_slice()], &e), want);
-                #[cfg(target_arch = "x86_64")]
-                {
-                    // SAFETY: SSE2 is in the x86_64 baseline.
-                    assert_eq!(unsafe { int_dot_block_sse2(&[q16.as_slice()], &e) }, want);
-                    if std::arch::is_x86_feature_detected!("avx2") {
-                        // SAFETY: the CPU has AVX2.
-                        assert_eq!(unsafe { int_dot_block_avx2(&[q.as_slice()], &e) }, want);
-                    }
-                }
             }
         }
     }

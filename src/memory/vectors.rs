@@ -33,6 +33,7 @@ pub struct TripletVectors {
     data: Vec<f32>,
     codes: Vec<i8>,
     scales: Vec<f32>,
+    factors: Vec<f32>,
     norms: Vec<f32>,
     live: Vec<bool>,
 }
@@ -61,12 +62,17 @@ impl TripletVectors {
         )
     }
 
-    /// The i8 row of `id` (length [`Self::dim`]) and its scale ([`quantize`]).
-    pub fn code(&self, id: usize) -> (&[i8], f32) {
-        (
-            &self.codes[id * self.dim..(id + 1) * self.dim],
-            self.scales[id],
-        )
+    /// The i8 rows of `ids`, row-major (`ids.len() × dim` codes; `ids` within
+    /// `0..rows()`).
+    pub fn codes(&self, ids: std::ops::Range<usize>) -> &[i8] {
+        &self.codes[ids.start * self.dim..ids.end * self.dim]
+    }
+
+    /// The factor of row `id` in the approximate cosine of its codes with a query's:
+    /// `scale / sqrt(norm)` (0 for a zero row), so that
+    /// `cosine ≈ Σ codes × query codes × factor × query factor`.
+    pub fn code_factor(&self, id: usize) -> f32 {
+        self.factors[id]
     }
 
     /// Store the embedding of `id` with its squared norm; false (nothing stored) when its
@@ -83,6 +89,7 @@ impl TripletVectors {
             self.live.resize(id + 1, false);
             self.norms.resize(id + 1, 0.0);
             self.scales.resize(id + 1, 0.0);
+            self.factors.resize(id + 1, 0.0);
             self.data.resize((id + 1) * self.dim, 0.0);
             self.codes.resize((id + 1) * self.dim, 0);
         }
@@ -90,6 +97,12 @@ impl TripletVectors {
         self.data[span.clone()].copy_from_slice(v);
         self.scales[id] = quantize(v, &mut self.codes[span]);
         self.norms[id] = norm_sq;
+        let root = norm_sq.sqrt();
+        self.factors[id] = if root == 0.0 {
+            0.0
+        } else {
+            self.scales[id] / root
+        };
         true
     }
 
