@@ -2,7 +2,7 @@
 //! reasons, revised every step), and a ReAct decision (a rationale, then exactly one
 //! admissible action), with AriGraph as long-term memory.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -96,13 +96,17 @@ pub struct AgentSettings {
     /// cycles detected on the commands sent and blocked in the room they were sent from.
     /// 3: a cycle detected again is blocked for twice as long as the time before (3, 6,
     /// then 12 steps). 4: right after a command succeeded, the action that would put back
-    /// exactly what it did is left out for one step ([`progress::reverses`]).
+    /// exactly what it did is left out for one step ([`progress::reverses`]). 5: after
+    /// [`progress::WANDER_DECISIONS`] decisions that walked into rooms already visited with
+    /// nothing done in between, moves back into known rooms are left out until the agent
+    /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
+    /// unexplored exits stay ([`progress::Walk`]).
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 4;
+pub const REVISION: u32 = 5;
 
 /// Most sub-goals in a plan under revision 2.
 pub const PLAN_ITEMS_COMPACT: usize = 3;
@@ -210,6 +214,15 @@ pub struct Agent {
     first_goal: Option<(String, u32)>,
     /// The latest note, recipe or book read: (step, action, the game's text).
     note: Option<(u32, String, String)>,
+    /// Every room (its entity key) the agent has been in, for [`progress::Walk`].
+    rooms_seen: HashSet<String>,
+    /// What the commands since the last decision did (revision 5).
+    walk: progress::Walk,
+    /// Walks into rooms already visited since the agent last acted (revision 5).
+    wander: progress::Wander,
+    /// Every exit (room key, direction) the game has offered a movement command for:
+    /// the exits known for certain, where an extracted `has exit` may be misread.
+    exits_offered: HashSet<(String, Direction)>,
 }
 
 /// Longest text of the latest note read shown in working memory, characters.
@@ -249,6 +262,10 @@ impl Agent {
             block_counts: std::collections::HashMap::new(),
             first_goal: None,
             note: None,
+            rooms_seen: HashSet::new(),
+            walk: progress::Walk::default(),
+            wander: progress::Wander::default(),
+            exits_offered: HashSet::new(),
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -311,7 +328,19 @@ impl Agent {
         };
         self.answers
             .push((sent.to_string(), after.observation.clone()));
-        self.sent_from.push(self.here.clone().unwrap_or_default());
+        let from = self.here.clone().unwrap_or_default();
+        let to = after
+            .room
+            .as_deref()
+            .map(entity_key)
+            .unwrap_or(from.clone());
+        let new_room = !to.is_empty() && !self.rooms_seen.contains(&to);
+        self.walk = self
+            .walk
+            .then(sent, &from, &to, new_room, after.reward, &after.observation);
+        self.rooms_seen
+            .extend([from.clone(), to].into_iter().filter(|r| !r.is_empty()));
+        self.sent_from.push(from);
         if let Some(room) = &after.room {
             self.here = Some(entity_key(room));
         }
@@ -361,7 +390,21 @@ impl Agent {
         let here = entity_key(&room);
         if state.room.is_some() {
             self.here = Some(here.clone());
+            self.rooms_seen.insert(here.clone());
         }
+        if state.room.is_some() {
+            self.exits_offered.extend(
+                state
+                    .admissible_commands
+                    .iter()
+                    .filter_map(|c| Direction::of_command(c))
+                    .map(|d| (here.clone(), d)),
+            );
+        }
+        let hold_due = self.settings.revision >= 5 && {
+            let walk = std::mem::take(&mut self.walk);
+            self.wander.next(walk)
+        };
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
             map.unexplored(self.explorer.explored())
@@ -406,11 +449,37 @@ impl Agent {
         // A `go to` is routed (an A* search) only when some command is blocked.
         let route_check = by_route && !blocked_commands.is_empty();
         let reversals = self.reversals_now(&here, &offered);
+        // The hold steers towards exits the game itself offered in rooms visited, not
+        // towards a `has exit` the extractor may have misread.
+        let frontier: Vec<UnexploredExit> = unexplored
+            .iter()
+            .filter(|u| {
+                self.exits_offered
+                    .contains(&(entity_key(&u.room), u.direction))
+            })
+            .cloned()
+            .collect();
+        let wandering = self.settings.loop_breaking && hold_due && !frontier.is_empty();
+        let held = if wandering {
+            progress::held_while_wandering(
+                &here,
+                &map,
+                self.explorer.explored(),
+                &frontier,
+                &offered,
+            )
+        } else {
+            Vec::new()
+        };
+        if !held.is_empty() {
+            self.wander.held();
+        }
         let blocked: Vec<String> = offered
             .iter()
             .filter(|a| {
                 blocked_commands.contains(a)
                     || reversals.contains(a)
+                    || held.contains(a)
                     || route_check
                         && a.strip_prefix(GO_TO).is_some_and(|target| {
                             self.route(&room, target)
@@ -432,8 +501,16 @@ impl Agent {
         // Reversals of the last command (revision 4) are reported apart from cycles.
         let (undoing, cycling): (Vec<String>, Vec<String>) = blocked
             .iter()
+            .filter(|a| !held.contains(a))
             .cloned()
             .partition(|a| reversals.contains(a) && !blocked_commands.contains(a));
+        if !held.is_empty() {
+            warnings.push(format!(
+                "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
+                self.wander.walked(),
+                held.join("; ")
+            ));
+        }
         if !cycling.is_empty() {
             warnings.push(format!(
                 "these actions repeat a cycle that made no progress and are not available for now: {}",

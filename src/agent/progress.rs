@@ -11,7 +11,16 @@
 //!   of the admissible list for a few steps, and the prompt says why;
 //! - [`reverses`] (agent revision 4): right after an action succeeded, the action that
 //!   puts back exactly what it did (put the key back where it was taken from, lock the
-//!   door just unlocked) is left out for one step.
+//!   door just unlocked) is left out for one step;
+//! - [`Walk`] (agent revision 5): after [`WANDER_DECISIONS`] decisions that walked into
+//!   rooms already visited with nothing done in between, while the map still has exits
+//!   no move has taken, the moves that lead back into known rooms are left out until the
+//!   agent acts on something (or gains score), for at most [`HOLD_DECISIONS`] decisions:
+//!   the moves kept take an unexplored exit from here, or, when here has none, lead to a
+//!   room that has one (frontier exploration). Entering a new room neither counts nor
+//!   ends the hold, so the agent keeps going outwards while it finds nothing to do. The
+//!   alternation check above only sees cycles of two commands; a walk around three
+//!   rooms is a longer cycle.
 
 use crate::env::GameState;
 use crate::memory::names::fold;
@@ -31,6 +40,153 @@ pub fn block_steps(times: u32, revision: u32) -> u32 {
     }
     let doubled = BLOCK_STEPS.saturating_mul(1u32 << times.saturating_sub(1).min(8));
     doubled.min(MAX_BLOCK_STEPS)
+}
+
+/// Decisions that walked into rooms already visited, with nothing done in between,
+/// before the moves back into known rooms are left out (agent revision 5; see [`Walk`]).
+pub const WANDER_DECISIONS: u32 = 4;
+
+/// Most decisions the moves back into known rooms stay out; then the count of
+/// [`WANDER_DECISIONS`] starts again.
+pub const HOLD_DECISIONS: u32 = 6;
+
+/// What the commands sent for one decision did (a `go to` route is one decision of
+/// several commands), for the count of [`WANDER_DECISIONS`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Walk {
+    /// Nothing that counts: only looking ([`idle`]), moves the game refused, or moves
+    /// into rooms never visited.
+    #[default]
+    Nothing,
+    /// Moved into a room visited before (and did nothing else).
+    Known,
+    /// Acted on something, read a note, or gained score: the walk ends.
+    Progress,
+}
+
+impl Walk {
+    /// This decision's walk after one more command `command`, sent from room `from` and
+    /// arriving in room `to` (entity keys; the same room when the game refused a move),
+    /// where `new_room` tells whether `to` had never been visited, `reward` is the score
+    /// change and `feedback` the game's answer.
+    pub fn then(
+        self,
+        command: &str,
+        from: &str,
+        to: &str,
+        new_room: bool,
+        reward: i64,
+        feedback: &str,
+    ) -> Walk {
+        if self == Walk::Progress
+            || reward != 0
+            || (!is_move(command) && !idle(command))
+            || document_read(command, feedback)
+        {
+            return Walk::Progress;
+        }
+        if is_move(command) && from != to && !new_room {
+            Walk::Known
+        } else {
+            self
+        }
+    }
+}
+
+/// The count behind the hold of agent revision 5 (see [`Walk`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wander {
+    /// Decisions that walked into rooms already visited since the agent last acted.
+    walked: u32,
+    /// Decisions made under the hold.
+    held_for: u32,
+}
+
+impl Wander {
+    /// Count the last decision's walk and tell whether the hold is due for the next
+    /// decision: [`WANDER_DECISIONS`] walks with nothing done in between, and fewer than
+    /// [`HOLD_DECISIONS`] decisions held so far (after that the count starts again).
+    pub fn next(&mut self, walk: Walk) -> bool {
+        match walk {
+            Walk::Known => self.walked += 1,
+            Walk::Progress => *self = Wander::default(),
+            Walk::Nothing => {}
+        }
+        if self.held_for >= HOLD_DECISIONS {
+            *self = Wander::default();
+        }
+        self.walked >= WANDER_DECISIONS
+    }
+
+    /// The decision just made was held.
+    pub fn held(&mut self) {
+        self.held_for += 1;
+    }
+
+    /// Decisions that walked into rooms already visited since the agent last acted.
+    pub fn walked(&self) -> u32 {
+        self.walked
+    }
+}
+
+/// Whether `command` is a movement command ("go east", "east", "e").
+fn is_move(command: &str) -> bool {
+    crate::nav::Direction::of_command(command).is_some()
+}
+
+/// Commands that only look and change nothing in the game: "look", "inventory",
+/// "examine <thing>" (reading a document is progress, see [`document_read`]).
+pub fn idle(command: &str) -> bool {
+    let g = gist(command);
+    matches!(g.as_str(), "look" | "l" | "inventory" | "i")
+        || g.starts_with("examine ")
+        || g.starts_with("x ")
+}
+
+/// The `offered` actions to leave out while the agent wanders (revision 5, see
+/// [`Walk`]), in room `here` (an entity key) with the spatial `map`, the exits taken
+/// (`explored`) and the `unexplored` exits: every move except those taking an exit
+/// whose destination is unknown from here; or, when here has none, every move except
+/// those that lead (by `go to` or a known exit) to a room with an unexplored exit.
+/// Empty (nothing held) when no move would be kept.
+pub fn held_while_wandering(
+    here: &str,
+    map: &crate::nav::SpatialMap,
+    explored: &std::collections::HashSet<(String, crate::nav::Direction)>,
+    unexplored: &[crate::nav::UnexploredExit],
+    offered: &[String],
+) -> Vec<String> {
+    use crate::memory::names::entity_key;
+    let frontier: std::collections::BTreeSet<String> =
+        unexplored.iter().map(|u| entity_key(&u.room)).collect();
+    let is_move = |a: &str| a.starts_with(super::GO_TO) || is_move(a);
+    let opens = |a: &str| {
+        crate::nav::Direction::of_command(a).is_some_and(|d| {
+            !explored.contains(&(here.to_string(), d)) && map.destination(here, d).is_none()
+        })
+    };
+    let towards = |a: &str| match a.strip_prefix(super::GO_TO) {
+        Some(target) => frontier.contains(&entity_key(target)),
+        None => crate::nav::Direction::of_command(a)
+            .and_then(|d| map.destination(here, d))
+            .is_some_and(|r| frontier.contains(&entity_key(r))),
+    };
+    let keep: Vec<&String> = if offered.iter().any(|a| opens(a)) {
+        offered.iter().filter(|a| opens(a)).collect()
+    } else {
+        offered
+            .iter()
+            .filter(|a| is_move(a) && towards(a))
+            .collect()
+    };
+    if keep.is_empty() {
+        return Vec::new();
+    }
+    offered
+        .iter()
+        .filter(|a| is_move(a) && !keep.contains(a))
+        .cloned()
+        .collect()
 }
 
 /// Steps a sub-goal may stay first before the planner is told it is stuck.
@@ -471,5 +627,147 @@ mod tests {
             "You are in a bedroom.",
             ""
         ));
+    }
+
+    #[test]
+    fn a_walk_counts_only_moves_into_rooms_already_visited() {
+        let known = Walk::Nothing.then("go east", "hall", "kitchen", false, 0, "-= Kitchen =-");
+        assert_eq!(known, Walk::Known);
+        // A route of two moves through known rooms is one walk.
+        assert_eq!(
+            known.then("go north", "kitchen", "pantry", false, 0, "-= Pantry =-"),
+            Walk::Known
+        );
+        // A room never visited does not count; a score change or acting on something
+        // ends the walk.
+        assert_eq!(
+            known.then("go north", "kitchen", "attic", true, 0, "-= Attic =-"),
+            Walk::Known
+        );
+        assert_eq!(
+            Walk::Nothing.then("go north", "kitchen", "attic", true, 0, "-= Attic =-"),
+            Walk::Nothing
+        );
+        assert_eq!(
+            known.then("go north", "kitchen", "pantry", false, 1, "-= Pantry =-"),
+            Walk::Progress
+        );
+        assert_eq!(
+            Walk::Nothing.then("take key", "hall", "hall", false, 0, "Taken."),
+            Walk::Progress
+        );
+        // Looking, examining and a refused move change nothing.
+        for c in ["look", "inventory", "examine steel key"] {
+            assert_eq!(
+                Walk::Known.then(c, "hall", "hall", false, 0, "It is a key."),
+                Walk::Known
+            );
+            assert_eq!(
+                Walk::Nothing.then(c, "hall", "hall", false, 0, "It is a key."),
+                Walk::Nothing
+            );
+        }
+        assert_eq!(
+            Walk::Nothing.then(
+                "go west",
+                "hall",
+                "hall",
+                false,
+                0,
+                "You can't go that way."
+            ),
+            Walk::Nothing
+        );
+        // Reading a note is progress.
+        let text = "The note says: the nickel key opens the blue locker in the attic, upstairs.";
+        assert_eq!(
+            Walk::Known.then("examine note", "hall", "hall", false, 0, text),
+            Walk::Progress
+        );
+    }
+
+    /// hall -east- kitchen -north- pantry, all visited; the hall also has a south exit
+    /// no move has taken.
+    fn walked_house() -> (
+        crate::nav::SpatialMap,
+        std::collections::HashSet<(String, crate::nav::Direction)>,
+    ) {
+        use crate::memory::{AriGraph, Triplet};
+        use crate::nav::{Direction, SpatialMap, move_triplets};
+        let mut g = AriGraph::new();
+        for t in move_triplets("hall", Direction::East, "kitchen")
+            .into_iter()
+            .chain(move_triplets("kitchen", Direction::North, "pantry"))
+        {
+            g.add(t);
+        }
+        g.add(Triplet::new("hall", "has exit", "south").unwrap());
+        let visited = ["hall", "kitchen", "pantry"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let explored = [
+            ("hall".to_string(), Direction::East),
+            ("kitchen".to_string(), Direction::West),
+            ("kitchen".to_string(), Direction::North),
+            ("pantry".to_string(), Direction::South),
+        ]
+        .into_iter()
+        .collect();
+        (SpatialMap::from_graph(&g, &visited), explored)
+    }
+
+    #[test]
+    fn a_wanderer_keeps_only_the_moves_towards_unexplored_exits() {
+        let (map, explored) = walked_house();
+        let unexplored = map.unexplored(&explored);
+        assert_eq!(unexplored.len(), 1, "{unexplored:?}");
+        // In the hall: only the unexplored exit stays among the moves.
+        let offered = v(&[
+            "go east",
+            "go south",
+            "take key",
+            "look",
+            "go to kitchen",
+            "go to pantry",
+        ]);
+        assert_eq!(
+            held_while_wandering("hall", &map, &explored, &unexplored, &offered),
+            v(&["go east", "go to kitchen", "go to pantry"])
+        );
+        // In the pantry (no unexplored exit): moves that lead to the hall stay.
+        let offered = v(&["go south", "look", "go to hall", "go to kitchen"]);
+        assert_eq!(
+            held_while_wandering("pantry", &map, &explored, &unexplored, &offered),
+            v(&["go south", "go to kitchen"])
+        );
+        // No move would be kept: nothing is held.
+        let offered = v(&["go south", "look", "go to kitchen"]);
+        assert!(held_while_wandering("pantry", &map, &explored, &[], &offered).is_empty());
+    }
+
+    #[test]
+    fn the_hold_comes_after_four_walks_and_lasts_six_decisions() {
+        let mut w = Wander::default();
+        let due: Vec<bool> = [Walk::Known, Walk::Nothing, Walk::Known, Walk::Known]
+            .into_iter()
+            .map(|k| w.next(k))
+            .collect();
+        assert_eq!(due, [false, false, false, false]);
+        assert!(w.next(Walk::Known));
+        // Held for six decisions (new rooms and looks keep it), then released.
+        for _ in 0..5 {
+            w.held();
+            assert!(w.next(Walk::Nothing));
+        }
+        w.held();
+        assert!(!w.next(Walk::Nothing));
+        assert_eq!(w.walked(), 0);
+        // Acting on something ends the walk at once.
+        for _ in 0..4 {
+            w.next(Walk::Known);
+        }
+        assert!(w.next(Walk::Known));
+        assert!(!w.next(Walk::Progress));
     }
 }

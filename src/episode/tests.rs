@@ -395,6 +395,89 @@ async fn a_walk_back_and_forth_through_go_to_is_broken() {
     assert_ne!(fifth.command, "go east", "{commands:?}");
 }
 
+/// Revision 5: after four decisions that walked into rooms already visited with nothing
+/// done in between (looks between them, so no two-command cycle forms), the moves back
+/// into known rooms are left out and only the unexplored exit (the kitchen's north)
+/// stays; under revision 4 the same walk is left alone.
+#[tokio::test]
+async fn a_walk_among_known_rooms_is_sent_to_the_unexplored_exit() {
+    let walk = [
+        "go east",
+        "go west",
+        "look",
+        "go east",
+        "look",
+        "go west",
+        "look",
+        "go east",
+        "go to hall",
+        "go to hall",
+    ];
+    let held = ["go west", "go to hall"];
+    for revision in [4, 5] {
+        let script = Scripted::default().actions(&walk);
+        let mut c = config();
+        c.max_steps = 9;
+        c.agent.revision = revision;
+        let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+        result.expect("episode");
+        let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+        assert_eq!(&commands[..8], &walk[..8], "{commands:?}");
+        assert!(
+            steps[..8].iter().all(|s| s.blocked.is_empty()),
+            "{:?}",
+            steps.iter().map(|s| &s.blocked).collect::<Vec<_>>()
+        );
+        let ninth = &steps[8];
+        if revision == 4 {
+            assert!(ninth.blocked.is_empty(), "{:?}", ninth.blocked);
+            assert_eq!(ninth.command, "go west");
+            continue;
+        }
+        assert_eq!(ninth.blocked, held, "{:?}", ninth);
+        assert!(
+            ninth
+                .warnings
+                .iter()
+                .any(|w| w.contains("walked back into rooms")),
+            "{:?}",
+            ninth.warnings
+        );
+        assert!(!held.contains(&ninth.action.as_str()), "{commands:?}");
+    }
+}
+
+/// Revision 5 steers only towards exits the game offered: a `has exit` the extractor
+/// misread (the pantry has no west exit) makes no frontier, so a walk that ends in the
+/// hall, where no exit is left unexplored, is not held.
+#[tokio::test]
+async fn a_misread_exit_does_not_hold_the_walk() {
+    let walk = [
+        "go east", "go north", "go south", "go west", "look", "go east", "look", "go west",
+        "go east",
+    ];
+    let misread = r#"{"triplets":[["pantry","has exit","west"]]}"#;
+    let script = Scripted::default()
+        .actions(&walk)
+        .answer("extract_triplets", &[misread]);
+    let mut c = config();
+    c.max_steps = 9;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(commands, walk, "{commands:?}");
+    let ninth = &steps[8];
+    assert!(
+        ninth
+            .unexplored_exits
+            .iter()
+            .any(|u| u.room == "pantry" && u.direction == crate::nav::Direction::West),
+        "{:?}",
+        ninth.unexplored_exits
+    );
+    assert!(ninth.blocked.is_empty(), "{:?}", ninth.blocked);
+}
+
 /// Revision 2: the plan and action calls of a step send one system prompt and the same
 /// working memory first, so a server's prompt cache serves the action call's prefix;
 /// only the call's own part differs. Revision 1 (older runs) kept a system prompt each.
