@@ -223,6 +223,8 @@ pub struct Agent {
     /// Every exit (room key, direction) the game has offered a movement command for:
     /// the exits known for certain, where an extracted `has exit` may be misread.
     exits_offered: HashSet<(String, Direction)>,
+    /// The last command entered a room never visited before.
+    entered_new: bool,
 }
 
 /// Longest text of the latest note read shown in working memory, characters.
@@ -266,6 +268,7 @@ impl Agent {
             walk: progress::Walk::default(),
             wander: progress::Wander::default(),
             exits_offered: HashSet::new(),
+            entered_new: false,
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -335,6 +338,7 @@ impl Agent {
             .map(entity_key)
             .unwrap_or(from.clone());
         let new_room = !to.is_empty() && !self.rooms_seen.contains(&to);
+        self.entered_new = new_room && from != to;
         self.walk = self
             .walk
             .then(sent, &from, &to, new_room, after.reward, &after.observation);
@@ -467,6 +471,7 @@ impl Agent {
                 self.explorer.explored(),
                 &frontier,
                 &offered,
+                self.entered_new,
             )
         } else {
             Vec::new()
@@ -505,11 +510,16 @@ impl Agent {
             .cloned()
             .partition(|a| reversals.contains(a) && !blocked_commands.contains(a));
         if !held.is_empty() {
-            warnings.push(format!(
-                "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
-                self.wander.walked(),
-                held.join("; ")
-            ));
+            let arrived = self.entered_new && progress::offers_things(&offered);
+            warnings.push(if arrived {
+                "you have walked back into rooms you had already visited without doing anything there, and this room is new: act on something here before you leave it".to_string()
+            } else {
+                format!(
+                    "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
+                    self.wander.walked(),
+                    held.join("; ")
+                )
+            });
         }
         if !cycling.is_empty() {
             warnings.push(format!(

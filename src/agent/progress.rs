@@ -143,20 +143,38 @@ pub fn idle(command: &str) -> bool {
         || g.starts_with("x ")
 }
 
+/// Whether `offered` holds an action on a thing: not a move, not [`idle`], not dropping
+/// something carried (which every room offers).
+pub fn offers_things(offered: &[String]) -> bool {
+    offered.iter().any(|a| {
+        !a.starts_with(super::GO_TO) && !is_move(a) && !idle(a) && !gist(a).starts_with("drop ")
+    })
+}
+
 /// The `offered` actions to leave out while the agent wanders (revision 5, see
 /// [`Walk`]), in room `here` (an entity key) with the spatial `map`, the exits taken
 /// (`explored`) and the `unexplored` exits: every move except those taking an exit
 /// whose destination is unknown from here; or, when here has none, every move except
 /// those that lead (by `go to` or a known exit) to a room with an unexplored exit.
-/// Empty (nothing held) when no move would be kept.
+/// When the agent has just entered `here` for the first time (`arrived`) and the room
+/// [`offers_things`] to act on, every move: a room found is looked at before it is
+/// left. Empty (nothing held) when no move would be kept and the room is not new.
 pub fn held_while_wandering(
     here: &str,
     map: &crate::nav::SpatialMap,
     explored: &std::collections::HashSet<(String, crate::nav::Direction)>,
     unexplored: &[crate::nav::UnexploredExit],
     offered: &[String],
+    arrived: bool,
 ) -> Vec<String> {
     use crate::memory::names::entity_key;
+    if arrived && offers_things(offered) {
+        return offered
+            .iter()
+            .filter(|a| a.starts_with(super::GO_TO) || is_move(a))
+            .cloned()
+            .collect();
+    }
     let frontier: std::collections::BTreeSet<String> =
         unexplored.iter().map(|u| entity_key(&u.room)).collect();
     let is_move = |a: &str| a.starts_with(super::GO_TO) || is_move(a);
@@ -732,18 +750,37 @@ mod tests {
             "go to pantry",
         ]);
         assert_eq!(
-            held_while_wandering("hall", &map, &explored, &unexplored, &offered),
+            held_while_wandering("hall", &map, &explored, &unexplored, &offered, false),
             v(&["go east", "go to kitchen", "go to pantry"])
         );
         // In the pantry (no unexplored exit): moves that lead to the hall stay.
         let offered = v(&["go south", "look", "go to hall", "go to kitchen"]);
         assert_eq!(
-            held_while_wandering("pantry", &map, &explored, &unexplored, &offered),
+            held_while_wandering("pantry", &map, &explored, &unexplored, &offered, false),
             v(&["go south", "go to kitchen"])
+        );
+        // Just arrived in a room with a thing to act on: every move waits a decision.
+        let offered = v(&[
+            "go east",
+            "go south",
+            "take key",
+            "drop lamp",
+            "go to pantry",
+        ]);
+        assert_eq!(
+            held_while_wandering("hall", &map, &explored, &unexplored, &offered, true),
+            v(&["go east", "go south", "go to pantry"])
+        );
+        // Nothing to act on there (dropping, looking and examining do not count).
+        let offered = v(&["go east", "go south", "drop lamp", "examine lamp", "look"]);
+        assert!(!offers_things(&offered));
+        assert_eq!(
+            held_while_wandering("hall", &map, &explored, &unexplored, &offered, true),
+            v(&["go east"])
         );
         // No move would be kept: nothing is held.
         let offered = v(&["go south", "look", "go to kitchen"]);
-        assert!(held_while_wandering("pantry", &map, &explored, &[], &offered).is_empty());
+        assert!(held_while_wandering("pantry", &map, &explored, &[], &offered, false).is_empty());
     }
 
     #[test]
