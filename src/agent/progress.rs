@@ -244,25 +244,54 @@ pub fn succeeded(feedback: &str) -> bool {
     !REFUSALS.iter().any(|r| f.contains(r))
 }
 
-/// The object of a "take" sub-goal or action: "take old key from trunk" -> "old key".
-fn taken(s: &str) -> Option<String> {
+/// Verbs of a sub-goal that is done once its object is carried: "take", "get", "pick
+/// up"; from agent revision 5 also "find", "locate", "search for", "look for",
+/// "obtain", "collect", "grab" (a small model keeps "find the steel key" first for
+/// many steps with the key in its inventory).
+fn carry_verbs(revision: u32) -> &'static [&'static str] {
+    if revision >= 5 {
+        &[
+            "take ",
+            "get ",
+            "pick up ",
+            "find ",
+            "locate ",
+            "search for ",
+            "look for ",
+            "obtain ",
+            "collect ",
+            "grab ",
+        ]
+    } else {
+        &["take ", "get ", "pick up "]
+    }
+}
+
+/// The object of a sub-goal or action done once its object is carried ([`carry_verbs`]):
+/// "take old key from trunk" -> "old key".
+fn taken(s: &str, revision: u32) -> Option<String> {
     let g = gist(s);
-    let rest = g
-        .strip_prefix("take ")
-        .or_else(|| g.strip_prefix("get "))
-        .or_else(|| g.strip_prefix("pick up "))?;
+    let rest = carry_verbs(revision)
+        .iter()
+        .find_map(|v| g.strip_prefix(v))?;
     let object = rest.split(" from ").next().unwrap_or(rest).trim();
     (!object.is_empty()).then(|| object.to_string())
 }
 
 /// Whether `sub_goal` is done: it is the last action and the game did not refuse it,
-/// or it takes a thing the inventory now holds.
-pub fn achieved(sub_goal: &str, last_action: &str, feedback: &str, inventory: &str) -> bool {
+/// or it takes (finds, from agent `revision` 5) a thing the inventory now holds.
+pub fn achieved(
+    sub_goal: &str,
+    last_action: &str,
+    feedback: &str,
+    inventory: &str,
+    revision: u32,
+) -> bool {
     let g = gist(sub_goal);
     if !last_action.is_empty() && g == gist(last_action) && succeeded(feedback) {
         return true;
     }
-    taken(sub_goal).is_some_and(|x| gist(inventory).contains(&x))
+    taken(sub_goal, revision).is_some_and(|x| gist(inventory).contains(&x))
 }
 
 /// Verb pairs where the second undoes the first.
@@ -412,7 +441,13 @@ impl super::Agent {
             .unwrap_or_default();
         let mut dropped = Vec::new();
         self.plan.retain(|p| {
-            let done = achieved(&p.sub_goal, &action, &feedback, &state.inventory);
+            let done = achieved(
+                &p.sub_goal,
+                &action,
+                &feedback,
+                &state.inventory,
+                self.settings.revision,
+            );
             if done {
                 dropped.push(p.sub_goal.clone());
             }
@@ -623,28 +658,37 @@ mod tests {
             "Take the old key from the antique trunk.",
             "take old key from antique trunk",
             "You take the old key from the antique trunk.",
-            ""
+            "",
+            5
         ));
         // Refused: not done.
         assert!(!achieved(
             "unlock wooden door with old key",
             "unlock wooden door with old key",
             "You can't do that: you don't have the key.",
-            ""
+            "",
+            5
         ));
         // The inventory shows it done, whatever the last action was.
         assert!(achieved(
             "take the old key",
             "insert old key into antique trunk",
             "You put the old key into the antique trunk.",
-            "You are carrying: an old key"
+            "You are carrying: an old key",
+            5
         ));
         assert!(!achieved(
             "open the wooden door",
             "look",
             "You are in a bedroom.",
-            ""
+            "",
+            5
         ));
+        // "Find" is done once the thing is carried, from revision 5 on.
+        let carried = "You are carrying: a steel key.";
+        assert!(achieved("find the steel key", "look", "", carried, 5));
+        assert!(!achieved("find the steel key", "look", "", carried, 4));
+        assert!(!achieved("find the golden locker", "look", "", carried, 5));
     }
 
     #[test]
