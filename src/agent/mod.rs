@@ -100,7 +100,8 @@ pub struct AgentSettings {
     /// [`progress::WANDER_DECISIONS`] decisions that walked into rooms already visited with
     /// nothing done in between, moves back into known rooms are left out until the agent
     /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
-    /// unexplored exits stay ([`progress::Walk`]).
+    /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
+    /// carried ([`progress::achieved`]).
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
