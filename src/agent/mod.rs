@@ -464,7 +464,10 @@ impl Agent {
             })
             .cloned()
             .collect();
-        let wandering = self.settings.loop_breaking && hold_due && !frontier.is_empty();
+        // A room just found is looked at before it is left even when no exit is left
+        // to explore.
+        let wandering =
+            self.settings.loop_breaking && hold_due && (!frontier.is_empty() || self.entered_new);
         let held = if wandering {
             progress::held_while_wandering(
                 &here,

@@ -822,6 +822,12 @@ mod tests {
             held_while_wandering("hall", &map, &explored, &unexplored, &offered, true),
             v(&["go east"])
         );
+        // A new room with a thing to act on holds its moves with no exit left to explore.
+        let offered = v(&["go south", "take apple", "go to kitchen"]);
+        assert_eq!(
+            held_while_wandering("pantry", &map, &explored, &[], &offered, true),
+            v(&["go south", "go to kitchen"])
+        );
         // No move would be kept: nothing is held.
         let offered = v(&["go south", "look", "go to kitchen"]);
         assert!(held_while_wandering("pantry", &map, &explored, &[], &offered, false).is_empty());
