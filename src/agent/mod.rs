@@ -221,11 +221,14 @@ pub struct Agent {
     walk: progress::Walk,
     /// Walks into rooms already visited since the agent last acted (revision 5).
     wander: progress::Wander,
-    /// Every exit (room key, direction) the game has offered a movement command for:
-    /// the exits known for certain, where an extracted `has exit` may be misread.
+    /// Every exit (room key, direction) the game has offered a movement command for, in
+    /// the rooms where the agent decided: the exits known for certain, where an
+    /// extracted `has exit` may be misread.
     exits_offered: HashSet<(String, Direction)>,
     /// The last command entered a room never visited before.
     entered_new: bool,
+    /// Offered exits (room key, direction) the game refused when the agent took them.
+    exits_refused: HashSet<(String, Direction)>,
 }
 
 /// Longest text of the latest note read shown in working memory, characters.
@@ -270,6 +273,7 @@ impl Agent {
             wander: progress::Wander::default(),
             exits_offered: HashSet::new(),
             entered_new: false,
+            exits_refused: HashSet::new(),
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -340,6 +344,12 @@ impl Agent {
             .unwrap_or(from.clone());
         let new_room = !to.is_empty() && !self.rooms_seen.contains(&to);
         self.entered_new = new_room && from != to;
+        if let Some(d) = Direction::of_command(sent)
+            && from == to
+            && !from.is_empty()
+        {
+            self.exits_refused.insert((from.clone(), d));
+        }
         self.walk = self
             .walk
             .then(sent, &from, &to, new_room, after.reward, &after.observation);
@@ -454,41 +464,11 @@ impl Agent {
         // A `go to` is routed (an A* search) only when some command is blocked.
         let route_check = by_route && !blocked_commands.is_empty();
         let reversals = self.reversals_now(&here, &offered);
-        // The hold steers towards exits the game itself offered in rooms visited, not
-        // towards a `has exit` the extractor may have misread.
-        let frontier: Vec<UnexploredExit> = unexplored
-            .iter()
-            .filter(|u| {
-                self.exits_offered
-                    .contains(&(entity_key(&u.room), u.direction))
-            })
-            .cloned()
-            .collect();
-        // A room just found is looked at before it is left even when no exit is left
-        // to explore.
-        let wandering =
-            self.settings.loop_breaking && hold_due && (!frontier.is_empty() || self.entered_new);
-        let held = if wandering {
-            progress::held_while_wandering(
-                &here,
-                &map,
-                self.explorer.explored(),
-                &frontier,
-                &offered,
-                self.entered_new,
-            )
-        } else {
-            Vec::new()
-        };
-        if !held.is_empty() {
-            self.wander.held();
-        }
-        let blocked: Vec<String> = offered
+        let mut blocked: Vec<String> = offered
             .iter()
             .filter(|a| {
                 blocked_commands.contains(a)
                     || reversals.contains(a)
-                    || held.contains(a)
                     || route_check
                         && a.strip_prefix(GO_TO).is_some_and(|target| {
                             self.route(&room, target)
@@ -498,6 +478,47 @@ impl Agent {
             })
             .cloned()
             .collect();
+        // Revision 5's hold, over what the blocks above left: it steers towards exits
+        // the game itself offered, not towards a `has exit` the extractor may have
+        // misread; a room just found is looked at before it is left even when no exit
+        // is left to explore.
+        let frontier = if self.settings.exploration && hold_due {
+            progress::frontier(
+                &map,
+                &self.exits_offered,
+                self.explorer.explored(),
+                &self.exits_refused,
+                self.explorer.visited(),
+            )
+        } else {
+            Vec::new()
+        };
+        let available: Vec<String> = offered
+            .iter()
+            .filter(|a| !blocked.contains(a))
+            .cloned()
+            .collect();
+        let arrived = self.entered_new && progress::offers_things(&available);
+        let held = if self.settings.loop_breaking && hold_due && (!frontier.is_empty() || arrived) {
+            progress::held_while_wandering(&here, &map, &frontier, &available, arrived)
+        } else {
+            Vec::new()
+        };
+        // In the order offered; the hold stands only if it leaves some action.
+        let with_held: Vec<String> = offered
+            .iter()
+            .filter(|a| blocked.contains(a) || held.contains(a))
+            .cloned()
+            .collect();
+        let held = if offered.iter().any(|a| !with_held.contains(a)) {
+            blocked = with_held;
+            held
+        } else {
+            Vec::new()
+        };
+        if !held.is_empty() {
+            self.wander.held();
+        }
         if offered.iter().any(|a| !blocked.contains(a)) {
             offered.retain(|a| !blocked.contains(a));
         }
@@ -514,7 +535,6 @@ impl Agent {
             .cloned()
             .partition(|a| reversals.contains(a) && !blocked_commands.contains(a));
         if !held.is_empty() {
-            let arrived = self.entered_new && progress::offers_things(&offered);
             warnings.push(if arrived {
                 "you have walked back into rooms you had already visited without doing anything there, and this room is new: act on something here before you leave it".to_string()
             } else {

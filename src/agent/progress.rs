@@ -1,11 +1,12 @@
 //! Progress and loops (a departure from the paper, on by default, switched off with
 //! `--no-plan-progress` and `--no-loop-breaking`): a small model at temperature 0 keeps
 //! a sub-goal after it is done and repeats short cycles of actions (take / insert the
-//! same key, north / south) while its warnings go unread. Two deterministic checks act
+//! same key, north / south) while its warnings go unread. Deterministic checks act
 //! instead of only warning:
 //! - [`achieved`]: a sub-goal the last action achieved (the same action, and the game did
-//!   not refuse it) or that the inventory shows done ("take X" with X carried) is dropped
-//!   from the plan, before and after the planner revises it;
+//!   not refuse it) or that the inventory shows done ("take X", and from agent revision 5
+//!   "find X", with X carried) is dropped from the plan, before and after the planner
+//!   revises it;
 //! - [`detect_cycle`]: a repeated action (A, A, A), an alternation (A, B, A, B) or an
 //!   action undone and done again (A, undo A, A): the actions of the cycle are left out
 //!   of the admissible list for a few steps, and the prompt says why;
@@ -13,12 +14,13 @@
 //!   puts back exactly what it did (put the key back where it was taken from, lock the
 //!   door just unlocked) is left out for one step;
 //! - [`Walk`] (agent revision 5): after [`WANDER_DECISIONS`] decisions that walked into
-//!   rooms already visited with nothing done in between, while the map still has exits
-//!   no move has taken, the moves that lead back into known rooms are left out until the
-//!   agent acts on something (or gains score), for at most [`HOLD_DECISIONS`] decisions:
-//!   the moves kept take an unexplored exit from here, or, when here has none, lead to a
-//!   room that has one (frontier exploration). Entering a new room neither counts nor
-//!   ends the hold, so the agent keeps going outwards while it finds nothing to do. The
+//!   rooms already visited with nothing done in between, while some exit the game
+//!   offered is still a [`frontier`] one, only the moves towards the frontier stay until
+//!   the agent acts on something (or gains score), for at most [`HOLD_DECISIONS`]
+//!   decisions: the moves kept take a frontier exit from here, or, when here has none,
+//!   lead to a room that has one. Entering a new room neither counts nor ends the hold,
+//!   so the agent keeps going outwards while it finds nothing to do; a new room with
+//!   something to act on keeps every move out for one decision. The
 //!   alternation check above only sees cycles of two commands; a walk around three
 //!   rooms is a longer cycle.
 
@@ -60,7 +62,8 @@ pub enum Walk {
     Nothing,
     /// Moved into a room visited before (and did nothing else).
     Known,
-    /// Acted on something, read a note, or gained score: the walk ends.
+    /// Acted on something (the game did not refuse it; dropping a thing is no act),
+    /// read a note, or gained score: the walk ends.
     Progress,
 }
 
@@ -78,11 +81,11 @@ impl Walk {
         reward: i64,
         feedback: &str,
     ) -> Walk {
-        if self == Walk::Progress
-            || reward != 0
-            || (!is_move(command) && !idle(command))
-            || document_read(command, feedback)
-        {
+        let acted = !is_move(command)
+            && !idle(command)
+            && !gist(command).starts_with("drop ")
+            && succeeded(feedback);
+        if self == Walk::Progress || reward != 0 || acted || document_read(command, feedback) {
             return Walk::Progress;
         }
         if is_move(command) && from != to && !new_room {
@@ -151,48 +154,69 @@ pub fn offers_things(offered: &[String]) -> bool {
     })
 }
 
-/// The `offered` actions to leave out while the agent wanders (revision 5, see
-/// [`Walk`]), in room `here` (an entity key) with the spatial `map`, the exits taken
-/// (`explored`) and the `unexplored` exits: every move except those taking an exit
-/// whose destination is unknown from here; or, when here has none, every move except
-/// those that lead (by `go to` or a known exit) to a room with an unexplored exit.
-/// When the agent has just entered `here` for the first time (`arrived`) and the room
-/// [`offers_things`] to act on, every move: a room found is looked at before it is
-/// left. Empty (nothing held) when no move would be kept and the room is not new.
+/// The exits of the wander hold (revision 5): each exit (room key, direction) the game
+/// offered a movement command for (`offered_exits`), unless a move took it
+/// (`explored`), the game refused it (`refused`), or the map knows it leads to a room
+/// visited (`visited`). An exit that only the extractor wrote (`has exit`), or whose
+/// destination only the extractor named, is no frontier unless the game offered it.
+/// Sorted.
+pub fn frontier(
+    map: &crate::nav::SpatialMap,
+    offered_exits: &std::collections::HashSet<(String, crate::nav::Direction)>,
+    explored: &std::collections::HashSet<(String, crate::nav::Direction)>,
+    refused: &std::collections::HashSet<(String, crate::nav::Direction)>,
+    visited: &std::collections::BTreeSet<String>,
+) -> Vec<(String, crate::nav::Direction)> {
+    let mut out: Vec<(String, crate::nav::Direction)> = offered_exits
+        .iter()
+        .filter(|e| !explored.contains(*e) && !refused.contains(*e))
+        .filter(|(room, d)| {
+            map.destination(room, *d)
+                .is_none_or(|r| !visited.contains(r))
+        })
+        .cloned()
+        .collect();
+    out.sort();
+    out
+}
+
+/// The `available` actions to leave out while the agent wanders (revision 5, see
+/// [`Walk`]), in room `here` (an entity key), with the spatial `map` and the
+/// [`frontier`] exits: every move except those taking a frontier exit from here; or,
+/// when here has none available, every move except those that lead (by `go to` or a
+/// known exit) to a room with a frontier exit. When the agent has just entered `here`
+/// for the first time (`arrived`) and the room [`offers_things`] to act on, every move:
+/// a room found is looked at before it is left. `available` is what the other blocks
+/// (cycles, reversals) left. Empty (nothing held) when no available move would be kept
+/// and the room is not new.
 pub fn held_while_wandering(
     here: &str,
     map: &crate::nav::SpatialMap,
-    explored: &std::collections::HashSet<(String, crate::nav::Direction)>,
-    unexplored: &[crate::nav::UnexploredExit],
-    offered: &[String],
+    frontier: &[(String, crate::nav::Direction)],
+    available: &[String],
     arrived: bool,
 ) -> Vec<String> {
     use crate::memory::names::entity_key;
-    if arrived && offers_things(offered) {
-        return offered
-            .iter()
-            .filter(|a| a.starts_with(super::GO_TO) || is_move(a))
-            .cloned()
-            .collect();
-    }
-    let frontier: std::collections::BTreeSet<String> =
-        unexplored.iter().map(|u| entity_key(&u.room)).collect();
     let is_move = |a: &str| a.starts_with(super::GO_TO) || is_move(a);
+    if arrived && offers_things(available) {
+        return available.iter().filter(|a| is_move(a)).cloned().collect();
+    }
+    let rooms: std::collections::BTreeSet<&str> =
+        frontier.iter().map(|(r, _)| r.as_str()).collect();
     let opens = |a: &str| {
-        crate::nav::Direction::of_command(a).is_some_and(|d| {
-            !explored.contains(&(here.to_string(), d)) && map.destination(here, d).is_none()
-        })
+        crate::nav::Direction::of_command(a)
+            .is_some_and(|d| frontier.iter().any(|(r, e)| r == here && *e == d))
     };
     let towards = |a: &str| match a.strip_prefix(super::GO_TO) {
-        Some(target) => frontier.contains(&entity_key(target)),
+        Some(target) => rooms.contains(entity_key(target).as_str()),
         None => crate::nav::Direction::of_command(a)
             .and_then(|d| map.destination(here, d))
-            .is_some_and(|r| frontier.contains(&entity_key(r))),
+            .is_some_and(|r| rooms.contains(r)),
     };
-    let keep: Vec<&String> = if offered.iter().any(|a| opens(a)) {
-        offered.iter().filter(|a| opens(a)).collect()
+    let keep: Vec<&String> = if available.iter().any(|a| opens(a)) {
+        available.iter().filter(|a| opens(a)).collect()
     } else {
-        offered
+        available
             .iter()
             .filter(|a| is_move(a) && towards(a))
             .collect()
@@ -200,7 +224,7 @@ pub fn held_while_wandering(
     if keep.is_empty() {
         return Vec::new();
     }
-    offered
+    available
         .iter()
         .filter(|a| is_move(a) && !keep.contains(a))
         .cloned()
@@ -274,7 +298,12 @@ fn taken(s: &str, revision: u32) -> Option<String> {
     let rest = carry_verbs(revision)
         .iter()
         .find_map(|v| g.strip_prefix(v))?;
-    let object = rest.split(" from ").next().unwrap_or(rest).trim();
+    let object = if revision >= 5 {
+        // "find key in drawer" -> "key".
+        split_place(rest).map_or(rest, |(o, _)| o).trim()
+    } else {
+        rest.split(" from ").next().unwrap_or(rest).trim()
+    };
     (!object.is_empty()).then(|| object.to_string())
 }
 
@@ -291,7 +320,15 @@ pub fn achieved(
     if !last_action.is_empty() && g == gist(last_action) && succeeded(feedback) {
         return true;
     }
-    taken(sub_goal, revision).is_some_and(|x| gist(inventory).contains(&x))
+    taken(sub_goal, revision).is_some_and(|x| {
+        let carried = gist(inventory);
+        if revision >= 5 {
+            // Whole words: "find the ring" is not done by "you are carrying nothing".
+            format!(" {carried} ").contains(&format!(" {x} "))
+        } else {
+            carried.contains(&x)
+        }
+    })
 }
 
 /// Verb pairs where the second undoes the first.
@@ -689,6 +726,17 @@ mod tests {
         assert!(achieved("find the steel key", "look", "", carried, 5));
         assert!(!achieved("find the steel key", "look", "", carried, 4));
         assert!(!achieved("find the golden locker", "look", "", carried, 5));
+        assert!(achieved(
+            "find the steel key in the drawer",
+            "look",
+            "",
+            carried,
+            5
+        ));
+        // Whole words from revision 5: a keycard is no key.
+        let keycard = "You are carrying: a keycard.";
+        assert!(!achieved("find the key", "look", "", keycard, 5));
+        assert!(achieved("take the key", "look", "", keycard, 4));
     }
 
     #[test]
@@ -717,6 +765,16 @@ mod tests {
         assert_eq!(
             Walk::Nothing.then("take key", "hall", "hall", false, 0, "Taken."),
             Walk::Progress
+        );
+        // A refused action or dropping a thing does not end it.
+        let refused = "You can't do that: you don't have the key.";
+        assert_eq!(
+            Walk::Known.then("unlock door with key", "hall", "hall", false, 0, refused),
+            Walk::Known
+        );
+        assert_eq!(
+            Walk::Known.then("drop lamp", "hall", "hall", false, 0, "Dropped."),
+            Walk::Known
         );
         // Looking, examining and a refused move change nothing.
         for c in ["look", "inventory", "examine steel key"] {
@@ -781,10 +839,30 @@ mod tests {
 
     #[test]
     fn a_wanderer_keeps_only_the_moves_towards_unexplored_exits() {
+        use crate::nav::Direction;
+        use std::collections::{BTreeSet, HashSet};
         let (map, explored) = walked_house();
-        let unexplored = map.unexplored(&explored);
-        assert_eq!(unexplored.len(), 1, "{unexplored:?}");
-        // In the hall: only the unexplored exit stays among the moves.
+        let visited: BTreeSet<String> = ["hall", "kitchen", "pantry"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let exit = |r: &str, d: Direction| (r.to_string(), d);
+        // The game offered every exit below; the hall's south was never taken, the
+        // kitchen's east was refused, and the pantry's west leads (the extractor says) to
+        // the hall, a room visited.
+        let offered_exits: HashSet<(String, Direction)> = explored
+            .iter()
+            .cloned()
+            .chain([
+                exit("hall", Direction::South),
+                exit("kitchen", Direction::East),
+            ])
+            .collect();
+        let refused: HashSet<(String, Direction)> =
+            [exit("kitchen", Direction::East)].into_iter().collect();
+        let frontier = frontier(&map, &offered_exits, &explored, &refused, &visited);
+        assert_eq!(frontier, [exit("hall", Direction::South)]);
+        // In the hall: only the frontier exit stays among the moves.
         let offered = v(&[
             "go east",
             "go south",
@@ -794,15 +872,19 @@ mod tests {
             "go to pantry",
         ]);
         assert_eq!(
-            held_while_wandering("hall", &map, &explored, &unexplored, &offered, false),
+            held_while_wandering("hall", &map, &frontier, &offered, false),
             v(&["go east", "go to kitchen", "go to pantry"])
         );
-        // In the pantry (no unexplored exit): moves that lead to the hall stay.
+        // In the pantry (no frontier exit): moves that lead to the hall stay.
         let offered = v(&["go south", "look", "go to hall", "go to kitchen"]);
         assert_eq!(
-            held_while_wandering("pantry", &map, &explored, &unexplored, &offered, false),
+            held_while_wandering("pantry", &map, &frontier, &offered, false),
             v(&["go south", "go to kitchen"])
         );
+        // The way to the frontier is blocked already (not available): nothing is held,
+        // so the agent is never left without a move by the hold.
+        let available = v(&["go south", "look", "go to kitchen"]);
+        assert!(held_while_wandering("pantry", &map, &frontier, &available, false).is_empty());
         // Just arrived in a room with a thing to act on: every move waits a decision.
         let offered = v(&[
             "go east",
@@ -812,25 +894,22 @@ mod tests {
             "go to pantry",
         ]);
         assert_eq!(
-            held_while_wandering("hall", &map, &explored, &unexplored, &offered, true),
+            held_while_wandering("hall", &map, &frontier, &offered, true),
             v(&["go east", "go south", "go to pantry"])
         );
         // Nothing to act on there (dropping, looking and examining do not count).
         let offered = v(&["go east", "go south", "drop lamp", "examine lamp", "look"]);
         assert!(!offers_things(&offered));
         assert_eq!(
-            held_while_wandering("hall", &map, &explored, &unexplored, &offered, true),
+            held_while_wandering("hall", &map, &frontier, &offered, true),
             v(&["go east"])
         );
         // A new room with a thing to act on holds its moves with no exit left to explore.
         let offered = v(&["go south", "take apple", "go to kitchen"]);
         assert_eq!(
-            held_while_wandering("pantry", &map, &explored, &[], &offered, true),
+            held_while_wandering("pantry", &map, &[], &offered, true),
             v(&["go south", "go to kitchen"])
         );
-        // No move would be kept: nothing is held.
-        let offered = v(&["go south", "look", "go to kitchen"]);
-        assert!(held_while_wandering("pantry", &map, &explored, &[], &offered, false).is_empty());
     }
 
     #[test]
