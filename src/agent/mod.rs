@@ -2,7 +2,7 @@
 //! reasons, revised every step), and a ReAct decision (a rationale, then exactly one
 //! admissible action), with AriGraph as long-term memory.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -215,20 +215,8 @@ pub struct Agent {
     first_goal: Option<(String, u32)>,
     /// The latest note, recipe or book read: (step, action, the game's text).
     note: Option<(u32, String, String)>,
-    /// Every room (its entity key) the agent has been in, for [`progress::Walk`].
-    rooms_seen: HashSet<String>,
-    /// What the commands since the last decision did (revision 5).
-    walk: progress::Walk,
-    /// Walks into rooms already visited since the agent last acted (revision 5).
-    wander: progress::Wander,
-    /// Every exit (room key, direction) the game has offered a movement command for, in
-    /// the rooms where the agent decided: the exits known for certain, where an
-    /// extracted `has exit` may be misread.
-    exits_offered: HashSet<(String, Direction)>,
-    /// The last command entered a room never visited before.
-    entered_new: bool,
-    /// Offered exits (room key, direction) the game refused when the agent took them.
-    exits_refused: HashSet<(String, Direction)>,
+    /// Walks, rooms and exits for revision 5's hold ([`progress::Roaming`]).
+    roaming: progress::Roaming,
 }
 
 /// Longest text of the latest note read shown in working memory, characters.
@@ -268,12 +256,7 @@ impl Agent {
             block_counts: std::collections::HashMap::new(),
             first_goal: None,
             note: None,
-            rooms_seen: HashSet::new(),
-            walk: progress::Walk::default(),
-            wander: progress::Wander::default(),
-            exits_offered: HashSet::new(),
-            entered_new: false,
-            exits_refused: HashSet::new(),
+            roaming: progress::Roaming::default(),
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -342,19 +325,8 @@ impl Agent {
             .as_deref()
             .map(entity_key)
             .unwrap_or(from.clone());
-        let new_room = !to.is_empty() && !self.rooms_seen.contains(&to);
-        self.entered_new = new_room && from != to;
-        if let Some(d) = Direction::of_command(sent)
-            && from == to
-            && !from.is_empty()
-        {
-            self.exits_refused.insert((from.clone(), d));
-        }
-        self.walk = self
-            .walk
-            .then(sent, &from, &to, new_room, after.reward, &after.observation);
-        self.rooms_seen
-            .extend([from.clone(), to].into_iter().filter(|r| !r.is_empty()));
+        self.roaming
+            .after_command(sent, &from, &to, after.reward, &after.observation);
         self.sent_from.push(from);
         if let Some(room) = &after.room {
             self.here = Some(entity_key(room));
@@ -405,21 +377,12 @@ impl Agent {
         let here = entity_key(&room);
         if state.room.is_some() {
             self.here = Some(here.clone());
-            self.rooms_seen.insert(here.clone());
         }
-        if state.room.is_some() {
-            self.exits_offered.extend(
-                state
-                    .admissible_commands
-                    .iter()
-                    .filter_map(|c| Direction::of_command(c))
-                    .map(|d| (here.clone(), d)),
-            );
-        }
-        let hold_due = self.settings.revision >= 5 && {
-            let walk = std::mem::take(&mut self.walk);
-            self.wander.next(walk)
-        };
+        let hold_due = self.roaming.decide(
+            state.room.is_some().then_some(here.as_str()),
+            &state.admissible_commands,
+            self.settings.revision >= 5,
+        );
         let map = self.spatial_map();
         let unexplored = if self.settings.exploration {
             map.unexplored(self.explorer.explored())
@@ -483,13 +446,8 @@ impl Agent {
         // misread; a room just found is looked at before it is left even when no exit
         // is left to explore.
         let frontier = if self.settings.exploration && hold_due {
-            progress::frontier(
-                &map,
-                &self.exits_offered,
-                self.explorer.explored(),
-                &self.exits_refused,
-                self.explorer.visited(),
-            )
+            self.roaming
+                .frontier(&map, self.explorer.explored(), self.explorer.visited())
         } else {
             Vec::new()
         };
@@ -498,7 +456,7 @@ impl Agent {
             .filter(|a| !blocked.contains(a))
             .cloned()
             .collect();
-        let arrived = self.entered_new && progress::offers_things(&available);
+        let arrived = self.roaming.entered_new() && progress::offers_things(&available);
         let held = if self.settings.loop_breaking && hold_due && (!frontier.is_empty() || arrived) {
             progress::held_while_wandering(&here, &map, &frontier, &available, arrived)
         } else {
@@ -517,7 +475,7 @@ impl Agent {
             Vec::new()
         };
         if !held.is_empty() {
-            self.wander.held();
+            self.roaming.held();
         }
         if offered.iter().any(|a| !blocked.contains(a)) {
             offered.retain(|a| !blocked.contains(a));
@@ -540,7 +498,7 @@ impl Agent {
             } else {
                 format!(
                     "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
-                    self.wander.walked(),
+                    self.roaming.walked(),
                     held.join("; ")
                 )
             });

@@ -24,8 +24,11 @@
 //!   alternation check above only sees cycles of two commands; a walk around three
 //!   rooms is a longer cycle.
 
+use std::collections::HashSet;
+
 use crate::env::GameState;
 use crate::memory::names::fold;
+use crate::nav::Direction;
 
 /// Steps a detected cycle's actions stay out of the admissible list (the first time).
 pub const BLOCK_STEPS: u32 = 3;
@@ -132,9 +135,115 @@ impl Wander {
     }
 }
 
+/// What revision 5's hold keeps across steps: the walk since the last decision, the
+/// count of walks, the rooms the agent has been in, and the exits the game offered in
+/// them or refused.
+#[derive(Debug, Clone, Default)]
+pub struct Roaming {
+    /// Every room (its entity key) the agent has been in.
+    rooms_seen: HashSet<String>,
+    /// What the commands since the last decision did.
+    walk: Walk,
+    /// Walks into rooms already visited since the agent last acted.
+    wander: Wander,
+    /// Every exit (room key, direction) the game has offered a movement command for, in
+    /// the rooms where the agent decided: the exits known for certain, where an
+    /// extracted `has exit` may be misread.
+    exits_offered: HashSet<(String, Direction)>,
+    /// Offered exits (room key, direction) the game refused when the agent took them.
+    exits_refused: HashSet<(String, Direction)>,
+    /// The last command entered a room never visited before.
+    entered_new: bool,
+}
+
+impl Roaming {
+    /// Record one command sent from room `from` that arrived in room `to` (entity keys;
+    /// the same room when the game refused a move, `to` empty when unknown), with the
+    /// score change `reward` and the game's answer `feedback`. Called for every command,
+    /// a `go to` route's moves included.
+    pub fn after_command(
+        &mut self,
+        command: &str,
+        from: &str,
+        to: &str,
+        reward: i64,
+        feedback: &str,
+    ) {
+        let new_room = !to.is_empty() && !self.rooms_seen.contains(to);
+        self.entered_new = new_room && from != to;
+        if let Some(d) = Direction::of_command(command)
+            && from == to
+            && !from.is_empty()
+        {
+            self.exits_refused.insert((from.to_string(), d));
+        }
+        self.walk = self
+            .walk
+            .then(command, from, to, new_room, reward, feedback);
+        self.rooms_seen.extend(
+            [from, to]
+                .into_iter()
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
+        );
+    }
+
+    /// At a decision in room `here` (an entity key, `None` when unknown) with the
+    /// game's `admissible` commands: record the room and its offered exits and, when
+    /// the hold applies (`revision_5`), count the last decision's walk ([`Wander::next`]);
+    /// returns whether the hold is due.
+    pub fn decide(&mut self, here: Option<&str>, admissible: &[String], revision_5: bool) -> bool {
+        if let Some(here) = here {
+            self.rooms_seen.insert(here.to_string());
+            self.exits_offered.extend(
+                admissible
+                    .iter()
+                    .filter_map(|c| Direction::of_command(c))
+                    .map(|d| (here.to_string(), d)),
+            );
+        }
+        revision_5 && {
+            let walk = std::mem::take(&mut self.walk);
+            self.wander.next(walk)
+        }
+    }
+
+    /// The [`frontier`] of the exits offered and refused so far, given the spatial
+    /// `map`, the exits taken (`explored`) and the rooms `visited`.
+    pub fn frontier(
+        &self,
+        map: &crate::nav::SpatialMap,
+        explored: &HashSet<(String, Direction)>,
+        visited: &std::collections::BTreeSet<String>,
+    ) -> Vec<(String, Direction)> {
+        frontier(
+            map,
+            &self.exits_offered,
+            explored,
+            &self.exits_refused,
+            visited,
+        )
+    }
+
+    /// Whether the last command entered a room never visited before.
+    pub fn entered_new(&self) -> bool {
+        self.entered_new
+    }
+
+    /// The decision just made was held ([`Wander::held`]).
+    pub fn held(&mut self) {
+        self.wander.held();
+    }
+
+    /// Walks since the agent last acted ([`Wander::walked`]).
+    pub fn walked(&self) -> u32 {
+        self.wander.walked()
+    }
+}
+
 /// Whether `command` is a movement command ("go east", "east", "e").
 fn is_move(command: &str) -> bool {
-    crate::nav::Direction::of_command(command).is_some()
+    Direction::of_command(command).is_some()
 }
 
 /// Commands that only look and change nothing in the game: "look", "inventory",
@@ -162,12 +271,12 @@ pub fn offers_things(offered: &[String]) -> bool {
 /// Sorted.
 pub fn frontier(
     map: &crate::nav::SpatialMap,
-    offered_exits: &std::collections::HashSet<(String, crate::nav::Direction)>,
-    explored: &std::collections::HashSet<(String, crate::nav::Direction)>,
-    refused: &std::collections::HashSet<(String, crate::nav::Direction)>,
+    offered_exits: &HashSet<(String, Direction)>,
+    explored: &HashSet<(String, Direction)>,
+    refused: &HashSet<(String, Direction)>,
     visited: &std::collections::BTreeSet<String>,
-) -> Vec<(String, crate::nav::Direction)> {
-    let mut out: Vec<(String, crate::nav::Direction)> = offered_exits
+) -> Vec<(String, Direction)> {
+    let mut out: Vec<(String, Direction)> = offered_exits
         .iter()
         .filter(|e| !explored.contains(*e) && !refused.contains(*e))
         .filter(|(room, d)| {
@@ -192,7 +301,7 @@ pub fn frontier(
 pub fn held_while_wandering(
     here: &str,
     map: &crate::nav::SpatialMap,
-    frontier: &[(String, crate::nav::Direction)],
+    frontier: &[(String, Direction)],
     available: &[String],
     arrived: bool,
 ) -> Vec<String> {
@@ -204,12 +313,11 @@ pub fn held_while_wandering(
     let rooms: std::collections::BTreeSet<&str> =
         frontier.iter().map(|(r, _)| r.as_str()).collect();
     let opens = |a: &str| {
-        crate::nav::Direction::of_command(a)
-            .is_some_and(|d| frontier.iter().any(|(r, e)| r == here && *e == d))
+        Direction::of_command(a).is_some_and(|d| frontier.iter().any(|(r, e)| r == here && *e == d))
     };
     let towards = |a: &str| match a.strip_prefix(super::GO_TO) {
         Some(target) => rooms.contains(entity_key(target).as_str()),
-        None => crate::nav::Direction::of_command(a)
+        None => Direction::of_command(a)
             .and_then(|d| map.destination(here, d))
             .is_some_and(|r| rooms.contains(r)),
     };
