@@ -141,6 +141,14 @@ pub enum BenchAction {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Two benches side by side: scores, then time and tokens per step with the ratio
+    /// after / before (Markdown on stdout).
+    Compare {
+        /// The bench directory of the baseline.
+        before: PathBuf,
+        /// The bench directory to compare with it.
+        after: PathBuf,
+    },
 }
 
 /// Options of `ariadne replay`.

@@ -535,3 +535,73 @@ fn sharded_benches_merge_into_the_unsharded_table() {
     assert_eq!(m.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&m.stderr).contains("was played by both"));
 }
+
+/// `bench compare` puts two benches side by side; a bench whose rows predate the token
+/// and time sums is read from its run directories to the same figures; a directory
+/// that is no bench is one clear line.
+#[test]
+fn compare_reads_old_and_new_benches_alike() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let simple = common::root().join("games/simple.z8");
+    for (out, steps) in [("a", "2"), ("b", "3")] {
+        let o = bench(
+            work.path(),
+            &server,
+            &[
+                "--games",
+                &simple.display().to_string(),
+                "--runs",
+                "2",
+                "--max-steps",
+                steps,
+                "--out",
+                out,
+            ],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let compare = || {
+        let o = bench(work.path(), &server, &["compare", "a", "b"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let md = compare();
+    assert!(md.contains("| step cap | 2 | 3 |"), "{md}");
+    assert!(md.contains("| attempts per game | 2 | 2 |"), "{md}");
+    let cost: Vec<&str> = md
+        .lines()
+        .filter(|l| {
+            l.starts_with("| simple | arigraph | before |")
+                || l.starts_with("| simple | arigraph | after |")
+        })
+        .collect();
+    assert_eq!(cost.len(), 2, "{md}");
+    // The after row carries the ratio of the medians; no server timings, no bound.
+    assert!(
+        cost[1].split('|').nth(5).unwrap().trim().ends_with('x'),
+        "{md}"
+    );
+    assert!(cost[1].trim_end().ends_with("| - | - |"), "{md}");
+
+    // The same bench as an older Ariadne wrote it: rows without usage and step times.
+    let file = work.path().join("a/episodes.jsonl");
+    let old: String = read_jsonl(&file)
+        .into_iter()
+        .map(|mut r| {
+            let o = r.as_object_mut().unwrap();
+            for k in ["usage", "step_ms", "decision_steps"] {
+                assert!(o.remove(k).is_some(), "{k} in {r}");
+            }
+            format!("{r}\n")
+        })
+        .collect();
+    std::fs::write(&file, old).unwrap();
+    assert_eq!(compare(), md);
+
+    let o = bench(work.path(), &server, &["compare", "a", "nowhere"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("not a bench directory"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

@@ -5,6 +5,7 @@
 //! interrupted bench resumes without losing a finished episode.
 
 pub mod charts;
+pub mod compare;
 pub mod merge;
 pub mod plan;
 pub mod report;
@@ -444,6 +445,10 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
 /// # Errors
 /// See [`bench`].
 pub async fn run(args: BenchArgs) -> Result<ExitCode> {
+    if let Some(BenchAction::Compare { before, after }) = &args.action {
+        print!("{}", compare::compare(before, after)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(BenchAction::Merge { dirs, out }) = &args.action {
         let missing = merge::merge(dirs, out)?;
         println!("merged {} shard(s) into {}", dirs.len(), out.display());

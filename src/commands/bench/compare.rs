@@ -1,0 +1,493 @@
+//! `ariadne bench compare BEFORE AFTER`: two benches side by side, for the question a
+//! change to the agent raises: at what score, and at what cost per step. Per game and
+//! memory design present in both: the normalized scores (mean and sample standard
+//! deviation over the attempts, each attempt listed, and the paper's best 3 of N), then
+//! the median and mean time per step with the ratio after / before, tokens per step,
+//! the share of prompt tokens served from the server's cache, chat calls per decided
+//! step, and the least a step could take for its tokens.
+//!
+//! Benches written before a row recorded its token and time sums are read from their
+//! run directories (`steps.jsonl`), with the same sums as a live bench
+//! ([`Summary::add_step`]). A bench whose server reported no timings has its lower
+//! bound computed at the other bench's speeds for the same game and design, and marked
+//! so.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std, read_episodes, show};
+use crate::error::UserError;
+use crate::llm::Usage;
+use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
+
+/// One bench of a comparison: its episodes (sums filled in from the run directories
+/// where the rows lack them) and what played them.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// The bench directory.
+    pub dir: PathBuf,
+    /// Its episodes, one per (game, design, attempt).
+    pub rows: Vec<EpisodeRow>,
+    /// Distinct settings of its episodes, read from their manifests.
+    pub settings: Settings,
+}
+
+/// What played a bench's episodes: each entry holds the distinct values over its
+/// episodes, in order of first appearance (a resumed bench may have mixed some).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// Ariadne versions.
+    pub ariadne: Vec<String>,
+    /// Agent revisions (`agent.revision` of the manifests; 1 for runs recorded before
+    /// revisions were numbered).
+    pub revisions: Vec<u32>,
+    /// Chat models.
+    pub models: Vec<String>,
+    /// Sampling temperatures.
+    pub temperatures: Vec<String>,
+    /// Step caps.
+    pub max_steps: Vec<u32>,
+}
+
+fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
+fn list<T: ToString>(v: &[T]) -> String {
+    if v.is_empty() {
+        return "?".into();
+    }
+    v.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Fill in a row's token and time sums from its run directory when the row predates
+/// them (no `usage` or no `step_ms`); a row of a failed episode, or one whose steps
+/// cannot be read, is left as it is. Returns whether the row now has the sums.
+pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
+    if row.usage.is_some() && !row.step_ms.is_empty() {
+        return true;
+    }
+    if row.outcome == Outcome::Failed {
+        return false;
+    }
+    let Ok((steps, _)) = read_steps(&bench.join(&row.dir)) else {
+        return false;
+    };
+    if steps.is_empty() {
+        return false;
+    }
+    let mut sum = Summary::default();
+    for s in &steps {
+        sum.add_step(s);
+    }
+    row.usage = Some(sum.usage);
+    row.step_ms = sum.step_ms;
+    row.decision_steps = sum.decision_steps;
+    true
+}
+
+impl Side {
+    /// Read the bench in `dir`.
+    ///
+    /// # Errors
+    /// A [`UserError`] when `dir` holds no `episodes.jsonl`, or no episode.
+    pub fn read(dir: &Path) -> Result<Side> {
+        let file = dir.join("episodes.jsonl");
+        if !file.is_file() {
+            return Err(UserError::new(format!(
+                "not a bench directory: {} is missing (give the --out of an `ariadne bench`)",
+                file.display()
+            ))
+            .into());
+        }
+        let mut rows = read_episodes(dir);
+        if rows.is_empty() {
+            return Err(
+                UserError::new(format!("{} holds no finished episode", file.display())).into(),
+            );
+        }
+        let mut settings = Settings::default();
+        for r in &mut rows {
+            backfill(r, dir);
+            let Ok(m) = Manifest::read(&dir.join(&r.dir)) else {
+                continue;
+            };
+            push_new(&mut settings.ariadne, m.ariadne_version.clone());
+            push_new(&mut settings.revisions, m.agent.revision);
+            push_new(&mut settings.models, m.chat_model());
+            if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
+                push_new(&mut settings.temperatures, format!("{t}"));
+            }
+            push_new(&mut settings.max_steps, m.max_steps);
+        }
+        Ok(Side {
+            dir: dir.to_path_buf(),
+            rows,
+            settings,
+        })
+    }
+
+    /// Games, then designs, in order of first appearance.
+    fn keys(&self) -> (Vec<String>, Vec<String>) {
+        let (mut games, mut designs) = (Vec::new(), Vec::new());
+        for r in &self.rows {
+            push_new(&mut games, r.game.clone());
+            push_new(&mut designs, r.memory.clone());
+        }
+        (games, designs)
+    }
+
+    /// Attempts per (game, design): the most any pair has.
+    fn attempts(&self) -> usize {
+        let (games, designs) = self.keys();
+        let mut most = 0;
+        for g in &games {
+            for d in &designs {
+                most = most.max(
+                    self.rows
+                        .iter()
+                        .filter(|r| &r.game == g && &r.memory == d)
+                        .count(),
+                );
+            }
+        }
+        most
+    }
+}
+
+/// The least a step of `rows` could take at `prompt` and `generation` tokens per
+/// second: (uncached prompt tokens / prompt + completion tokens / generation) per
+/// step, seconds; `None` without usable sums.
+pub fn bound_at(rows: &[&EpisodeRow], prompt: f64, generation: f64) -> Option<f64> {
+    if prompt <= 0.0 || generation <= 0.0 {
+        return None;
+    }
+    let mut u = Usage::default();
+    let mut steps = 0usize;
+    for r in rows {
+        let ru = r.usage.filter(|u| u.is_known())?;
+        u.add(ru);
+        steps += r.step_ms.len();
+    }
+    if steps == 0 {
+        return None;
+    }
+    let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
+    Some((uncached / prompt + u.completion_tokens as f64 / generation) / steps as f64)
+}
+
+/// One side's figures for one (game, design).
+struct Figures {
+    cell: Cell,
+    scores: Vec<f64>,
+    raw: Vec<(i64, i64)>,
+    /// The lower bound and whether it was computed at the other bench's speeds.
+    bound: Option<(f64, bool)>,
+}
+
+fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
+    let cell = aggregate(&side.rows, &[game.to_string()], &[design.to_string()])
+        .pop()
+        .filter(|c| c.episodes > 0)?;
+    let done: Vec<&EpisodeRow> = side
+        .rows
+        .iter()
+        .filter(|r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
+        .collect();
+    let bound = cell
+        .speed
+        .as_ref()
+        .and_then(|s| s.lower_bound_s)
+        .map(|b| (b, false));
+    Some(Figures {
+        scores: done.iter().map(|r| r.normalized_score).collect(),
+        raw: done.iter().map(|r| (r.score, r.max_score)).collect(),
+        cell,
+        bound,
+    })
+}
+
+/// A bound at the other side's speeds, for a side whose server reported none.
+fn borrowed_bound(side: &Side, game: &str, design: &str, other: &Speed) -> Option<(f64, bool)> {
+    let rows: Vec<&EpisodeRow> = side
+        .rows
+        .iter()
+        .filter(|r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
+        .filter(|r| r.usage.is_some() && !r.step_ms.is_empty())
+        .collect();
+    let (p, g) = other
+        .prompt_tokens_per_s
+        .zip(other.completion_tokens_per_s)?;
+    bound_at(&rows, p, g).map(|b| (b, true))
+}
+
+fn score_text(f: &Figures) -> String {
+    let (mean, std) = mean_std(&f.scores);
+    if f.scores.len() == 1 {
+        let (s, m) = f.raw[0];
+        return format!("{mean:.2} ({s}/{m})");
+    }
+    let each: Vec<String> = f.raw.iter().map(|(s, m)| format!("{s}/{m}")).collect();
+    format!(
+        "{mean:.2} ± {std:.2} over {} ({}; best 3: {:.2})",
+        f.scores.len(),
+        each.join(", "),
+        f.cell.best3
+    )
+}
+
+/// The comparison as Markdown: the settings of each bench, the scores, the cost per
+/// step. Pairs present in only one bench are named at the end.
+///
+/// # Errors
+/// See [`Side::read`].
+pub fn compare(before: &Path, after: &Path) -> Result<String> {
+    let b = Side::read(before)?;
+    let a = Side::read(after)?;
+    Ok(markdown(&b, &a))
+}
+
+/// See [`compare`].
+pub fn markdown(b: &Side, a: &Side) -> String {
+    let mut md = String::from("# Before and after\n\n| | before | after |\n|---|---|---|\n");
+    let row = |md: &mut String, name: &str, x: String, y: String| {
+        md.push_str(&format!("| {name} | {x} | {y} |\n"));
+    };
+    row(
+        &mut md,
+        "bench",
+        b.dir.display().to_string(),
+        a.dir.display().to_string(),
+    );
+    row(
+        &mut md,
+        "Ariadne",
+        list(&b.settings.ariadne),
+        list(&a.settings.ariadne),
+    );
+    row(
+        &mut md,
+        "agent revision",
+        list(&b.settings.revisions),
+        list(&a.settings.revisions),
+    );
+    row(
+        &mut md,
+        "chat model",
+        list(&b.settings.models),
+        list(&a.settings.models),
+    );
+    row(
+        &mut md,
+        "temperature",
+        list(&b.settings.temperatures),
+        list(&a.settings.temperatures),
+    );
+    row(
+        &mut md,
+        "step cap",
+        list(&b.settings.max_steps),
+        list(&a.settings.max_steps),
+    );
+    row(
+        &mut md,
+        "attempts per game",
+        b.attempts().to_string(),
+        a.attempts().to_string(),
+    );
+
+    let (ag, ad) = a.keys();
+    let (bg, bd) = b.keys();
+    let mut games = ag.clone();
+    for g in &bg {
+        push_new(&mut games, g.clone());
+    }
+    let mut designs = ad.clone();
+    for d in &bd {
+        push_new(&mut designs, d.clone());
+    }
+    let mut pairs = Vec::new();
+    let mut alone = Vec::new();
+    for g in &games {
+        for d in &designs {
+            match (figures(b, g, d), figures(a, g, d)) {
+                (Some(mut fb), Some(mut fa)) => {
+                    let speed = |f: &Figures| f.cell.speed.clone();
+                    if fb.bound.is_none()
+                        && let Some(s) = speed(&fa)
+                    {
+                        fb.bound = borrowed_bound(b, g, d, &s);
+                    }
+                    if fa.bound.is_none()
+                        && let Some(s) = speed(&fb)
+                    {
+                        fa.bound = borrowed_bound(a, g, d, &s);
+                    }
+                    pairs.push((g.clone(), d.clone(), fb, fa));
+                }
+                (Some(_), None) => alone.push(format!("{g} / {d} (before only)")),
+                (None, Some(_)) => alone.push(format!("{g} / {d} (after only)")),
+                (None, None) => {}
+            }
+        }
+    }
+
+    md.push_str("\nNormalized score (score / max score): the mean and sample standard deviation over the attempts, each attempt's score, and the paper's mean of the best 3.\n\n| game | memory | before | after | change in mean |\n|---|---|---|---|---|\n");
+    for (g, d, fb, fa) in &pairs {
+        md.push_str(&format!(
+            "| {g} | {d} | {} | {} | {:+.2} |\n",
+            score_text(fb),
+            score_text(fa),
+            fa.cell.mean - fb.cell.mean
+        ));
+    }
+
+    let mut borrowed = false;
+    md.push_str("\nCost per step. The lower bound is the least a step could take for its tokens: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the bench's server reported.\n\n| game | memory | code | median s/step | after / before | mean s/step | prompt / completion tok/step | cached | calls per decision | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (g, d, fb, fa) in &pairs {
+        for (name, f) in [("before", fb), ("after", fa)] {
+            let sp = f.cell.speed.as_ref();
+            let ratio = match (name, sp, fb.cell.speed.as_ref()) {
+                ("after", Some(x), Some(y)) if y.median_step_s > 0.0 => {
+                    format!("{:.2}x", x.median_step_s / y.median_step_s)
+                }
+                _ => String::new(),
+            };
+            let bound = f.bound.map(|(v, lent)| {
+                borrowed |= lent;
+                format!("{v:.1}{}", if lent { "*" } else { "" })
+            });
+            let actual = f
+                .bound
+                .zip(sp)
+                .filter(|((v, _), _)| *v > 0.0)
+                .map(|((v, _), s)| format!("{:.2}", s.mean_step_s / v));
+            let dash = || "-".to_string();
+            md.push_str(&format!(
+                "| {g} | {d} | {name} | {} | {ratio} | {} | {} / {} | {} | {} | {} | {} |\n",
+                sp.map_or_else(dash, |s| format!("{:.1}", s.median_step_s)),
+                sp.map_or_else(dash, |s| format!("{:.1}", s.mean_step_s)),
+                show(f.cell.prompt_tokens_per_step, 0),
+                show(f.cell.completion_tokens_per_step, 0),
+                sp.map_or_else(dash, |s| format!("{:.0}%", s.cached_share * 100.0)),
+                sp.map_or_else(dash, |s| format!("{:.2}", s.calls_per_decision)),
+                bound.unwrap_or_else(dash),
+                actual.unwrap_or_else(dash),
+            ));
+        }
+    }
+    if borrowed {
+        md.push_str(
+            "\n\\* at the other bench's speeds: this bench's server reported no timings.\n",
+        );
+    }
+    if !alone.is_empty() {
+        md.push_str(&format!(
+            "\nIn one bench only (not compared): {}.\n",
+            alone.join(", ")
+        ));
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::bench::report::sample_row;
+
+    fn timed(mut r: EpisodeRow, prompt_ms: u64, completion_ms: u64) -> EpisodeRow {
+        r.usage = Some(Usage {
+            prompt_tokens: 2_000,
+            completion_tokens: 200,
+            cached_tokens: 1_000,
+            prompt_ms,
+            completion_ms,
+            timed_calls: if prompt_ms > 0 { 4 } else { 0 },
+            ..Usage::default()
+        });
+        r.step_ms = vec![10_000, 30_000];
+        r.decision_steps = 2;
+        r
+    }
+
+    fn side(rows: Vec<EpisodeRow>) -> Side {
+        Side {
+            dir: PathBuf::from("b"),
+            rows,
+            settings: Settings::default(),
+        }
+    }
+
+    /// The after bench read 1,000 uncached tokens in 10 s (100 tok/s) and generated 200
+    /// in 20 s (10 tok/s); the before bench reported no timings, so its bound is taken
+    /// at those speeds: (1,000 / 100 + 200 / 10) / 2 steps = 15 s, marked.
+    #[test]
+    fn a_bench_without_timings_gets_its_bound_at_the_other_benchs_speeds() {
+        let before = side(vec![timed(
+            sample_row("g", "arigraph", 1, 0.2, Outcome::StepCap),
+            0,
+            0,
+        )]);
+        let mut fast = timed(
+            sample_row("g", "arigraph", 1, 0.4, Outcome::StepCap),
+            10_000,
+            20_000,
+        );
+        fast.step_ms = vec![5_000, 15_000];
+        let after = side(vec![fast]);
+        let md = markdown(&before, &after);
+        assert!(
+            md.contains("| g | arigraph | before | 20.0 |  | 20.0 | 2000 / 300 | 50% | 20.00 | 15.0* | 1.33 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| g | arigraph | after | 10.0 | 0.50x | 10.0 | 2000 / 300 | 50% | 20.00 | 15.0 | 0.67 |"),
+            "{md}"
+        );
+        assert!(md.contains("at the other bench's speeds"), "{md}");
+        assert!(
+            md.contains("| g | arigraph | 0.20 (2/10) | 0.40 (4/10) | +0.20 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn several_attempts_show_each_score_and_the_spread() {
+        let rows = |xs: &[f64]| {
+            side(
+                xs.iter()
+                    .enumerate()
+                    .map(|(i, x)| sample_row("g", "arigraph", i as u32 + 1, *x, Outcome::StepCap))
+                    .collect(),
+            )
+        };
+        let md = markdown(&rows(&[0.0, 0.2, 0.2]), &rows(&[0.0, 0.0, 0.2, 0.4]));
+        assert!(
+            md.contains("| 0.13 ± 0.12 over 3 (0/10, 2/10, 2/10; best 3: 0.13) | 0.15 ± 0.19 over 4 (0/10, 0/10, 2/10, 4/10; best 3: 0.20) | +0.02 |"),
+            "{md}"
+        );
+        assert!(md.contains("| attempts per game | 3 | 4 |"), "{md}");
+        // Rows without sums: no time figures, shown as such.
+        assert!(md.contains("| g | arigraph | before | - |  | - |"), "{md}");
+    }
+
+    #[test]
+    fn pairs_in_one_bench_only_are_named() {
+        let b = side(vec![sample_row("g", "rag", 1, 0.5, Outcome::StepCap)]);
+        let a = side(vec![
+            sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+            sample_row("h", "rag", 1, 0.5, Outcome::StepCap),
+        ]);
+        let md = markdown(&b, &a);
+        assert!(
+            md.contains("In one bench only (not compared): h / rag (after only)."),
+            "{md}"
+        );
+    }
+}
