@@ -101,13 +101,14 @@ pub struct AgentSettings {
     /// nothing done in between, moves back into known rooms are left out until the agent
     /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
     /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
-    /// carried ([`progress::achieved`]).
+    /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
+    /// bedroom") is done once the agent is there ([`progress::arrived`]).
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 5;
+pub const REVISION: u32 = 6;
 
 /// Most sub-goals in a plan under revision 2.
 pub const PLAN_ITEMS_COMPACT: usize = 3;

@@ -439,6 +439,32 @@ pub fn achieved(
     })
 }
 
+/// Verbs of a sub-goal that names a room to be in: "go to the bedroom", "return to
+/// kitchen", "enter the cellar".
+const ARRIVE_VERBS: &[&str] = &[
+    "go ", "return ", "reach ", "enter ", "head ", "move ", "walk ", "travel ", "navigate ",
+];
+
+/// Words between such a verb and the room ("go back into the bedroom").
+const ARRIVE_FILLER: &[&str] = &["back", "into", "inside", "toward", "towards"];
+
+/// Whether `sub_goal` asks to be in a room and the agent is in it (agent revision 6):
+/// "go to the bedroom" in the Bedroom. Rooms compare as [`gist`]s, whole names only
+/// ("go to bedroom" is not done in the "master bedroom"); a direction ("go east") names
+/// no room and is never done this way.
+pub fn arrived(sub_goal: &str, room: &str) -> bool {
+    let g = gist(sub_goal);
+    let Some(rest) = ARRIVE_VERBS.iter().find_map(|v| g.strip_prefix(v)) else {
+        return false;
+    };
+    let target: Vec<&str> = rest
+        .split(' ')
+        .skip_while(|w| ARRIVE_FILLER.contains(w))
+        .collect();
+    let room = gist(room);
+    !room.is_empty() && target.join(" ") == room
+}
+
 /// Verb pairs where the second undoes the first.
 const UNDO: &[(&[&str], &[&str])] = &[
     (
@@ -573,8 +599,9 @@ pub fn document_read(action: &str, feedback: &str) -> bool {
 }
 
 impl super::Agent {
-    /// With plan progress on: drop from the plan the sub-goals the last action achieved
-    /// or the inventory shows done; returns them.
+    /// With plan progress on: drop from the plan the sub-goals the last action achieved,
+    /// the inventory shows done, or (from revision 6) the current room shows done
+    /// ([`arrived`]); returns them.
     pub(super) fn drop_achieved(&mut self, state: &GameState) -> Vec<String> {
         if !self.settings.plan_progress {
             return Vec::new();
@@ -584,6 +611,7 @@ impl super::Agent {
             .back()
             .map(|h| (h.action.clone(), h.feedback.clone()))
             .unwrap_or_default();
+        let here = state.room.as_deref().filter(|_| self.settings.revision >= 6);
         let mut dropped = Vec::new();
         self.plan.retain(|p| {
             let done = achieved(
@@ -592,7 +620,7 @@ impl super::Agent {
                 &feedback,
                 &state.inventory,
                 self.settings.revision,
-            );
+            ) || here.is_some_and(|room| arrived(&p.sub_goal, room));
             if done {
                 dropped.push(p.sub_goal.clone());
             }
@@ -845,6 +873,23 @@ mod tests {
         let keycard = "You are carrying: a keycard.";
         assert!(!achieved("find the key", "look", "", keycard, 5));
         assert!(achieved("take the key", "look", "", keycard, 4));
+    }
+
+    #[test]
+    fn a_sub_goal_to_be_in_a_room_is_done_there() {
+        assert!(arrived("go to bedroom", "Bedroom"));
+        assert!(arrived("Go to the bedroom.", "bedroom"));
+        assert!(arrived("return to the kitchen", "Kitchen"));
+        assert!(arrived("go back into the cellar", "Cellar"));
+        assert!(arrived("enter the master bedroom", "Master Bedroom"));
+        // Another room, part of a name, a direction, another verb: not done.
+        assert!(!arrived("go to bedroom", "Bathroom"));
+        assert!(!arrived("go to bedroom", "Master Bedroom"));
+        assert!(!arrived("go to master bedroom", "Bedroom"));
+        assert!(!arrived("go east", "Bedroom"));
+        assert!(!arrived("open the bedroom door", "Bedroom"));
+        assert!(!arrived("explore the bedroom", "Bedroom"));
+        assert!(!arrived("go to bedroom", ""));
     }
 
     #[test]

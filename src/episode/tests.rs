@@ -448,6 +448,38 @@ async fn a_walk_among_known_rooms_is_sent_to_the_unexplored_exit() {
     }
 }
 
+/// Revision 6: a sub-goal to be in a room is dropped once the agent is there. The
+/// planner keeps writing "go to the kitchen" first; in the kitchen, revision 6 shows the
+/// action call only what is left ("take the apple"), revision 5 the stale plan.
+#[tokio::test]
+async fn a_sub_goal_to_go_to_a_room_is_done_in_that_room() {
+    let plan = r#"{"plan":[{"sub_goal":"go to the kitchen","reason":"apple"},{"sub_goal":"take the apple","reason":"goal"}]}"#;
+    for revision in [5, 6] {
+        let script = Scripted::default()
+            .actions(&["go east", "look"])
+            .answer("plan", &[plan, plan]);
+        let mut c = config();
+        c.max_steps = 2;
+        c.agent.revision = revision;
+        let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+        result.expect("episode");
+        let goals = |i: usize| -> Vec<String> {
+            steps[i].plan.iter().map(|p| p.sub_goal.clone()).collect()
+        };
+        // In the hall the sub-goal stands under both revisions.
+        assert_eq!(goals(0), ["go to the kitchen", "take the apple"]);
+        assert_eq!(steps[1].room.as_deref(), Some("Kitchen"));
+        if revision == 6 {
+            assert_eq!(goals(1), ["take the apple"]);
+            // Dropped from the plan carried over, and again from the planner's answer.
+            assert_eq!(steps[1].dropped, ["go to the kitchen", "go to the kitchen"]);
+        } else {
+            assert_eq!(goals(1), ["go to the kitchen", "take the apple"]);
+            assert!(steps[1].dropped.is_empty());
+        }
+    }
+}
+
 /// Revision 5 steers only towards exits the game offered: a `has exit` the extractor
 /// misread (the pantry has no west exit) makes no frontier, so a walk that ends in the
 /// hall, where no exit is left unexplored, is not held.
