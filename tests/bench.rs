@@ -365,6 +365,17 @@ fn reflexion_rows_count_every_trial() {
         s1["llm_calls"].as_u64().unwrap() + 1 + s2["llm_calls"].as_u64().unwrap()
     );
     assert_eq!(row["score"], s2["score"]);
+    // Every trial's step times and decisions, like its calls and tokens.
+    let times = |s: &Value| s["step_ms"].as_array().unwrap().clone();
+    assert_eq!(
+        row["step_ms"].as_array().unwrap(),
+        &[times(&s1), times(&s2)].concat()
+    );
+    assert_eq!(row["step_ms"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        row["decision_steps"].as_u64().unwrap(),
+        s1["decision_steps"].as_u64().unwrap() + s2["decision_steps"].as_u64().unwrap()
+    );
 }
 
 /// Regression: bench ignored memory keys of the config file. Every key `play` honours
@@ -568,7 +579,11 @@ fn compare_reads_old_and_new_benches_alike() {
     };
     let md = compare();
     assert!(md.contains("| step cap | 2 | 3 |"), "{md}");
-    assert!(md.contains("| attempts per game | 2 | 2 |"), "{md}");
+    assert!(md.contains("| episodes at once (--jobs) | 2 | 2 |"), "{md}");
+    assert!(
+        md.contains("| attempts per game and design (most) | 2 | 2 |"),
+        "{md}"
+    );
     let cost: Vec<&str> = md
         .lines()
         .filter(|l| {
@@ -599,7 +614,15 @@ fn compare_reads_old_and_new_benches_alike() {
     std::fs::write(&file, old).unwrap();
     assert_eq!(compare(), md);
 
-    let o = bench(work.path(), &server, &["compare", "a", "nowhere"]);
+    // A malformed line before the last is an error naming it, not a silent gap.
+    let rows = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{{not json\n{rows}")).unwrap();
+    let o = bench(work.path(), &server, &["compare", "a", "b"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("line 1 is malformed"), "{stderr}");
+
+    let o = bench(work.path(), &server, &["compare", "b", "nowhere"]);
     assert_eq!(o.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("not a bench directory"), "{stderr}");

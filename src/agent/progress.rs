@@ -442,7 +442,15 @@ pub fn achieved(
 /// Verbs of a sub-goal that names a room to be in: "go to the bedroom", "return to
 /// kitchen", "enter the cellar".
 const ARRIVE_VERBS: &[&str] = &[
-    "go ", "return ", "reach ", "enter ", "head ", "move ", "walk ", "travel ", "navigate ",
+    "go ",
+    "return ",
+    "reach ",
+    "enter ",
+    "head ",
+    "move ",
+    "walk ",
+    "travel ",
+    "navigate ",
 ];
 
 /// Words between such a verb and the room ("go back into the bedroom").
@@ -611,7 +619,10 @@ impl super::Agent {
             .back()
             .map(|h| (h.action.clone(), h.feedback.clone()))
             .unwrap_or_default();
-        let here = state.room.as_deref().filter(|_| self.settings.revision >= 6);
+        let here = state
+            .room
+            .as_deref()
+            .filter(|_| self.settings.revision >= 6);
         let mut dropped = Vec::new();
         self.plan.retain(|p| {
             let done = achieved(

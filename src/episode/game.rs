@@ -238,6 +238,9 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                     .iter()
                     .for_each(|c| s.usage.add_call(c.usage));
                 s.wall_s += prev.wall_s;
+                // Every trial's step times and decisions, in order, like its tokens.
+                s.step_ms = [prev.step_ms, s.step_ms].concat();
+                s.decision_steps += prev.decision_steps;
                 s.per_step();
                 s
             }

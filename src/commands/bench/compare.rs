@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std, read_episodes, show};
+use super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std, read_episodes_checked, show};
 use crate::error::UserError;
 use crate::llm::Usage;
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
@@ -27,10 +27,12 @@ use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
 pub struct Side {
     /// The bench directory.
     pub dir: PathBuf,
-    /// Its episodes, one per (game, design, attempt).
+    /// Its episodes, one per (game, design, attempt), failed ones included.
     pub rows: Vec<EpisodeRow>,
-    /// Distinct settings of its episodes, read from their manifests.
+    /// Distinct settings of its episodes, read from their manifests and `bench.json`.
     pub settings: Settings,
+    /// What the reader noticed: a cut last line, attempts without time figures.
+    pub notes: Vec<String>,
 }
 
 /// What played a bench's episodes: each entry holds the distinct values over its
@@ -44,10 +46,15 @@ pub struct Settings {
     pub revisions: Vec<u32>,
     /// Chat models.
     pub models: Vec<String>,
+    /// The embedded server's CPU threads and context ("2 threads, ctx 16384"), or
+    /// "remote".
+    pub servers: Vec<String>,
     /// Sampling temperatures.
     pub temperatures: Vec<String>,
     /// Step caps.
     pub max_steps: Vec<u32>,
+    /// Episodes played at once (`--jobs` of the bench and of each resume).
+    pub jobs: Vec<u64>,
 }
 
 fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
@@ -67,8 +74,10 @@ fn list<T: ToString>(v: &[T]) -> String {
 }
 
 /// Fill in a row's token and time sums from its run directory when the row predates
-/// them (no `usage` or no `step_ms`); a row of a failed episode, or one whose steps
-/// cannot be read, is left as it is. Returns whether the row now has the sums.
+/// them (no `usage` or no `step_ms`). Only when the directory's `steps.jsonl` holds
+/// every step the row counts (not for a failed episode, a cut log, or a Reflexion row
+/// whose directory is its last trial's): the chat calls are the row's own. Returns
+/// whether the row has the sums.
 pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
     if row.usage.is_some() && !row.step_ms.is_empty() {
         return true;
@@ -79,7 +88,7 @@ pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
     let Ok((steps, _)) = read_steps(&bench.join(&row.dir)) else {
         return false;
     };
-    if steps.is_empty() {
+    if steps.is_empty() || steps.len() != row.steps as usize {
         return false;
     }
     let mut sum = Summary::default();
@@ -96,7 +105,8 @@ impl Side {
     /// Read the bench in `dir`.
     ///
     /// # Errors
-    /// A [`UserError`] when `dir` holds no `episodes.jsonl`, or no episode.
+    /// A [`UserError`] when `dir` holds no `episodes.jsonl`, when a line of it before
+    /// the last is malformed, or when it holds no episode.
     pub fn read(dir: &Path) -> Result<Side> {
         let file = dir.join("episodes.jsonl");
         if !file.is_file() {
@@ -106,30 +116,66 @@ impl Side {
             ))
             .into());
         }
-        let mut rows = read_episodes(dir);
+        let (mut rows, cut) = read_episodes_checked(dir)?;
         if rows.is_empty() {
-            return Err(
-                UserError::new(format!("{} holds no finished episode", file.display())).into(),
-            );
+            return Err(UserError::new(format!("{} holds no episode", file.display())).into());
+        }
+        let mut notes = Vec::new();
+        if cut {
+            notes.push(format!(
+                "the last line of {} is cut (a bench still running or killed) and was skipped",
+                file.display()
+            ));
         }
         let mut settings = Settings::default();
+        let mut unfilled = 0;
         for r in &mut rows {
-            backfill(r, dir);
+            if !backfill(r, dir) && r.outcome != Outcome::Failed {
+                unfilled += 1;
+            }
             let Ok(m) = Manifest::read(&dir.join(&r.dir)) else {
                 continue;
             };
             push_new(&mut settings.ariadne, m.ariadne_version.clone());
             push_new(&mut settings.revisions, m.agent.revision);
             push_new(&mut settings.models, m.chat_model());
+            let local = &m.llm["chat"]["local_model"];
+            push_new(
+                &mut settings.servers,
+                match (local["threads"].as_u64(), local["ctx"].as_u64()) {
+                    (Some(t), Some(c)) => format!("{t} threads, ctx {c}"),
+                    _ if local.is_null() => "remote".to_string(),
+                    _ => "?".to_string(),
+                },
+            );
             if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
-                push_new(&mut settings.temperatures, format!("{t}"));
+                // Written from an f32: shown as one.
+                push_new(&mut settings.temperatures, format!("{}", t as f32));
             }
             push_new(&mut settings.max_steps, m.max_steps);
+        }
+        if unfilled > 0 {
+            notes.push(format!(
+                "{unfilled} attempt(s) in {} have no time figures: the row predates them and its run directory does not hold every step",
+                dir.display()
+            ));
+        }
+        if let Ok(text) = std::fs::read_to_string(dir.join("bench.json"))
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        {
+            let resumes = v["resumes"].as_array().cloned().unwrap_or_default();
+            for j in std::iter::once(&v["jobs"])
+                .chain(resumes.iter().map(|r| &r["jobs"]))
+                .filter_map(serde_json::Value::as_u64)
+            {
+                push_new(&mut settings.jobs, j);
+            }
         }
         Ok(Side {
             dir: dir.to_path_buf(),
             rows,
             settings,
+            notes,
         })
     }
 
@@ -143,7 +189,7 @@ impl Side {
         (games, designs)
     }
 
-    /// Attempts per (game, design): the most any pair has.
+    /// Attempts per (game, design): the most any pair has, failed ones included.
     fn attempts(&self) -> usize {
         let (games, designs) = self.keys();
         let mut most = 0;
@@ -191,10 +237,13 @@ struct Figures {
     bound: Option<(f64, bool)>,
 }
 
+/// The figures of one (game, design) of a side; `None` when the side has no attempt of
+/// it, failed or not.
 fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
-    let cell = aggregate(&side.rows, &[game.to_string()], &[design.to_string()])
-        .pop()
-        .filter(|c| c.episodes > 0)?;
+    let cell = aggregate(&side.rows, &[game.to_string()], &[design.to_string()]).pop()?;
+    if cell.episodes + cell.failed == 0 {
+        return None;
+    }
     let done: Vec<&EpisodeRow> = side
         .rows
         .iter()
@@ -228,17 +277,29 @@ fn borrowed_bound(side: &Side, game: &str, design: &str, other: &Speed) -> Optio
 }
 
 fn score_text(f: &Figures) -> String {
+    let failed = match f.cell.failed {
+        0 => String::new(),
+        n => format!("; {n} failed"),
+    };
+    if f.scores.is_empty() {
+        return format!("- (no finished attempt{failed})");
+    }
     let (mean, std) = mean_std(&f.scores);
     if f.scores.len() == 1 {
         let (s, m) = f.raw[0];
-        return format!("{mean:.2} ({s}/{m})");
+        return format!("{mean:.2} ({s}/{m}{failed})");
     }
     let each: Vec<String> = f.raw.iter().map(|(s, m)| format!("{s}/{m}")).collect();
+    // With 3 attempts or fewer the best 3 are all of them: the mean says it.
+    let best = if f.scores.len() > 3 {
+        format!("; best 3: {:.2}", f.cell.best3)
+    } else {
+        String::new()
+    };
     format!(
-        "{mean:.2} ± {std:.2} over {} ({}; best 3: {:.2})",
+        "{mean:.2} ± {std:.2} over {} ({}{best}{failed})",
         f.scores.len(),
         each.join(", "),
-        f.cell.best3
     )
 }
 
@@ -246,58 +307,65 @@ fn score_text(f: &Figures) -> String {
 /// step. Pairs present in only one bench are named at the end.
 ///
 /// # Errors
-/// See [`Side::read`].
+/// See [`Side::read`]; a [`UserError`] when no game and design has a finished attempt
+/// in both benches.
 pub fn compare(before: &Path, after: &Path) -> Result<String> {
     let b = Side::read(before)?;
     let a = Side::read(after)?;
-    Ok(markdown(&b, &a))
+    markdown(&b, &a)
 }
 
 /// See [`compare`].
-pub fn markdown(b: &Side, a: &Side) -> String {
+///
+/// # Errors
+/// A [`UserError`] when no game and design has a finished attempt in both benches.
+pub fn markdown(b: &Side, a: &Side) -> Result<String> {
     let mut md = String::from("# Before and after\n\n| | before | after |\n|---|---|---|\n");
     let row = |md: &mut String, name: &str, x: String, y: String| {
         md.push_str(&format!("| {name} | {x} | {y} |\n"));
     };
+    let (bs, as_) = (&b.settings, &a.settings);
     row(
         &mut md,
         "bench",
         b.dir.display().to_string(),
         a.dir.display().to_string(),
     );
-    row(
-        &mut md,
-        "Ariadne",
-        list(&b.settings.ariadne),
-        list(&a.settings.ariadne),
-    );
+    row(&mut md, "Ariadne", list(&bs.ariadne), list(&as_.ariadne));
     row(
         &mut md,
         "agent revision",
-        list(&b.settings.revisions),
-        list(&a.settings.revisions),
+        list(&bs.revisions),
+        list(&as_.revisions),
     );
+    row(&mut md, "chat model", list(&bs.models), list(&as_.models));
     row(
         &mut md,
-        "chat model",
-        list(&b.settings.models),
-        list(&a.settings.models),
+        "embedded server",
+        list(&bs.servers),
+        list(&as_.servers),
     );
     row(
         &mut md,
         "temperature",
-        list(&b.settings.temperatures),
-        list(&a.settings.temperatures),
+        list(&bs.temperatures),
+        list(&as_.temperatures),
     );
     row(
         &mut md,
         "step cap",
-        list(&b.settings.max_steps),
-        list(&a.settings.max_steps),
+        list(&bs.max_steps),
+        list(&as_.max_steps),
     );
     row(
         &mut md,
-        "attempts per game",
+        "episodes at once (--jobs)",
+        list(&bs.jobs),
+        list(&as_.jobs),
+    );
+    row(
+        &mut md,
+        "attempts per game and design (most)",
         b.attempts().to_string(),
         a.attempts().to_string(),
     );
@@ -337,19 +405,34 @@ pub fn markdown(b: &Side, a: &Side) -> String {
             }
         }
     }
+    if !pairs
+        .iter()
+        .any(|(_, _, fb, fa)| fb.cell.episodes > 0 && fa.cell.episodes > 0)
+    {
+        return Err(UserError::new(format!(
+            "nothing to compare: no game and memory design has a finished attempt in both {} and {}",
+            b.dir.display(),
+            a.dir.display()
+        ))
+        .into());
+    }
 
-    md.push_str("\nNormalized score (score / max score): the mean and sample standard deviation over the attempts, each attempt's score, and the paper's mean of the best 3.\n\n| game | memory | before | after | change in mean |\n|---|---|---|---|---|\n");
+    md.push_str("\nNormalized score (score / max score): the mean and sample standard deviation over the finished attempts, each attempt's score, the paper's mean of the best 3 when there are more than 3, and failed attempts (left out of the scores).\n\n| game | memory | before | after | change in mean |\n|---|---|---|---|---|\n");
     for (g, d, fb, fa) in &pairs {
+        let change = if fb.scores.is_empty() || fa.scores.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:+.2}", fa.cell.mean - fb.cell.mean)
+        };
         md.push_str(&format!(
-            "| {g} | {d} | {} | {} | {:+.2} |\n",
+            "| {g} | {d} | {} | {} | {change} |\n",
             score_text(fb),
             score_text(fa),
-            fa.cell.mean - fb.cell.mean
         ));
     }
 
-    let mut borrowed = false;
-    md.push_str("\nCost per step. The lower bound is the least a step could take for its tokens: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the bench's server reported.\n\n| game | memory | code | median s/step | after / before | mean s/step | prompt / completion tok/step | cached | calls per decision | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let (mut borrowed, mut beyond) = (false, false);
+    md.push_str("\nCost per step. The lower bound is the least a step could take for its tokens: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the bench's server reported; actual / bound is the mean step over it.\n\n| game | memory | bench | median s/step | after / before | mean s/step | prompt / completion tok/step | cached | calls per decision | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (g, d, fb, fa) in &pairs {
         for (name, f) in [("before", fb), ("after", fa)] {
             let sp = f.cell.speed.as_ref();
@@ -359,15 +442,27 @@ pub fn markdown(b: &Side, a: &Side) -> String {
                 }
                 _ => String::new(),
             };
-            let bound = f.bound.map(|(v, lent)| {
-                borrowed |= lent;
-                format!("{v:.1}{}", if lent { "*" } else { "" })
-            });
             let actual = f
                 .bound
                 .zip(sp)
                 .filter(|((v, _), _)| *v > 0.0)
-                .map(|((v, _), s)| format!("{:.2}", s.mean_step_s / v));
+                .map(|((v, _), s)| s.mean_step_s / v);
+            let bound = f.bound.map(|(v, lent)| {
+                borrowed |= lent;
+                // A bound above the time taken: the lent speeds do not hold here.
+                let over = lent && actual.is_some_and(|x| x < 1.0);
+                beyond |= over;
+                format!(
+                    "{v:.1}{}",
+                    if over {
+                        "*!"
+                    } else if lent {
+                        "*"
+                    } else {
+                        ""
+                    }
+                )
+            });
             let dash = || "-".to_string();
             md.push_str(&format!(
                 "| {g} | {d} | {name} | {} | {ratio} | {} | {} / {} | {} | {} | {} | {} |\n",
@@ -378,14 +473,15 @@ pub fn markdown(b: &Side, a: &Side) -> String {
                 sp.map_or_else(dash, |s| format!("{:.0}%", s.cached_share * 100.0)),
                 sp.map_or_else(dash, |s| format!("{:.2}", s.calls_per_decision)),
                 bound.unwrap_or_else(dash),
-                actual.unwrap_or_else(dash),
+                actual.map_or_else(dash, |x| format!("{x:.2}")),
             ));
         }
     }
     if borrowed {
-        md.push_str(
-            "\n\\* at the other bench's speeds: this bench's server reported no timings.\n",
-        );
+        md.push_str("\n\\* at the other bench's speeds for the same game and design: this bench's server reported no timings.\n");
+    }
+    if beyond {
+        md.push_str("\n\\*! above the time the steps took: the other bench's speeds do not hold for this one (another machine, more episodes at once, other threads); read that bound as unknown.\n");
     }
     if !alone.is_empty() {
         md.push_str(&format!(
@@ -393,7 +489,10 @@ pub fn markdown(b: &Side, a: &Side) -> String {
             alone.join(", ")
         ));
     }
-    md
+    for n in b.notes.iter().chain(&a.notes) {
+        md.push_str(&format!("\nNote: {n}.\n"));
+    }
+    Ok(md)
 }
 
 #[cfg(test)]
@@ -421,6 +520,7 @@ mod tests {
             dir: PathBuf::from("b"),
             rows,
             settings: Settings::default(),
+            notes: Vec::new(),
         }
     }
 
@@ -441,7 +541,7 @@ mod tests {
         );
         fast.step_ms = vec![5_000, 15_000];
         let after = side(vec![fast]);
-        let md = markdown(&before, &after);
+        let md = markdown(&before, &after).expect("comparable");
         assert!(
             md.contains("| g | arigraph | before | 20.0 |  | 20.0 | 2000 / 300 | 50% | 20.00 | 15.0* | 1.33 |"),
             "{md}"
@@ -467,12 +567,17 @@ mod tests {
                     .collect(),
             )
         };
-        let md = markdown(&rows(&[0.0, 0.2, 0.2]), &rows(&[0.0, 0.0, 0.2, 0.4]));
+        let md =
+            markdown(&rows(&[0.0, 0.2, 0.2]), &rows(&[0.0, 0.0, 0.2, 0.4])).expect("comparable");
+        // The best 3 only where it is not all of them.
         assert!(
-            md.contains("| 0.13 ± 0.12 over 3 (0/10, 2/10, 2/10; best 3: 0.13) | 0.15 ± 0.19 over 4 (0/10, 0/10, 2/10, 4/10; best 3: 0.20) | +0.02 |"),
+            md.contains("| 0.13 ± 0.12 over 3 (0/10, 2/10, 2/10) | 0.15 ± 0.19 over 4 (0/10, 0/10, 2/10, 4/10; best 3: 0.20) | +0.02 |"),
             "{md}"
         );
-        assert!(md.contains("| attempts per game | 3 | 4 |"), "{md}");
+        assert!(
+            md.contains("| attempts per game and design (most) | 3 | 4 |"),
+            "{md}"
+        );
         // Rows without sums: no time figures, shown as such.
         assert!(md.contains("| g | arigraph | before | - |  | - |"), "{md}");
     }
@@ -484,10 +589,67 @@ mod tests {
             sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
             sample_row("h", "rag", 1, 0.5, Outcome::StepCap),
         ]);
-        let md = markdown(&b, &a);
+        let md = markdown(&b, &a).expect("comparable");
         assert!(
             md.contains("In one bench only (not compared): h / rag (after only)."),
             "{md}"
         );
+    }
+
+    /// A failed attempt is counted beside the scores, never hidden; a pair whose only
+    /// attempt failed is still the same pair, not "one bench only".
+    #[test]
+    fn failed_attempts_are_counted_not_hidden() {
+        let b = side(vec![
+            sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+            sample_row("h", "rag", 1, 0.0, Outcome::Failed),
+        ]);
+        let a = side(vec![
+            sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+            sample_row("g", "rag", 2, 0.0, Outcome::Failed),
+            sample_row("h", "rag", 1, 0.3, Outcome::StepCap),
+        ]);
+        let md = markdown(&b, &a).expect("comparable");
+        assert!(
+            md.contains("| g | rag | 0.50 (5/10) | 0.50 (5/10; 1 failed) | +0.00 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| h | rag | - (no finished attempt; 1 failed) | 0.30 (3/10) | - |"),
+            "{md}"
+        );
+        assert!(!md.contains("one bench only"), "{md}");
+    }
+
+    /// Nothing in common, or nothing finished on one side: an error, not empty tables.
+    #[test]
+    fn nothing_comparable_is_an_error() {
+        let b = side(vec![sample_row("g", "rag", 1, 0.5, Outcome::StepCap)]);
+        let a = side(vec![sample_row("h", "rag", 1, 0.5, Outcome::StepCap)]);
+        let e = markdown(&b, &a).expect_err("nothing in common");
+        assert!(e.to_string().contains("nothing to compare"), "{e}");
+        let a = side(vec![sample_row("g", "rag", 1, 0.0, Outcome::Failed)]);
+        assert!(markdown(&b, &a).is_err());
+    }
+
+    /// Speeds that do not hold for the other bench (its bound comes out above the time
+    /// its steps took) are flagged, not passed off as a bound.
+    #[test]
+    fn a_borrowed_bound_above_the_time_taken_is_flagged() {
+        let before = side(vec![timed(
+            sample_row("g", "arigraph", 1, 0.2, Outcome::StepCap),
+            0,
+            0,
+        )]);
+        // 1,000 uncached tokens in 100 s and 200 generated in 200 s: 10 and 1 tok/s, a
+        // bound of (100 + 200) / 2 = 150 s per step against 20 s taken.
+        let after = side(vec![timed(
+            sample_row("g", "arigraph", 1, 0.4, Outcome::StepCap),
+            100_000,
+            200_000,
+        )]);
+        let md = markdown(&before, &after).expect("comparable");
+        assert!(md.contains("| 150.0*! | 0.13 |"), "{md}");
+        assert!(md.contains("read that bound as unknown"), "{md}");
     }
 }

@@ -190,8 +190,15 @@ impl Speed {
             return None;
         }
         let mut u = Usage::default();
+        // The speeds come from the episodes whose server reported its timings (a resumed
+        // bench may mix endpoints); the bound applies them to every episode's tokens.
+        let mut timed = Usage::default();
         for r in &rows {
-            u.add(r.usage.unwrap_or_default());
+            let ru = r.usage.unwrap_or_default();
+            u.add(ru);
+            if ru.timed_calls > 0 && ru.prompt_ms > 0 && ru.completion_ms > 0 {
+                timed.add(ru);
+            }
         }
         let mut ms: Vec<u64> = rows
             .iter()
@@ -207,10 +214,13 @@ impl Speed {
         let calls: u64 = rows.iter().map(|r| r.llm_calls).sum();
         let decisions: u32 = rows.iter().map(|r| r.decision_steps).sum();
         let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
-        let timed = u.timed_calls > 0 && u.prompt_ms > 0 && u.completion_ms > 0;
-        let prompt_speed = timed.then(|| uncached / (u.prompt_ms as f64 / 1000.0));
-        let completion_speed =
-            timed.then(|| u.completion_tokens as f64 / (u.completion_ms as f64 / 1000.0));
+        let has_timings = timed.timed_calls > 0;
+        let prompt_speed = has_timings.then(|| {
+            timed.prompt_tokens.saturating_sub(timed.cached_tokens) as f64
+                / (timed.prompt_ms as f64 / 1000.0)
+        });
+        let completion_speed = has_timings
+            .then(|| timed.completion_tokens as f64 / (timed.completion_ms as f64 / 1000.0));
         let lower_bound = prompt_speed.zip(completion_speed).map(|(p, g)| {
             let p = if p > 0.0 { uncached / p } else { 0.0 };
             (p + u.completion_tokens as f64 / g) / steps
@@ -443,14 +453,31 @@ pub fn show(x: Option<f64>, decimals: usize) -> String {
     x.map_or_else(|| "?".into(), |x| format!("{x:.decimals$}"))
 }
 
-/// Read `episodes.jsonl` (a truncated last line is skipped). An episode played again
-/// after a resume keeps only its last line.
+/// Read `episodes.jsonl` leniently (unreadable lines are skipped, so an episode whose
+/// line is lost is played again on `--resume`). An episode played again after a resume
+/// keeps only its last line.
 pub fn read_episodes(dir: &Path) -> Vec<EpisodeRow> {
     let all: Vec<EpisodeRow> = std::fs::read_to_string(dir.join("episodes.jsonl"))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
+    latest(all)
+}
+
+/// Read `episodes.jsonl` strictly, for reports on a finished bench: a malformed line
+/// before the last is an error; a cut last line is skipped (the second value says so).
+/// An episode played again after a resume keeps only its last line.
+///
+/// # Errors
+/// An unreadable file; a malformed line before the last (naming it).
+pub fn read_episodes_checked(dir: &Path) -> anyhow::Result<(Vec<EpisodeRow>, bool)> {
+    let (all, cut) = crate::trajectory::read_jsonl(&dir.join("episodes.jsonl"))?;
+    Ok((latest(all), cut))
+}
+
+/// The last row of each (game, design, attempt), in order.
+fn latest(all: Vec<EpisodeRow>) -> Vec<EpisodeRow> {
     let mut out: Vec<EpisodeRow> = Vec::new();
     for r in all {
         out.retain(|o| (&o.game, &o.memory, o.run) != (&r.game, &r.memory, r.run));
@@ -542,6 +569,21 @@ mod tests {
         let sp = Speed::of(&[&a]).expect("speed");
         assert_eq!(sp.lower_bound_s, None);
         assert_eq!(sp.median_step_s, 30.0);
+        // A bench that mixes a timed and an untimed endpoint (a resume): the speeds come
+        // from the timed episode alone, the bound covers both episodes' tokens.
+        let mut untimed = b.clone();
+        untimed.usage = Some(Usage {
+            prompt_ms: 0,
+            completion_ms: 0,
+            timed_calls: 0,
+            ..b.usage.expect("usage")
+        });
+        let mixed = Speed::of(&[&b, &untimed]).expect("speed");
+        // b read 1,000 uncached tokens in 10 s and generated 100 in 10 s: 100 and 10
+        // tok/s; both episodes: (2,000 / 100 + 200 / 10) / 4 steps = 10 s.
+        assert_eq!(mixed.prompt_tokens_per_s, Some(100.0));
+        assert_eq!(mixed.completion_tokens_per_s, Some(10.0));
+        assert_eq!(mixed.lower_bound_s, Some(10.0));
         // Rows written before these figures were recorded have none.
         assert_eq!(
             Speed::of(&[&sample_row("g", "m", 1, 0.5, Outcome::Done)]),
