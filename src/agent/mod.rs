@@ -102,13 +102,21 @@ pub struct AgentSettings {
     /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
     /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
     /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
-    /// bedroom") is done once the agent is there ([`progress::arrived`]).
+    /// bedroom") is done once the agent is there ([`progress::arrived`]). 7: a sub-goal
+    /// without a letter ("...") is dropped from the planner's answer (counted as a
+    /// repair), and an answer with no other sub-goal is rejected and asked again.
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 6;
+pub const REVISION: u32 = 7;
+
+/// Whether a sub-goal says anything: it has a letter (a model sampled at a temperature
+/// above 0 sometimes writes "..." as a sub-goal).
+fn has_words(s: &str) -> bool {
+    s.chars().any(char::is_alphabetic)
+}
 
 /// Most sub-goals in a plan under revision 2.
 pub const PLAN_ITEMS_COMPACT: usize = 3;
@@ -566,13 +574,23 @@ impl Agent {
                 |p: &PlanAnswer| {
                     if p.plan.is_empty() {
                         Err("the plan is empty".into())
+                    } else if revision >= 7 && !p.plan.iter().any(|g| has_words(&g.sub_goal)) {
+                        Err("no sub-goal says what to do (placeholders such as \"...\")".into())
                     } else {
                         Ok(())
                     }
                 },
             )
             .await?;
-        if let Some(p) = plan {
+        if let Some(mut p) = plan {
+            if revision >= 7 {
+                // Placeholder sub-goals ("...") beside real ones: dropped, a repair.
+                let before = p.plan.len();
+                p.plan.retain(|g| has_words(&g.sub_goal));
+                if p.plan.len() < before {
+                    self.pending.repairs += 1;
+                }
+            }
             self.plan = p.plan;
         }
 

@@ -480,6 +480,48 @@ async fn a_sub_goal_to_go_to_a_room_is_done_in_that_room() {
     }
 }
 
+/// Revision 7: placeholder sub-goals ("...") are dropped from the plan as a repair; a
+/// plan of placeholders only is rejected and asked again. Revision 6 kept them.
+#[tokio::test]
+async fn placeholder_sub_goals_are_repaired_or_asked_again() {
+    let mixed = r#"{"plan":[{"sub_goal":"...","reason":"..."},{"sub_goal":"take the apple","reason":"goal"}]}"#;
+    let junk = r#"{"plan":[{"sub_goal":"...","reason":"..."}]}"#;
+    let good = r#"{"plan":[{"sub_goal":"go east","reason":"kitchen"}]}"#;
+    for revision in [6, 7] {
+        let script = Scripted::default()
+            .actions(&["look", "look"])
+            .answer("plan", &[mixed, junk, good]);
+        let mut c = config();
+        c.max_steps = 2;
+        c.agent.revision = revision;
+        let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+        result.expect("episode");
+        let goals = |i: usize| -> Vec<String> {
+            steps[i].plan.iter().map(|p| p.sub_goal.clone()).collect()
+        };
+        let plan_calls = |i: usize| {
+            steps[i]
+                .llm_calls
+                .iter()
+                .filter(|c| c.purpose == "plan")
+                .count()
+        };
+        if revision == 7 {
+            assert_eq!(goals(0), ["take the apple"]);
+            assert_eq!(steps[0].llm_repairs, 1);
+            // The placeholders-only answer is rejected; the next answer is taken.
+            assert_eq!(goals(1), ["go east"]);
+            assert_eq!(plan_calls(1), 2);
+            assert_eq!(steps[1].llm_failures, 1);
+        } else {
+            assert_eq!(goals(0), ["...", "take the apple"]);
+            assert_eq!(steps[0].llm_repairs, 0);
+            assert_eq!(goals(1), ["..."]);
+            assert_eq!(plan_calls(1), 1);
+        }
+    }
+}
+
 /// Revision 5 steers only towards exits the game offered: a `has exit` the extractor
 /// misread (the pantry has no west exit) makes no frontier, so a walk that ends in the
 /// hall, where no exit is left unexplored, is not held.
