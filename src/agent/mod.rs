@@ -87,9 +87,10 @@ pub struct AgentSettings {
     /// [`progress::document_read`]; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub show_note: bool,
-    /// The revision of the agent's prompts and loop detection. 1 (runs recorded before
-    /// this setting): each module has a system prompt of its own; cycles are detected on
-    /// the chosen actions. 2 ([`REVISION`]): one system prompt for both modules, the
+    /// The revision of the agent's prompts, loop detection, plan progress and plan checks
+    /// ([`REVISION`] for new runs). 1 (runs recorded before this setting): each module
+    /// has a system prompt of its own; cycles are detected on the chosen actions. 2: one
+    /// system prompt for both modules, the
     /// working memory (past observations first) before each call's own part, so the
     /// action call reuses the plan call's cached prompt; compact answers (at most
     /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
@@ -102,15 +103,18 @@ pub struct AgentSettings {
     /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
     /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
     /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
-    /// bedroom") is done once the agent is there ([`progress::arrived`]). 7: a sub-goal
+    /// bedroom") at the front of the plan is done once the agent is there
+    /// ([`progress::arrived`]). 7: a sub-goal
     /// without a letter ("...") is dropped from the planner's answer (counted as a
-    /// repair), and an answer with no other sub-goal is rejected and asked again.
+    /// repair), and an answer with no other sub-goal is rejected and asked again. 8: the
+    /// room rule of 6 applies only at the front of the plan ("return to the kitchen"
+    /// after "take the tomato" is a later visit) and never to a direction.
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 7;
+pub const REVISION: u32 = 8;
 
 /// Whether a sub-goal says anything: it has a letter (a model sampled at a temperature
 /// above 0 sometimes writes "..." as a sub-goal).

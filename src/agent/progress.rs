@@ -6,7 +6,8 @@
 //! - [`achieved`]: a sub-goal the last action achieved (the same action, and the game did
 //!   not refuse it) or that the inventory shows done ("take X", and from agent revision 5
 //!   "find X", with X carried) is dropped from the plan, before and after the planner
-//!   revises it;
+//!   revises it; so is, from revision 6, a sub-goal to be in the room the agent is in
+//!   ([`arrived`]; from revision 8 only at the front of the plan);
 //! - [`detect_cycle`]: a repeated action (A, A, A), an alternation (A, B, A, B) or an
 //!   action undone and done again (A, undo A, A): the actions of the cycle are left out
 //!   of the admissible list for a few steps, and the prompt says why;
@@ -458,9 +459,12 @@ const ARRIVE_FILLER: &[&str] = &["back", "into", "inside", "toward", "towards"];
 
 /// Whether `sub_goal` asks to be in a room and the agent is in it (agent revision 6):
 /// "go to the bedroom" in the Bedroom. Rooms compare as [`gist`]s, whole names only
-/// ("go to bedroom" is not done in the "master bedroom"); a direction ("go east") names
-/// no room and is never done this way.
-pub fn arrived(sub_goal: &str, room: &str) -> bool {
+/// ("go to bedroom" is not done in the "master bedroom"). From `revision` 8 a direction
+/// ("go east") names no room and is never done this way, even in a room named like one;
+/// and the plan drops such a sub-goal only at its front
+/// ([`super::Agent::drop_achieved`]): "return to the kitchen" after "take the tomato" is
+/// a later visit.
+pub fn arrived(sub_goal: &str, room: &str, revision: u32) -> bool {
     let g = gist(sub_goal);
     let Some(rest) = ARRIVE_VERBS.iter().find_map(|v| g.strip_prefix(v)) else {
         return false;
@@ -470,7 +474,8 @@ pub fn arrived(sub_goal: &str, room: &str) -> bool {
         .skip_while(|w| ARRIVE_FILLER.contains(w))
         .collect();
     let room = gist(room);
-    !room.is_empty() && target.join(" ") == room
+    let target = target.join(" ");
+    !room.is_empty() && target == room && (revision < 8 || Direction::parse(&target).is_none())
 }
 
 /// Verb pairs where the second undoes the first.
@@ -624,6 +629,11 @@ impl super::Agent {
             .as_deref()
             .filter(|_| self.settings.revision >= 6);
         let mut dropped = Vec::new();
+        // From revision 8, being in a room settles a sub-goal only at the front of the
+        // plan: one further back ("return to the kitchen" after "take the tomato") is a
+        // later visit. Revisions 6 and 7 settled it anywhere in the plan.
+        let revision = self.settings.revision;
+        let mut front = true;
         self.plan.retain(|p| {
             let done = achieved(
                 &p.sub_goal,
@@ -631,9 +641,12 @@ impl super::Agent {
                 &feedback,
                 &state.inventory,
                 self.settings.revision,
-            ) || here.is_some_and(|room| arrived(&p.sub_goal, room));
+            ) || ((front || revision < 8)
+                && here.is_some_and(|room| arrived(&p.sub_goal, room, revision)));
             if done {
                 dropped.push(p.sub_goal.clone());
+            } else {
+                front = false;
             }
             !done
         });
@@ -888,19 +901,23 @@ mod tests {
 
     #[test]
     fn a_sub_goal_to_be_in_a_room_is_done_there() {
-        assert!(arrived("go to bedroom", "Bedroom"));
-        assert!(arrived("Go to the bedroom.", "bedroom"));
-        assert!(arrived("return to the kitchen", "Kitchen"));
-        assert!(arrived("go back into the cellar", "Cellar"));
-        assert!(arrived("enter the master bedroom", "Master Bedroom"));
+        assert!(arrived("go to bedroom", "Bedroom", 8));
+        assert!(arrived("Go to the bedroom.", "bedroom", 8));
+        assert!(arrived("return to the kitchen", "Kitchen", 8));
+        assert!(arrived("go back into the cellar", "Cellar", 8));
+        assert!(arrived("enter the master bedroom", "Master Bedroom", 8));
         // Another room, part of a name, a direction, another verb: not done.
-        assert!(!arrived("go to bedroom", "Bathroom"));
-        assert!(!arrived("go to bedroom", "Master Bedroom"));
-        assert!(!arrived("go to master bedroom", "Bedroom"));
-        assert!(!arrived("go east", "Bedroom"));
-        assert!(!arrived("open the bedroom door", "Bedroom"));
-        assert!(!arrived("explore the bedroom", "Bedroom"));
-        assert!(!arrived("go to bedroom", ""));
+        assert!(!arrived("go to bedroom", "Bathroom", 8));
+        assert!(!arrived("go to bedroom", "Master Bedroom", 8));
+        assert!(!arrived("go to master bedroom", "Bedroom", 8));
+        assert!(!arrived("go east", "Bedroom", 8));
+        assert!(!arrived("open the bedroom door", "Bedroom", 8));
+        assert!(!arrived("explore the bedroom", "Bedroom", 8));
+        assert!(!arrived("go to bedroom", "", 8));
+        // A direction is no room, even where a room is named like one.
+        assert!(!arrived("go east", "East", 8));
+        assert!(!arrived("move north", "North", 8));
+        assert!(arrived("go east", "East", 7));
     }
 
     #[test]
