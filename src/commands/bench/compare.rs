@@ -244,11 +244,13 @@ fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
     if cell.episodes + cell.failed == 0 {
         return None;
     }
-    let done: Vec<&EpisodeRow> = side
+    let mut done: Vec<&EpisodeRow> = side
         .rows
         .iter()
         .filter(|r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
         .collect();
+    // In attempt order, not in the order they finished.
+    done.sort_by_key(|r| r.run);
     let bound = cell
         .speed
         .as_ref()
@@ -567,8 +569,10 @@ mod tests {
                     .collect(),
             )
         };
-        let md =
-            markdown(&rows(&[0.0, 0.2, 0.2]), &rows(&[0.0, 0.0, 0.2, 0.4])).expect("comparable");
+        // The first attempt finished last.
+        let mut finished_late = rows(&[0.0, 0.2, 0.2]);
+        finished_late.rows.rotate_left(1);
+        let md = markdown(&finished_late, &rows(&[0.0, 0.0, 0.2, 0.4])).expect("comparable");
         // The best 3 only where it is not all of them.
         assert!(
             md.contains("| 0.13 ± 0.12 over 3 (0/10, 2/10, 2/10) | 0.15 ± 0.19 over 4 (0/10, 0/10, 2/10, 4/10; best 3: 0.20) | +0.02 |"),
