@@ -103,12 +103,12 @@ pub struct AgentSettings {
     /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
     /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
     /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
-    /// bedroom") at the front of the plan is done once the agent is there
-    /// ([`progress::arrived`]). 7: a sub-goal
+    /// bedroom") is done once the agent is there ([`progress::arrived`]). 7: a sub-goal
     /// without a letter ("...") is dropped from the planner's answer (counted as a
-    /// repair), and an answer with no other sub-goal is rejected and asked again. 8: the
-    /// room rule of 6 applies only at the front of the plan ("return to the kitchen"
-    /// after "take the tomato" is a later visit) and never to a direction.
+    /// repair), and an answer with no other sub-goal is rejected and asked again, with
+    /// or without plan progress. 8: the room rule of 6 applies only at the front of the
+    /// plan ("return to the kitchen" after "take the tomato" is a later visit) and never
+    /// to a direction.
     #[serde(default = "first_revision")]
     pub revision: u32,
 }
