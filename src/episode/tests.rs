@@ -448,6 +448,11 @@ async fn a_walk_among_known_rooms_is_sent_to_the_unexplored_exit() {
     }
 }
 
+/// The sub-goals of a step's plan, in order.
+fn sub_goals(step: &StepRecord) -> Vec<String> {
+    step.plan.iter().map(|p| p.sub_goal.clone()).collect()
+}
+
 /// Revision 6: a sub-goal to be in a room is dropped once the agent is there; from
 /// revision 8 only at the front of the plan. The planner keeps writing "go to the
 /// kitchen" first and "return to the kitchen" last; in the kitchen, revision 8 shows the
@@ -465,9 +470,7 @@ async fn a_sub_goal_to_go_to_a_room_is_done_in_that_room() {
         c.agent.revision = revision;
         let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
         result.expect("episode");
-        let goals = |i: usize| -> Vec<String> {
-            steps[i].plan.iter().map(|p| p.sub_goal.clone()).collect()
-        };
+        let goals = |i: usize| sub_goals(&steps[i]);
         // In the hall the sub-goal stands under both revisions.
         assert_eq!(
             goals(0),
@@ -525,9 +528,7 @@ async fn placeholder_sub_goals_are_repaired_or_asked_again() {
         c.agent.revision = revision;
         let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
         result.expect("episode");
-        let goals = |i: usize| -> Vec<String> {
-            steps[i].plan.iter().map(|p| p.sub_goal.clone()).collect()
-        };
+        let goals = |i: usize| sub_goals(&steps[i]);
         let plan_calls = |i: usize| {
             steps[i]
                 .llm_calls

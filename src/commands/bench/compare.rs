@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std, read_episodes_checked, show};
+use super::report::{
+    Cell, EpisodeRow, Speed, aggregate, lower_bound, mean_std, read_episodes_checked, show,
+};
 use crate::error::UserError;
 use crate::llm::Usage;
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
@@ -189,6 +191,17 @@ impl Side {
         (games, designs)
     }
 
+    /// The finished (not failed) attempts of one game and design, in file order.
+    fn finished<'a>(
+        &'a self,
+        game: &'a str,
+        design: &'a str,
+    ) -> impl Iterator<Item = &'a EpisodeRow> {
+        self.rows
+            .iter()
+            .filter(move |r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
+    }
+
     /// Attempts per (game, design): the most any pair has, failed ones included.
     fn attempts(&self) -> usize {
         let (games, designs) = self.keys();
@@ -221,11 +234,7 @@ pub fn bound_at(rows: &[&EpisodeRow], prompt: f64, generation: f64) -> Option<f6
         u.add(ru);
         steps += r.step_ms.len();
     }
-    if steps == 0 {
-        return None;
-    }
-    let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
-    Some((uncached / prompt + u.completion_tokens as f64 / generation) / steps as f64)
+    (steps > 0).then(|| lower_bound(&u, steps as f64, prompt, generation))
 }
 
 /// One side's figures for one (game, design).
@@ -244,11 +253,7 @@ fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
     if cell.episodes + cell.failed == 0 {
         return None;
     }
-    let mut done: Vec<&EpisodeRow> = side
-        .rows
-        .iter()
-        .filter(|r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
-        .collect();
+    let mut done: Vec<&EpisodeRow> = side.finished(game, design).collect();
     // In attempt order, not in the order they finished.
     done.sort_by_key(|r| r.run);
     let bound = cell
@@ -267,9 +272,7 @@ fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
 /// A bound at the other side's speeds, for a side whose server reported none.
 fn borrowed_bound(side: &Side, game: &str, design: &str, other: &Speed) -> Option<(f64, bool)> {
     let rows: Vec<&EpisodeRow> = side
-        .rows
-        .iter()
-        .filter(|r| r.game == game && r.memory == design && r.outcome != Outcome::Failed)
+        .finished(game, design)
         .filter(|r| r.usage.is_some() && !r.step_ms.is_empty())
         .collect();
     let (p, g) = other
@@ -323,54 +326,33 @@ pub fn compare(before: &Path, after: &Path) -> Result<String> {
 /// A [`UserError`] when no game and design has a finished attempt in both benches.
 pub fn markdown(b: &Side, a: &Side) -> Result<String> {
     let mut md = String::from("# Before and after\n\n| | before | after |\n|---|---|---|\n");
-    let row = |md: &mut String, name: &str, x: String, y: String| {
-        md.push_str(&format!("| {name} | {x} | {y} |\n"));
-    };
     let (bs, as_) = (&b.settings, &a.settings);
-    row(
-        &mut md,
-        "bench",
-        b.dir.display().to_string(),
-        a.dir.display().to_string(),
-    );
-    row(&mut md, "Ariadne", list(&bs.ariadne), list(&as_.ariadne));
-    row(
-        &mut md,
-        "agent revision",
-        list(&bs.revisions),
-        list(&as_.revisions),
-    );
-    row(&mut md, "chat model", list(&bs.models), list(&as_.models));
-    row(
-        &mut md,
-        "embedded server",
-        list(&bs.servers),
-        list(&as_.servers),
-    );
-    row(
-        &mut md,
-        "temperature",
-        list(&bs.temperatures),
-        list(&as_.temperatures),
-    );
-    row(
-        &mut md,
-        "step cap",
-        list(&bs.max_steps),
-        list(&as_.max_steps),
-    );
-    row(
-        &mut md,
-        "episodes at once (--jobs)",
-        list(&bs.jobs),
-        list(&as_.jobs),
-    );
-    row(
-        &mut md,
-        "attempts per game and design (most)",
-        b.attempts().to_string(),
-        a.attempts().to_string(),
-    );
+    let settings = [
+        (
+            "bench",
+            b.dir.display().to_string(),
+            a.dir.display().to_string(),
+        ),
+        ("Ariadne", list(&bs.ariadne), list(&as_.ariadne)),
+        ("agent revision", list(&bs.revisions), list(&as_.revisions)),
+        ("chat model", list(&bs.models), list(&as_.models)),
+        ("embedded server", list(&bs.servers), list(&as_.servers)),
+        (
+            "temperature",
+            list(&bs.temperatures),
+            list(&as_.temperatures),
+        ),
+        ("step cap", list(&bs.max_steps), list(&as_.max_steps)),
+        ("episodes at once (--jobs)", list(&bs.jobs), list(&as_.jobs)),
+        (
+            "attempts per game and design (most)",
+            b.attempts().to_string(),
+            a.attempts().to_string(),
+        ),
+    ];
+    for (name, x, y) in settings {
+        md.push_str(&format!("| {name} | {x} | {y} |\n"));
+    }
 
     let (ag, ad) = a.keys();
     let (bg, bd) = b.keys();

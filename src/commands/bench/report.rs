@@ -178,6 +178,16 @@ pub struct Speed {
     pub lower_bound_s: Option<f64>,
 }
 
+/// The least `steps` steps with the token sums `u` could take per step at `prompt` and
+/// `generation` tokens per second: (uncached prompt tokens / prompt + completion tokens
+/// / generation) / steps, seconds. A prompt speed of 0 (no uncached token was read)
+/// adds no prompt time.
+pub fn lower_bound(u: &Usage, steps: f64, prompt: f64, generation: f64) -> f64 {
+    let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
+    let p = if prompt > 0.0 { uncached / prompt } else { 0.0 };
+    (p + u.completion_tokens as f64 / generation) / steps
+}
+
 impl Speed {
     /// The figures of `rows` (episodes with usage and step times); `None` without any.
     pub fn of(rows: &[&EpisodeRow]) -> Option<Speed> {
@@ -213,7 +223,6 @@ impl Speed {
         };
         let calls: u64 = rows.iter().map(|r| r.llm_calls).sum();
         let decisions: u32 = rows.iter().map(|r| r.decision_steps).sum();
-        let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
         let has_timings = timed.timed_calls > 0;
         let prompt_speed = has_timings.then(|| {
             timed.prompt_tokens.saturating_sub(timed.cached_tokens) as f64
@@ -221,10 +230,9 @@ impl Speed {
         });
         let completion_speed = has_timings
             .then(|| timed.completion_tokens as f64 / (timed.completion_ms as f64 / 1000.0));
-        let lower_bound = prompt_speed.zip(completion_speed).map(|(p, g)| {
-            let p = if p > 0.0 { uncached / p } else { 0.0 };
-            (p + u.completion_tokens as f64 / g) / steps
-        });
+        let lower_bound = prompt_speed
+            .zip(completion_speed)
+            .map(|(p, g)| lower_bound(&u, steps, p, g));
         Some(Speed {
             median_step_s: median / 1000.0,
             mean_step_s: ms.iter().sum::<u64>() as f64 / steps / 1000.0,
