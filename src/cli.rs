@@ -37,6 +37,23 @@ pub enum Command {
     /// Write one self-contained HTML page of a run: the graph step by step, what the
     /// agent saw, planned and did, every LLM call, and charts over the run.
     View(ViewArgs),
+    /// Show a profile: per element of the paper, what it does, its source, and every
+    /// departure with its switch (the README's Fidelity table).
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+/// `ariadne profile` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ProfileCommand {
+    /// Print the Fidelity table of a profile as Markdown.
+    Show {
+        /// paper (the default profile) or extended.
+        #[arg(default_value = "paper")]
+        profile: String,
+    },
+    /// List the profiles and the rules of the extended profile.
+    List,
 }
 
 /// Options of `ariadne view`.
@@ -290,6 +307,21 @@ pub struct PlayArgs {
 /// goal also config-file keys).
 #[derive(Debug, Clone, Args)]
 pub struct MemoryArgs {
+    /// The agent: paper (the default: the AriGraph paper's agent, the reference code
+    /// where the paper is silent) or extended (paper plus Ariadne's own rules; see
+    /// `ariadne profile show extended`). `bench` takes a comma-separated list, a row per
+    /// profile and memory design.
+    #[arg(long, value_name = "PROFILE", help_heading = "Agent")]
+    pub profile: Option<String>,
+    /// Rules of the extended profile to turn off, a comma-separated list (plan-progress,
+    /// loop-breaking, repeat-warning, kept-note, verdict-guard, admitted-exits,
+    /// move-overrides, short-history).
+    #[arg(long, value_name = "RULES", help_heading = "Agent")]
+    pub without: Option<String>,
+    /// The similarity cut-off of the semantic search (default 0.75, the reference
+    /// code's; 0 turns it off).
+    #[arg(long, help_heading = "Memory")]
+    pub cutoff: Option<f32>,
     /// Semantic search depth d (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
     pub depth: Option<u32>,
@@ -337,14 +369,13 @@ pub struct MemoryArgs {
     /// Do not offer `go to <room>` (study the agent without the navigation module).
     #[arg(long, help_heading = "Navigation")]
     pub no_go_to: bool,
-    /// Keep achieved sub-goals in the plan, as the paper's planner alone would.
+    /// `--without plan-progress`.
     #[arg(long, help_heading = "Agent")]
     pub no_plan_progress: bool,
-    /// Do not leave the actions of a detected cycle, or the exact reversal of the last
-    /// accepted command, out of the admissible list.
+    /// `--without loop-breaking`.
     #[arg(long, help_heading = "Agent")]
     pub no_loop_breaking: bool,
-    /// Do not keep the latest note, recipe or book read in working memory.
+    /// `--without kept-note`.
     #[arg(long, help_heading = "Agent")]
     pub no_note: bool,
     /// Directory of edited prompt files (default: the built-in prompts/).

@@ -26,6 +26,7 @@ pub mod error;
 pub mod llm;
 pub mod memory;
 pub mod nav;
+pub mod profile;
 pub mod settings;
 pub mod trajectory;
 pub mod view;

@@ -17,6 +17,7 @@ use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
 use crate::memory::thesis::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
+use crate::profile::{Profile, Rule, Rules, parse_rules};
 use crate::trajectory::Goal;
 
 /// The longest retry budget accepted, seconds (a day).
@@ -86,6 +87,22 @@ pub struct ConfigFile {
     pub loop_breaking: Option<bool>,
     /// `false`: see `--no-note`.
     pub show_note: Option<bool>,
+    /// See `--profile` (one name; `bench` also takes a list: `["paper", "extended"]`).
+    pub profile: Option<ProfileKey>,
+    /// See `--without` (a list of rule names).
+    pub without: Option<Vec<String>>,
+    /// See `--cutoff`.
+    pub cutoff: Option<f32>,
+}
+
+/// The config file's `profile`: one name or a list.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ProfileKey {
+    /// `profile = "extended"`.
+    One(String),
+    /// `profile = ["paper", "extended"]`.
+    Many(Vec<String>),
 }
 
 impl ConfigFile {
@@ -192,7 +209,12 @@ impl Resolver {
         let embed_base_url =
             nonempty(&args.embed_base_url).or_else(|| nonempty(&cfg.embed_base_url));
         check_url("--embed-base-url / ARIADNE_EMBED_BASE_URL", &embed_base_url)?;
-        let temperature = args.temperature.or(cfg.temperature).unwrap_or(0.0);
+        // No temperature given: the reference code's temperature per module.
+        let chosen = args.temperature.or(cfg.temperature);
+        let temperatures = chosen
+            .is_none()
+            .then_some(crate::llm::Temperatures::REFERENCE);
+        let temperature = chosen.unwrap_or(0.0);
         crate::llm::check_temperature(temperature)
             .map_err(|e| UserError::new(format!("temperature: {e}")))?;
         let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
@@ -232,6 +254,7 @@ impl Resolver {
             local_model,
             json_mode: args.json_mode.or(cfg.json_mode).unwrap_or(JsonMode::Schema),
             temperature,
+            temperatures,
             timeout_s,
             ctx,
             threads,
@@ -242,14 +265,23 @@ impl Resolver {
 
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
     /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
-    /// `--exclude`).
+    /// `--exclude`, `--cutoff`) and the memory's side of `rules`
+    /// ([`crate::profile::apply`]).
     ///
     /// # Errors
     /// A value out of range; an unknown vertex kind in `--exclude`, or all three.
-    pub fn memory(&self, args: &MemoryArgs) -> Result<MemorySettings> {
+    pub fn memory(&self, args: &MemoryArgs, rules: &Rules) -> Result<MemorySettings> {
         let cfg = &self.cfg;
         let d = MemorySettings::default();
-        let m = MemorySettings {
+        let cutoff = match args.cutoff.or(cfg.cutoff) {
+            None => d.cutoff,
+            Some(c) if c.is_finite() && (0.0..=1.0).contains(&c) => Some(c).filter(|c| *c > 0.0),
+            Some(c) => bail!(UserError::new(format!(
+                "cutoff {c} is not between 0 and 1 (0 turns it off)"
+            ))),
+        };
+        let mut m = MemorySettings {
+            cutoff,
             depth: args.depth.or(cfg.depth).unwrap_or(d.depth),
             width: args.width.or(cfg.width).unwrap_or(d.width),
             episodes: args.episodes.or(cfg.episodes).unwrap_or(d.episodes),
@@ -271,6 +303,8 @@ impl Resolver {
             .map_err(UserError::new)?,
             ..d
         };
+        let mut agent = AgentSettings::default();
+        crate::profile::apply(rules, &mut agent, &mut m);
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
             bail!(UserError::new(format!(
                 "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",
@@ -280,17 +314,82 @@ impl Resolver {
         Ok(m)
     }
 
-    /// Agent switches (`--no-exploration`, `--no-go-to`).
-    pub fn agent(&self, args: &MemoryArgs) -> AgentSettings {
+    /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the
+    /// agent's side of `rules` ([`crate::profile::apply`]).
+    pub fn agent(&self, args: &MemoryArgs, rules: &Rules) -> AgentSettings {
         AgentSettings {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
             go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
             show_score: args.show_score || self.cfg.show_score.unwrap_or(false),
-            plan_progress: !args.no_plan_progress && self.cfg.plan_progress.unwrap_or(true),
-            loop_breaking: !args.no_loop_breaking && self.cfg.loop_breaking.unwrap_or(true),
-            show_note: !args.no_note && self.cfg.show_note.unwrap_or(true),
-            ..AgentSettings::default()
+            ..AgentSettings::with_rules(rules)
         }
+    }
+
+    /// The profiles asked for (`--profile`, config `profile`; default: the paper's), in
+    /// the order given, without repeats.
+    ///
+    /// # Errors
+    /// An unknown name, or an empty list.
+    pub fn profiles(&self, args: &MemoryArgs) -> Result<Vec<Profile>> {
+        let names: Vec<String> = match (&args.profile, &self.cfg.profile) {
+            (Some(list), _) => list.split(',').map(str::to_string).collect(),
+            (None, Some(ProfileKey::One(name))) => name.split(',').map(str::to_string).collect(),
+            (None, Some(ProfileKey::Many(names))) => names.clone(),
+            (None, None) => vec![Profile::default().name().to_string()],
+        };
+        let mut out: Vec<Profile> = Vec::new();
+        for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+            let p: Profile = name
+                .parse()
+                .map_err(|e: String| UserError::new(format!("--profile: {e}")))?;
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        if out.is_empty() {
+            bail!(UserError::new("--profile: give paper or extended"));
+        }
+        Ok(out)
+    }
+
+    /// The one profile of a run (`play`, `replay --continue-from`).
+    ///
+    /// # Errors
+    /// An unknown name, or more than one.
+    pub fn profile(&self, args: &MemoryArgs) -> Result<Profile> {
+        match self.profiles(args)?.as_slice() {
+            [one] => Ok(*one),
+            _ => bail!(UserError::new(
+                "--profile: give one profile here (a list is for `ariadne bench`)"
+            )),
+        }
+    }
+
+    /// The rules turned off (`--without`, config `without`, and the older switches
+    /// `--no-plan-progress`, `--no-loop-breaking`, `--no-note` and their config keys).
+    ///
+    /// # Errors
+    /// An unknown rule name.
+    pub fn without(&self, args: &MemoryArgs) -> Result<Vec<Rule>> {
+        let cfg = &self.cfg;
+        let mut off = match (&args.without, &cfg.without) {
+            (Some(list), _) => parse_rules([list.as_str()]),
+            (None, Some(items)) => parse_rules(items.iter().map(String::as_str)),
+            (None, None) => Ok(Vec::new()),
+        }
+        .map_err(|e| UserError::new(format!("--without: {e}")))?;
+        if args.no_plan_progress || cfg.plan_progress == Some(false) {
+            off.push(Rule::PlanProgress);
+        }
+        if args.no_loop_breaking || cfg.loop_breaking == Some(false) {
+            off.push(Rule::LoopBreaking);
+        }
+        if args.no_note || cfg.show_note == Some(false) {
+            off.push(Rule::KeptNote);
+        }
+        off.sort();
+        off.dedup();
+        Ok(off)
     }
 
     /// The prompt directory override (`--prompts`).
@@ -325,11 +424,5 @@ impl Resolver {
             ));
         }
         Ok(goal)
-    }
-
-    /// Whether the config file sets a temperature (bench raises the default for N > 1
-    /// attempts only when nobody chose one).
-    pub fn temperature_chosen(&self, args: &LlmArgs) -> bool {
-        args.temperature.is_some() || self.cfg.temperature.is_some()
     }
 }

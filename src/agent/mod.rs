@@ -60,9 +60,9 @@ pub struct SubGoal {
 pub struct AgentSettings {
     /// Recent steps shown in working memory.
     pub history: usize,
-    /// Longest feedback text per recent step, characters.
+    /// Longest feedback text per recent step, characters (0: whole).
     pub feedback_chars: usize,
-    /// Same action this many times in a row triggers a warning.
+    /// Same action this many times in a row triggers a warning (0: no warning).
     pub repeat_warning: usize,
     /// This many steps without a score change trigger a warning.
     pub stall_warning: usize,
@@ -111,10 +111,90 @@ pub struct AgentSettings {
     /// to a direction.
     #[serde(default = "first_revision")]
     pub revision: u32,
+    /// A `go to` route counts as one step against the step cap, as in the reference code
+    /// (`pipeline_arigraph.py` runs the route inside one step); each move is still logged
+    /// as a step record. Off in runs recorded before it: every move counted.
+    #[serde(default)]
+    pub route_one_step: bool,
+}
+
+/// Recent steps in working memory under the paper's profile (the reference code's
+/// `n_prev = 5`), each observation whole.
+pub const PAPER_HISTORY: usize = 5;
+/// Recent steps in working memory under the rule `short-history`.
+pub const SHORT_HISTORY: usize = 4;
+/// Longest observation of a recent step under the rule `short-history`, characters.
+pub const SHORT_HISTORY_CHARS: usize = 300;
+/// Same action this many times in a row triggers a warning (rule `repeat-warning`).
+pub const REPEAT_WARNING: usize = 3;
+
+impl AgentSettings {
+    /// The agent settings of a profile's resolved rules (the switches `exploration`,
+    /// `go_to` and `show_score` as the paper has them: on, on, off).
+    pub fn with_rules(rules: &crate::profile::Rules) -> Self {
+        let (history, feedback_chars) = if rules.short_history {
+            (SHORT_HISTORY, SHORT_HISTORY_CHARS)
+        } else {
+            (PAPER_HISTORY, 0)
+        };
+        Self {
+            history,
+            feedback_chars,
+            repeat_warning: if rules.repeat_warning {
+                REPEAT_WARNING
+            } else {
+                0
+            },
+            plan_progress: rules.plan_progress,
+            loop_breaking: rules.loop_breaking,
+            show_note: rules.kept_note,
+            ..Self::default()
+        }
+    }
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
 pub const REVISION: u32 = 8;
+
+/// An agent revision ([`AgentSettings::revision`]), checked once when a manifest is
+/// read: a number this build does not know is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AgentRevision {
+    /// A system prompt per module; cycles detected on the actions chosen.
+    R1,
+    /// The shared prompt prefix, compact answers, cycles on the commands sent.
+    R2,
+    /// A cycle that comes back is blocked longer (3, 6, 12 steps).
+    R3,
+    /// The exact reversal of the last accepted command is left out for one step.
+    R4,
+    /// Walks back into visited rooms are held; "find X" is done once X is carried.
+    R5,
+    /// "go to X" is done once the agent is in X.
+    R6,
+    /// Placeholder sub-goals ("...") are dropped as a repair.
+    R7,
+    /// The room rule of 6 only at the front of the plan, never for a direction.
+    R8,
+}
+
+impl AgentRevision {
+    /// The revision of a recorded number.
+    ///
+    /// # Errors
+    /// A number this build does not know, in one line naming the revisions it knows.
+    pub fn from_number(n: u32) -> Result<Self, String> {
+        use AgentRevision::*;
+        [R1, R2, R3, R4, R5, R6, R7, R8]
+            .get((n as usize).wrapping_sub(1))
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "agent revision {n} is unknown to this build of Ariadne, which knows revisions 1 to {REVISION}; replay it with the build that recorded it"
+                )
+            })
+    }
+}
 
 /// Whether a sub-goal says anything: it has a letter (a model sampled at a temperature
 /// above 0 sometimes writes "..." as a sub-goal).
@@ -133,20 +213,22 @@ fn first_revision() -> u32 {
     1
 }
 
+/// The paper's agent: no rule of the extended profile (see [`AgentSettings::with_rules`]).
 impl Default for AgentSettings {
     fn default() -> Self {
         Self {
-            history: 4,
-            feedback_chars: 300,
-            repeat_warning: 3,
+            history: PAPER_HISTORY,
+            feedback_chars: 0,
+            repeat_warning: 0,
             stall_warning: 10,
             exploration: true,
             go_to: true,
             show_score: false,
-            plan_progress: true,
-            loop_breaking: true,
-            show_note: true,
+            plan_progress: false,
+            loop_breaking: false,
+            show_note: false,
             revision: REVISION,
+            route_one_step: true,
         }
     }
 }
@@ -318,7 +400,11 @@ impl Agent {
         self.history.push_back(HistoryItem {
             step,
             action: action.to_string(),
-            feedback: clip(&after.observation, self.settings.feedback_chars),
+            feedback: if self.settings.feedback_chars == 0 {
+                after.observation.clone()
+            } else {
+                clip(&after.observation, self.settings.feedback_chars)
+            },
             reward: after.reward,
         });
         while self.history.len() > self.settings.history {
@@ -358,7 +444,7 @@ impl Agent {
         let mut out = Vec::new();
         if let Some(last) = self.actions.last() {
             let run = self.actions.iter().rev().take_while(|a| *a == last).count();
-            if run >= self.settings.repeat_warning {
+            if self.settings.repeat_warning > 0 && run >= self.settings.repeat_warning {
                 out.push(format!(
                     "the last {run} actions were all \"{last}\" and they did not help; choose a different action"
                 ));

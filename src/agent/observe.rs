@@ -48,8 +48,10 @@ impl Agent {
                     &room,
                     &state.admissible_commands,
                 ));
-                // Memory rules 4: extracted spatial facts that disagree with a move
-                // actually made are retired before they can route a `go to`.
+            }
+            if let Some(graph) = self.memory.graph_mut() {
+                // Rule `move-overrides`: extracted spatial facts that disagree with a
+                // move actually made are retired before they can route a `go to`.
                 update.removed.extend(self.explorer.reconcile(graph));
             }
             self.memory.sync(&self.llm, &mut self.pending).await?;

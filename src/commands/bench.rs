@@ -36,6 +36,7 @@ use crate::episode::game::{GameRun, play_game};
 use crate::error::{Interrupted, UserError};
 use crate::llm::connect::{self, LlmSettings};
 use crate::memory::{MemorySettings, Variant};
+use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
 use crate::trajectory::{Goal, Outcome, StepSink};
 use report::{Endpoint, EpisodeRow, read_episodes};
@@ -68,6 +69,31 @@ pub struct BenchPlan {
     /// The slice of the episodes this bench plays (`--shard K/N`); `None`: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Rules of the extended profile turned off (`--without`) in every row of that
+    /// profile (empty in benches planned before profiles).
+    #[serde(default)]
+    pub without: Vec<crate::profile::Rule>,
+}
+
+/// The agent and memory settings and the profile record of a row: the plan's, with the
+/// row's exploration switch and, for a row with a profile, that profile's rules (rows of
+/// benches planned before profiles keep the plan's settings as recorded).
+pub fn row_settings(
+    plan: &BenchPlan,
+    variant: &Variant,
+) -> (AgentSettings, MemorySettings, Option<ProfileRecord>) {
+    let mut agent = AgentSettings {
+        exploration: variant.exploration && plan.agent.exploration,
+        ..plan.agent.clone()
+    };
+    let mut memory = variant.memory_settings(&plan.memory);
+    let record = variant
+        .profile
+        .map(|p| ProfileRecord::new(p, &plan.without));
+    if let Some(r) = &record {
+        crate::profile::apply(&r.resolved(), &mut agent, &mut memory);
+    }
+    (agent, memory, record)
 }
 
 /// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
@@ -278,21 +304,20 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
                 pb.set_prefix(format!("{name} / {} / run {run}", variant.name()));
+                let (agent, memory, profile) = row_settings(plan, &variant);
                 let config = EpisodeConfig {
                     game: game.clone(),
                     max_steps: cap,
                     seed: plan.seed + u64::from(run),
                     design: variant.design,
-                    memory: variant.memory_settings(&plan.memory),
+                    memory,
                     trials: plan.trials,
-                    agent: AgentSettings {
-                        exploration: variant.exploration && plan.agent.exploration,
-                        ..plan.agent.clone()
-                    },
+                    agent,
                     prompts: plan.prompts.clone(),
                     goal: plan.goal.clone(),
                     walkthrough: false,
                     script: None,
+                    profile,
                 };
                 let bar = pb.clone();
                 let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
@@ -462,16 +487,26 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let resolver = Resolver::load(args.llm.config.as_deref())?;
-    let mut llm = resolver.llm(&args.llm)?;
-    if !resolver.temperature_chosen(&args.llm) && args.runs > 1 {
-        // At temperature 0 a deterministic server plays N identical attempts.
-        llm.temperature = 0.7;
-    }
-    let variants = args
+    // With no temperature given, calls are sampled at the reference code's temperature
+    // per module (plan and action at 0.2), so N attempts differ.
+    let llm = resolver.llm(&args.llm)?;
+    // A row per profile and memory design, profiles outermost.
+    let profiles = resolver.profiles(&args.memory_args)?;
+    let designs = args
         .memory
         .iter()
         .map(|m| Variant::parse(m.trim()))
         .collect::<Result<Vec<_>, _>>()?;
+    let variants: Vec<Variant> = profiles
+        .iter()
+        .flat_map(|p| {
+            designs.iter().map(|v| Variant {
+                profile: Some(*p),
+                ..*v
+            })
+        })
+        .collect();
+    let without = resolver.without(&args.memory_args)?;
     let games = if args.resume.is_some() {
         Vec::new()
     } else {
@@ -484,8 +519,9 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         max_steps: args.max_steps,
         seed: args.seed,
         trials: args.trials,
-        memory: resolver.memory(&args.memory_args)?,
-        agent: resolver.agent(&args.memory_args),
+        memory: resolver.memory(&args.memory_args, &crate::profile::Rules::NONE)?,
+        agent: resolver.agent(&args.memory_args, &crate::profile::Rules::NONE),
+        without,
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
         shard: args

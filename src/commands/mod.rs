@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod games;
 pub mod play;
+pub mod profile;
 pub mod replay;
 pub mod term;
 pub mod view;
@@ -28,6 +29,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Games(cmd) => games::run(cmd).await,
         Command::Setup(args) => games::setup(args).await,
         Command::View(args) => view::run(args).await,
+        Command::Profile(cmd) => profile::run(cmd),
     }
 }
 

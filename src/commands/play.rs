@@ -16,6 +16,7 @@ use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
 use crate::llm::prompts::Prompts;
 use crate::memory::MemoryDesign;
+use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
 use crate::trajectory::StepSink;
 
@@ -57,18 +58,24 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     }
     let resolver = Resolver::load(args.llm.config.as_deref())?;
     let llm = resolver.llm(&args.llm)?;
+    let profile = ProfileRecord::new(
+        resolver.profile(&args.memory_args)?,
+        &resolver.without(&args.memory_args)?,
+    );
+    let rules = profile.resolved();
     let config = EpisodeConfig {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
         design,
-        memory: resolver.memory(&args.memory_args)?,
-        agent: resolver.agent(&args.memory_args),
+        memory: resolver.memory(&args.memory_args, &rules)?,
+        agent: resolver.agent(&args.memory_args, &rules),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
         walkthrough: driven,
         script: None,
+        profile: Some(profile),
     };
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;

@@ -395,6 +395,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         // walkthrough (a game may give another one at each reset).
         walkthrough: m.walkthrough && opts.continue_from.is_none(),
         script: (!m.walkthrough_commands.is_empty()).then(|| m.walkthrough_commands.clone()),
+        profile: m.profile.clone(),
     };
 
     let recorded = run.steps.clone();

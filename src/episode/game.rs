@@ -69,6 +69,7 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         memory_design: config.design,
         memory: config.memory.clone(),
         agent: config.agent.clone(),
+        profile: config.profile.clone(),
         llm,
         versions: Versions {
             ariadne: env!("CARGO_PKG_VERSION").into(),

@@ -62,6 +62,10 @@ pub struct EpisodeConfig {
     /// The walkthrough to play instead of the game's (a replay gives the recorded one).
     #[serde(default)]
     pub script: Option<Vec<String>>,
+    /// The profile and its rules (`None` in runs recorded before profiles: their agent
+    /// and memory settings say what they did).
+    #[serde(default)]
+    pub profile: Option<crate::profile::ProfileRecord>,
 }
 
 /// The instructions the paper gave agents and human players of the Cooking games at
@@ -75,7 +79,7 @@ pub fn goal_for(config: &EpisodeConfig, first: &GameState) -> Goal {
     if let Some(g) = &config.goal {
         return g.clone();
     }
-    let rules2 = config.memory.rules >= 2;
+    let rules2 = config.memory.revision().states_unknown_goal();
     let objective = first.objective.trim();
     match (objective.is_empty(), rules2) {
         (false, true) if config.game.is_cooking() => Goal {
@@ -142,8 +146,11 @@ struct Run<'a> {
     last_action: String,
     /// The world model's accuracy so far.
     tracker: crate::memory::truth::Tracker,
-    /// Finished steps.
+    /// Finished steps (one per command sent: a route's moves are steps of their own).
     finished: u32,
+    /// Decisions made (a `go to` route is one); the step cap counts these under
+    /// [`AgentSettings::route_one_step`].
+    decisions: u32,
     summary: Summary,
 }
 
@@ -172,7 +179,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         config.agent.clone(),
     );
     agent.what_if = what_if;
-    agent.explorer = crate::nav::Explorer::new(config.memory.rules).retiring(config.memory.retire);
+    agent.explorer = crate::nav::Explorer::new(&config.memory).retiring(config.memory.retire);
     for s in sinks.iter_mut() {
         s.started(&Start {
             first: &state,
@@ -195,6 +202,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         last_action: String::new(),
         tracker: Default::default(),
         finished: 0,
+        decisions: 0,
         summary,
     };
     let (outcome, error) = match run.play().await {
@@ -229,6 +237,16 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
 }
 
 impl Run<'_> {
+    /// What the step cap counts: decisions when a route is one step (the reference
+    /// code's), else the commands sent.
+    fn counted(&self) -> u32 {
+        if self.config.agent.route_one_step {
+            self.decisions
+        } else {
+            self.finished
+        }
+    }
+
     /// The step loop; returns how the episode ended, or the error that stopped it.
     async fn play(&mut self) -> Result<Outcome> {
         let cancel = self.cancel.clone();
@@ -246,8 +264,9 @@ impl Run<'_> {
         } else {
             None
         };
-        while self.finished < self.config.max_steps {
+        while self.counted() < self.config.max_steps {
             let step = self.finished + 1;
+            self.decisions += 1;
             let started = Instant::now();
             for s in self.sinks.iter_mut() {
                 s.thinking(step);
@@ -313,7 +332,8 @@ impl Run<'_> {
         let length = route.len();
         let mut decision = Some(decision);
         for (i, m) in route.into_iter().enumerate() {
-            if i > 0 && self.finished >= self.config.max_steps {
+            if i > 0 && !self.config.agent.route_one_step && self.finished >= self.config.max_steps
+            {
                 return Ok(Flow::Next);
             }
             let d = decision

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 
 use super::*;
+use crate::agent::PAPER_HISTORY;
 use crate::env::EnvError;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
@@ -121,19 +122,44 @@ impl StepSink for Collect {
     }
 }
 
+/// A run of the extended profile (most tests here are of its rules; the paper's
+/// profile has tests of its own below).
 fn config() -> EpisodeConfig {
+    let mut memory = MemorySettings::default();
+    let mut agent = AgentSettings::default();
+    crate::profile::apply(&crate::profile::Rules::ALL, &mut agent, &mut memory);
     EpisodeConfig {
         game: GameSpec::TextWorld("house.z8".into()),
         max_steps: 20,
         seed: 0,
         design: MemoryDesign::Arigraph,
-        memory: MemorySettings::default(),
-        agent: AgentSettings::default(),
+        memory,
+        agent: AgentSettings {
+            route_one_step: false,
+            ..agent
+        },
         trials: 1,
         prompts: None,
         goal: None,
         walkthrough: false,
         script: None,
+        profile: Some(crate::profile::ProfileRecord::new(
+            crate::profile::Profile::Extended,
+            &[],
+        )),
+    }
+}
+
+/// A run of the paper's profile.
+fn paper_config() -> EpisodeConfig {
+    EpisodeConfig {
+        memory: MemorySettings::default(),
+        agent: AgentSettings::default(),
+        profile: Some(crate::profile::ProfileRecord::new(
+            crate::profile::Profile::Paper,
+            &[],
+        )),
+        ..config()
     }
 }
 
@@ -656,7 +682,9 @@ async fn spatial_facts_that_moves_refute_stop_routing() {
                 ],
             );
         let mut c = config();
+        // Runs recorded before profiles: the memory-rules version decides.
         c.memory.rules = rules;
+        c.memory.move_overrides = None;
         c.max_steps = 7;
         let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
         result.expect("episode");
@@ -688,4 +716,130 @@ async fn spatial_facts_that_moves_refute_stop_routing() {
             assert_eq!(commands[1], "go north", "{commands:?}");
         }
     }
+}
+
+/// Under the paper's profile a `go to` route is one step against the step cap (the
+/// reference runs it inside one step); each move is still logged. The extended profile
+/// as recorded before profiles counted every move.
+#[tokio::test]
+async fn under_the_paper_profile_a_route_is_one_step() {
+    let actions = ["go east", "go north", "go to hall"];
+    let mut c = paper_config();
+    c.max_steps = 3;
+    let (result, steps, _) = play_with(
+        Scripted::default().actions(&actions),
+        CancellationToken::new(),
+        c,
+    )
+    .await;
+    let done = result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    // Three decisions: two moves, then a route of two moves, all logged.
+    assert_eq!(commands, ["go east", "go north", "go south", "go west"]);
+    assert_eq!(done.summary.outcome, Outcome::StepCap);
+    assert_eq!(done.summary.steps, 4);
+
+    let mut c = config();
+    c.max_steps = 3;
+    let (result, steps, _) = play_with(
+        Scripted::default().actions(&actions),
+        CancellationToken::new(),
+        c,
+    )
+    .await;
+    result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(commands, ["go east", "go north", "go south"]);
+}
+
+/// Under the paper's profile no prompt holds anything an extended rule adds (the kept
+/// note, a warning, an action left out), working memory shows the last five steps with
+/// their whole observations, and the graph holds no fact the admissible list wrote.
+#[tokio::test]
+async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
+    // A take/put cycle and repeats: the extended profile would block and warn.
+    let actions = [
+        "take key from box",
+        "put key in box",
+        "take key from box",
+        "put key in box",
+        "look",
+        "look",
+        "look",
+        "look",
+    ];
+    let script = Scripted::default().actions(&actions);
+    let mut c = paper_config();
+    c.max_steps = actions.len() as u32;
+    let requests = {
+        let script = Arc::new(script);
+        let sink = Collect::default();
+        let episode = Episode {
+            config: &c,
+            env: Box::new(House {
+                room: "Hall",
+                done: false,
+                score: 0,
+                carried: false,
+            }),
+            llm: Llm {
+                backend: script.clone(),
+                prompts: Prompts::load(None).expect("prompts"),
+            },
+            lessons: Vec::new(),
+            sinks: vec![Box::new(sink.clone())],
+            cancel: CancellationToken::new(),
+            what_if: None,
+        };
+        run(episode).await.expect("episode");
+        let (steps, _) = sink.0.lock().expect("lock").clone();
+        let played: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+        assert_eq!(
+            played, actions,
+            "nothing was left out of the admissible list"
+        );
+        for s in &steps {
+            assert!(s.blocked.is_empty(), "step {}: {:?}", s.step, s.blocked);
+            assert!(s.warnings.is_empty(), "step {}: {:?}", s.step, s.warnings);
+            assert!(
+                s.memory.added.iter().all(|t| t.relation != "has exit"),
+                "step {}: {:?}",
+                s.step,
+                s.memory.added
+            );
+        }
+        script.requests()
+    };
+    let prompts: Vec<String> = requests
+        .iter()
+        .filter(|r| r.purpose == "plan" || r.purpose == "action")
+        .map(|r| {
+            r.messages
+                .iter()
+                .map(|m| m.content.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    assert!(!prompts.is_empty());
+    for p in &prompts {
+        for aid in [
+            "Warning:",
+            "Latest note read",
+            "not available",
+            "did not help",
+        ] {
+            assert!(!p.contains(aid), "{aid:?} in a paper prompt:\n{p}");
+        }
+    }
+    // The last prompt shows steps 3-7: five recent steps, each observation whole.
+    let last = prompts.last().expect("a prompt");
+    let recent = last
+        .split("Recent steps (oldest first):")
+        .nth(1)
+        .expect("recent steps");
+    let shown: Vec<&str> = recent.lines().filter(|l| l.starts_with("step ")).collect();
+    assert_eq!(shown.len(), PAPER_HISTORY, "{recent}");
+    assert!(shown[0].starts_with("step 3:"), "{shown:?}");
+    assert!(shown[0].contains("-= Hall =-"), "{shown:?}");
 }

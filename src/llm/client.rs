@@ -27,8 +27,12 @@ pub struct EndpointConfig {
     pub model: String,
     /// How structured answers are requested.
     pub json_mode: JsonMode,
-    /// Sampling temperature (0 = greedy).
+    /// Sampling temperature (0 = greedy) of every call, unless `temperatures` is set.
     pub temperature: f32,
+    /// A temperature per module (the reference code's, when no `--temperature` was
+    /// given); `None` in runs recorded before it: every call at `temperature`.
+    #[serde(default)]
+    pub temperatures: Option<super::Temperatures>,
     /// Per-request timeout, seconds.
     pub timeout_s: u64,
     /// Sampling seed sent with each request (`seed`), where set.
@@ -113,7 +117,10 @@ impl OpenAiBackend {
         let mut body = json!({
             "model": self.chat_cfg.model,
             "messages": request.messages,
-            "temperature": self.chat_cfg.temperature,
+            "temperature": self
+                .chat_cfg
+                .temperatures
+                .map_or(self.chat_cfg.temperature, |t| t.of(&request.purpose)),
             "max_tokens": request.max_tokens,
             "stream": false,
         });

@@ -35,8 +35,12 @@ pub struct LlmSettings {
     pub local_model: &'static LocalModel,
     /// Structured output mode.
     pub json_mode: JsonMode,
-    /// Sampling temperature.
+    /// Sampling temperature of every call (`--temperature`), when `temperatures` is
+    /// `None`.
     pub temperature: f32,
+    /// A temperature per module ([`crate::llm::Temperatures::REFERENCE`]) when no
+    /// temperature was given.
+    pub temperatures: Option<crate::llm::Temperatures>,
     /// Request timeout, seconds.
     pub timeout_s: u64,
     /// Local context window, tokens.
@@ -152,6 +156,7 @@ pub async fn connect(
         model: settings.model.clone(),
         json_mode: settings.json_mode,
         temperature: settings.temperature,
+        temperatures: settings.temperatures,
         timeout_s: settings.timeout_s,
         seed: Some(seed),
         length_limits: servers.llm.is_some() || settings.length_limits,
@@ -191,6 +196,7 @@ pub async fn connect(
             "api_key_set": chat.api_key.is_some(),
             "json_mode": chat.json_mode,
             "temperature": chat.temperature,
+            "temperatures": chat.temperatures,
             "timeout_s": chat.timeout_s,
             "length_limits": chat.length_limits,
             "retry_budget_s": chat.retry_budget_s,

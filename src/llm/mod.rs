@@ -231,6 +231,56 @@ pub fn check_temperature(t: f32) -> Result<f32, String> {
     }
 }
 
+/// A sampling temperature per module, as the reference code sets them
+/// (AIRI-Institute/AriGraph: `graphs/contriever_graph.py` extracts and checks outdated
+/// facts at 0.001, `pipeline_arigraph.py` plans and acts at 0.2, `pipeline_summary.py`
+/// summarizes at 0.6, `pipeline_smartrag.py` rates importance at 0.4; every other call
+/// uses its client's default, 0.7). Used when no `--temperature` is given; the reference's
+/// 0.001 is 0 here (greedy either way).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Temperatures {
+    /// Triplet extraction (`extract_triplets`).
+    pub extraction: f32,
+    /// The outdated-fact check (`outdated`).
+    pub outdated: f32,
+    /// Planning (`plan`).
+    pub plan: f32,
+    /// The ReAct decision (`action`).
+    pub action: f32,
+    /// The summary baseline (`summary`).
+    pub summary: f32,
+    /// Simulacra's importance rating (`importance`).
+    pub importance: f32,
+    /// Every other call (reflections, lessons).
+    pub other: f32,
+}
+
+impl Temperatures {
+    /// The reference code's temperatures.
+    pub const REFERENCE: Temperatures = Temperatures {
+        extraction: 0.0,
+        outdated: 0.0,
+        plan: 0.2,
+        action: 0.2,
+        summary: 0.6,
+        importance: 0.4,
+        other: 0.7,
+    };
+
+    /// The temperature of a call made for `purpose` (a [`ChatRequest::purpose`]).
+    pub fn of(&self, purpose: &str) -> f32 {
+        match purpose {
+            "extract_triplets" => self.extraction,
+            "outdated" => self.outdated,
+            "plan" => self.plan,
+            "action" => self.action,
+            "summary" => self.summary,
+            "importance" => self.importance,
+            _ => self.other,
+        }
+    }
+}
+
 /// One chat request.
 #[derive(Debug, Clone)]
 pub struct ChatRequest {

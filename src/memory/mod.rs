@@ -112,9 +112,80 @@ pub struct MemorySettings {
     /// this setting).
     #[serde(default)]
     pub exclude: Vec<VertexKind>,
+    /// The semantic search's similarity cut-off: a triplet whose cosine to its query is
+    /// below it is neither kept nor expanded (the reference code's
+    /// `post_retrieve_threshold`, [`retrieval::PAPER_CUTOFF`]); `None` in runs recorded
+    /// before it (no cut-off) and with `--cutoff 0`.
+    #[serde(default)]
+    pub cutoff: Option<f32>,
+    /// Rule `verdict-guard` ([`crate::profile::Rule::VerdictGuard`]); `None` in runs
+    /// recorded before profiles: on from memory rules 2 (see [`MemorySettings::guards`]).
+    #[serde(default)]
+    pub verdict_guard: Option<bool>,
+    /// Rule `admitted-exits`; `None` in runs recorded before profiles: always on.
+    #[serde(default)]
+    pub admitted_exits: Option<bool>,
+    /// Rule `move-overrides`; `None` in runs recorded before profiles: on from memory
+    /// rules 4.
+    #[serde(default)]
+    pub move_overrides: Option<bool>,
+    /// RAG's entries retrieved; `None` in runs recorded before it: `episodes`.
+    #[serde(default)]
+    pub rag_entries: Option<usize>,
+    /// RAG's entries hold the observation and the action taken from it (the reference's
+    /// `pipeline_smartrag.py`); off in runs recorded before it (the observation alone).
+    #[serde(default)]
+    pub rag_with_action: bool,
+    /// Simulacra's reflection threshold: the importance accumulated since the last
+    /// reflection that triggers the next (Generative Agents: 150; runs recorded before
+    /// this setting: 40).
+    #[serde(default = "legacy_reflection_threshold")]
+    pub reflection_threshold: f64,
+    /// The summary baseline's cap in words, said in its prompt (`None`: no cap, as the
+    /// reference's `pipeline_summary.py`; runs recorded before this setting: 150).
+    #[serde(default = "legacy_summary_words")]
+    pub summary_words: Option<u32>,
 }
 
 impl MemorySettings {
+    /// Whether outdated verdicts are checked against relation kinds (rule
+    /// `verdict-guard`; in runs recorded before profiles, from memory rules 2).
+    pub fn guards(&self) -> bool {
+        self.verdict_guard
+            .unwrap_or_else(|| self.revision().guards_verdicts())
+    }
+
+    /// Whether the outdated check is asked only about facts the guard would let a new
+    /// triplet retire (with the guard, from memory rules 3).
+    pub fn prefilters(&self) -> bool {
+        self.guards() && self.revision().prefilters_candidates()
+    }
+
+    /// Whether the exits the game admits are written into the graph (rule
+    /// `admitted-exits`; in runs recorded before profiles, always).
+    pub fn admits_exits(&self) -> bool {
+        self.admitted_exits.unwrap_or(true)
+    }
+
+    /// Whether moves override contradicting extracted spatial facts (rule
+    /// `move-overrides`; in runs recorded before profiles, from memory rules 4).
+    pub fn overrides_moves(&self) -> bool {
+        self.move_overrides
+            .unwrap_or_else(|| self.revision().overrides_moves())
+    }
+
+    /// RAG's k: [`MemorySettings::rag_entries`], else `episodes`.
+    pub fn rag_k(&self) -> usize {
+        self.rag_entries.unwrap_or(self.episodes)
+    }
+
+    /// The memory-rules version as its typed enum. The number was checked when the
+    /// settings were loaded ([`MemoryRevision::check`]); an unknown one reads as the
+    /// current version.
+    pub fn revision(&self) -> MemoryRevision {
+        MemoryRevision::from_number(self.rules).unwrap_or(MemoryRevision::CURRENT)
+    }
+
     /// Whether retrieval leaves this kind of vertex out (`--exclude`).
     pub fn excludes(&self, kind: VertexKind) -> bool {
         self.exclude.contains(&kind)
@@ -123,6 +194,88 @@ impl MemorySettings {
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
 pub const RULES: u32 = 4;
+
+/// RAG's entries retrieved per step under the reference code (`pipeline_smartrag.py`:
+/// `n_retrieve = 5`).
+pub const RAG_ENTRIES: usize = 5;
+
+/// A memory-rules version ([`MemorySettings::rules`]), resolved once at load; the
+/// engine asks its named predicates, never the number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MemoryRevision {
+    /// The first rules.
+    V1,
+    /// Moves pinned, the verdict guard, known facts shown to the extractor, Simulacra's
+    /// recency from last access, `go to` targets among visited rooms, the unknown goal.
+    V2,
+    /// Compact triplets; the outdated check asked only about facts the guard allows.
+    V3,
+    /// Moves override contradicting extracted spatial facts.
+    V4,
+}
+
+impl MemoryRevision {
+    /// The version new runs record.
+    pub const CURRENT: MemoryRevision = MemoryRevision::V4;
+
+    /// The version of a recorded number.
+    ///
+    /// # Errors
+    /// A number this build does not know, in one line naming the versions it knows.
+    pub fn from_number(n: u32) -> Result<Self, String> {
+        match n {
+            1 => Ok(Self::V1),
+            2 => Ok(Self::V2),
+            3 => Ok(Self::V3),
+            4 => Ok(Self::V4),
+            _ => Err(format!(
+                "memory rules version {n} is unknown to this build of Ariadne, which knows versions 1 to {RULES}; replay it with the build that recorded it"
+            )),
+        }
+    }
+
+    /// Spatial facts of moves are pinned, `go to` targets are visited rooms.
+    pub fn grounds_moves(self) -> bool {
+        self >= Self::V2
+    }
+    /// Outdated verdicts are checked against relation kinds (before profiles).
+    pub fn guards_verdicts(self) -> bool {
+        self >= Self::V2
+    }
+    /// The extractor is shown the known facts about the things in view.
+    pub fn shows_known_facts(self) -> bool {
+        self >= Self::V2
+    }
+    /// Simulacra's recency decays from a memory's last access.
+    pub fn recency_from_access(self) -> bool {
+        self >= Self::V2
+    }
+    /// A game without an objective gets a goal said to be unknown (and Cooking games
+    /// the paper's instructions), not the first observation.
+    pub fn states_unknown_goal(self) -> bool {
+        self >= Self::V2
+    }
+    /// Triplets are asked for as 3-string arrays.
+    pub fn compact_triplets(self) -> bool {
+        self >= Self::V3
+    }
+    /// With the guard, the outdated check is asked only about facts it allows.
+    pub fn prefilters_candidates(self) -> bool {
+        self >= Self::V3
+    }
+    /// Moves override contradicting extracted spatial facts (before profiles).
+    pub fn overrides_moves(self) -> bool {
+        self >= Self::V4
+    }
+}
+
+fn legacy_reflection_threshold() -> f64 {
+    40.0
+}
+
+fn legacy_summary_words() -> Option<u32> {
+    Some(150)
+}
 
 fn legacy_rules() -> u32 {
     1
@@ -170,7 +323,7 @@ impl Default for MemorySettings {
             depth: 2,
             width: 6,
             episodes: 2,
-            max_triplets: 15,
+            max_triplets: crate::llm::bounds::TRIPLETS,
             query_chars: 600,
             outdated_scope: OutdatedScope::Incident,
             hop_scope: HopScope::All,
@@ -181,6 +334,14 @@ impl Default for MemorySettings {
             bridge: false,
             thesis: false,
             exclude: Vec::new(),
+            cutoff: Some(retrieval::PAPER_CUTOFF),
+            verdict_guard: Some(false),
+            admitted_exits: Some(false),
+            move_overrides: Some(false),
+            rag_entries: Some(RAG_ENTRIES),
+            rag_with_action: true,
+            reflection_threshold: baselines::simulacra::REFLECTION_THRESHOLD,
+            summary_words: None,
         }
     }
 }

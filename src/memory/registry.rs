@@ -48,6 +48,10 @@ pub struct Variant {
     /// options existed have none).
     #[serde(default)]
     pub option: VariantOption,
+    /// The row's profile (`bench --profile`); `None` in benches planned before profiles,
+    /// whose rows played the plan's settings as recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::Profile>,
 }
 
 /// A named memory option of a bench row, applied to the episode's [`MemorySettings`]
@@ -115,6 +119,7 @@ const fn v(design: MemoryDesign, exploration: bool) -> Variant {
         design,
         exploration,
         option: VariantOption::None,
+        profile: None,
     }
 }
 
@@ -124,6 +129,7 @@ const fn arigraph_with(s: Strategy) -> Variant {
         design: MemoryDesign::Arigraph,
         exploration: true,
         option: VariantOption::Retrieval(s),
+        profile: None,
     }
 }
 
@@ -133,6 +139,7 @@ const fn arigraph_plus(option: VariantOption) -> Variant {
         design: MemoryDesign::Arigraph,
         exploration: true,
         option,
+        profile: None,
     }
 }
 
@@ -332,6 +339,7 @@ impl std::str::FromStr for MemoryDesign {
                 design,
                 exploration: true,
                 option: VariantOption::None,
+                ..
             } => Ok(design),
             v => Err(UserError::new(format!(
                 "{s} is a bench row, not a memory design; use --memory {}{}{}",
@@ -349,8 +357,12 @@ impl std::str::FromStr for MemoryDesign {
 
 impl Variant {
     fn row(self) -> &'static Row {
+        let this = Variant {
+            profile: None,
+            ..self
+        };
         ROWS.iter()
-            .find(|r| r.variant == self)
+            .find(|r| r.variant == this)
             .or_else(|| ROWS.iter().find(|r| r.variant.design == self.design))
             .unwrap_or(&ROWS[0])
     }
@@ -376,6 +388,20 @@ impl Variant {
 
     /// The name on the command line and in files.
     pub fn name(self) -> String {
+        // The paper's profile (and a row planned before profiles) carries the design's
+        // name alone; another profile is named after it ("arigraph@extended").
+        let base = Variant {
+            profile: None,
+            ..self
+        };
+        match self.profile {
+            Some(p) if p != crate::profile::Profile::Paper => format!("{}@{p}", base.design_name()),
+            _ => base.design_name(),
+        }
+    }
+
+    /// The row's name without its profile.
+    fn design_name(self) -> String {
         match ROWS.iter().find(|r| r.variant == self) {
             Some(r) => r.name.to_string(),
             None => {
@@ -430,7 +456,7 @@ pub fn build(
         })),
         MemoryDesign::Oracle => Box::new(super::oracle::OracleMemory::new(settings)),
         MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
-        MemoryDesign::Summary => Box::new(baselines::Summary::default()),
+        MemoryDesign::Summary => Box::new(baselines::Summary::new(settings.summary_words)),
         MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
         MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),
         MemoryDesign::Reflexion => Box::new(baselines::Reflexion::new(settings, lessons)),

@@ -442,13 +442,34 @@ pub fn semantic_search_many(
 /// Cost: with [`HopScope::All`] every level is one pass over the stored vectors for the
 /// distinct queued vertices of all queries at once (a vertex queued by several searches
 /// is scored once).
-pub fn semantic_search_many_with<'g>(
+pub fn semantic_search_many_with(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    d: u32,
+    w: usize,
+    scope: HopScope,
+    scan: Scan,
+) -> Vec<Vec<Retrieved>> {
+    semantic_search_cut(g, queries, d, w, scope, scan, None)
+}
+
+/// The similarity cut-off of the reference code's semantic search
+/// (`utils/retriever_search_drafts.py`, `graph_retr_search`, called with
+/// `post_retrieve_threshold = 0.75` by `graphs/contriever_graph.py`).
+pub const PAPER_CUTOFF: f32 = 0.75;
+
+/// [`semantic_search_many_with`] with a similarity cut-off: a triplet among a query's
+/// top `w` whose cosine to that query (or queued vertex) is below `cutoff` is neither
+/// kept nor expanded, as in the reference code's `graph_retr_search`. `None` keeps
+/// every triplet (Algorithm 2 as the paper states it).
+pub fn semantic_search_cut<'g>(
     g: &'g AriGraph,
     queries: &[&[f32]],
     d: u32,
     w: usize,
     scope: HopScope,
     scan: Scan,
+    cutoff: Option<f32>,
 ) -> Vec<Vec<Retrieved>> {
     if d == 0 || queries.is_empty() {
         return vec![Vec::new(); queries.len()];
@@ -470,6 +491,9 @@ pub fn semantic_search_many_with<'g>(
         .collect();
     let take = |s: &mut Search<'g>, hits: Vec<(TripletId, f32)>, depth: u32| {
         for (id, similarity) in hits {
+            if cutoff.is_some_and(|c| similarity < c) {
+                continue;
+            }
             let t = g.triplet(id);
             for v in [t.subject.as_str(), t.object.as_str()] {
                 if s.seen_vertices.insert(v) {

@@ -7,15 +7,21 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{Direction, Move, SpatialMap, UnexploredExit, move_triplets, relation_direction};
 use crate::memory::names::entity_key;
-use crate::memory::{AriGraph, Retire, Triplet};
+use crate::memory::{AriGraph, MemoryRevision, MemorySettings, Retire, Triplet};
 
 /// Rooms visited and exits taken in one episode.
 #[derive(Debug, Clone, Default)]
 pub struct Explorer {
     visited: BTreeSet<String>,
     explored: HashSet<(String, Direction)>,
-    /// The memory rules of the run (see `MemorySettings::rules`).
-    rules: u32,
+    /// The memory-rules version of the run (see `MemorySettings::rules`).
+    revision: Option<MemoryRevision>,
+    /// The rule `move-overrides` as the run resolved it (`None`: a run recorded before
+    /// profiles, whose memory-rules version decides).
+    overrides: Option<bool>,
+    /// The rule `admitted-exits`: the exits the game admits are written into the graph
+    /// ([`Explorer::record_exits`]).
+    admits: bool,
     /// What a move override does to the facts it contradicts (see
     /// `MemorySettings::retire`; the default, delete, is the paper's).
     retire: Option<Retire>,
@@ -28,11 +34,39 @@ impl Explorer {
     /// removed, and `go to` targets are rooms the agent has been in; under rules 1 only
     /// the triplets that promised a route move's expected room are removed, and every
     /// name of the map is a target.
-    pub fn new(rules: u32) -> Self {
+    pub fn new(settings: &MemorySettings) -> Self {
         Self {
-            rules,
+            revision: Some(settings.revision()),
+            overrides: settings.move_overrides,
+            admits: settings.admits_exits(),
             ..Self::default()
         }
+    }
+
+    /// An explorer of a run recorded before profiles, under memory rules `rules`.
+    pub fn of_rules(rules: u32) -> Self {
+        Self::new(&MemorySettings {
+            rules,
+            move_overrides: None,
+            ..MemorySettings::default()
+        })
+    }
+
+    fn revision(&self) -> MemoryRevision {
+        self.revision.unwrap_or(MemoryRevision::V1)
+    }
+
+    /// A move removes the older spatial facts it contradicts (rule `move-overrides`;
+    /// before profiles, from memory rules 2).
+    fn overrides_on_move(&self) -> bool {
+        self.overrides.unwrap_or_else(|| self.grounded())
+    }
+
+    /// Extracted facts a move contradicts are reconciled, refused route moves retire
+    /// their facts (rule `move-overrides`; before profiles, from memory rules 4).
+    fn overrides_all(&self) -> bool {
+        self.overrides
+            .unwrap_or_else(|| self.revision().overrides_moves())
     }
 
     /// The same explorer, closing the facts a move overrides instead of deleting them
@@ -43,7 +77,7 @@ impl Explorer {
     }
 
     fn grounded(&self) -> bool {
-        self.rules >= 2
+        self.revision().grounds_moves()
     }
 
     /// The `go to` targets from `here` on `map`: reachable rooms (from rules 2, only
@@ -91,7 +125,7 @@ impl Explorer {
 
     /// The admissible movement commands of `room` as `room, has exit, dir` triplets added
     /// to `graph` (they are ground truth about the room's exits, pinned when grounding);
-    /// returns those new to it.
+    /// returns those new to it. Nothing without the rule `admitted-exits`.
     pub fn record_exits(
         &mut self,
         graph: &mut AriGraph,
@@ -100,6 +134,9 @@ impl Explorer {
     ) -> Vec<Triplet> {
         let here = entity_key(room);
         let mut added = Vec::new();
+        if !self.admits {
+            return added;
+        }
         for cmd in admissible {
             if let Some(dir) = Direction::of_command(cmd)
                 && let Some(t) = Triplet::new(&here, "has exit", dir.as_str())
@@ -139,7 +176,7 @@ impl Explorer {
         let mut removed = Vec::new();
         let exp = expected.map(entity_key).unwrap_or_default();
         if from == to
-            && self.rules >= 4
+            && self.overrides_all()
             && !exp.is_empty()
             && exp != from
             && let Some(graph) = graph.as_deref_mut()
@@ -173,7 +210,12 @@ impl Explorer {
         };
         let mut retired = Vec::new();
         if self.grounded() {
-            for id in contradicted(graph, &from, dir, &to) {
+            let contradicted = if self.overrides_on_move() {
+                contradicted(graph, &from, dir, &to)
+            } else {
+                Vec::new()
+            };
+            for id in contradicted {
                 if graph.remove(id) {
                     removed.push(graph.triplet(id).clone());
                     retired.push(id);
@@ -223,7 +265,7 @@ impl Explorer {
     /// [`Retire::Close`] each is superseded by the proven triplets it contradicts.
     /// Under rules 1-3 this does nothing.
     pub fn reconcile(&self, graph: &mut AriGraph) -> Vec<Triplet> {
-        if self.rules < 4 {
+        if !self.overrides_all() {
             return Vec::new();
         }
         let spatial = spatial_ids(graph);
@@ -337,7 +379,7 @@ mod tests {
         let mut g = AriGraph::new();
         let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
         g.add(stale.clone());
-        let mut e = Explorer::new(2);
+        let mut e = Explorer::of_rules(2);
         e.visit("hall");
         let (added, removed) =
             e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
@@ -361,7 +403,7 @@ mod tests {
     fn go_to_targets_are_rooms_only() {
         let mut g = AriGraph::new();
         g.add(Triplet::new("wooden door", "is north of", "kitchen").unwrap());
-        let mut e = Explorer::new(2);
+        let mut e = Explorer::of_rules(2);
         e.visit("Kitchen");
         let map = e.map(Some(&g));
         assert!(e.go_to_targets(&map, "kitchen").is_empty());
@@ -379,7 +421,7 @@ mod tests {
         g.set_step(1);
         let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
         let (old, _) = g.add(stale.clone());
-        let mut e = Explorer::new(2).retiring(Retire::Close);
+        let mut e = Explorer::of_rules(2).retiring(Retire::Close);
         e.visit("hall");
         g.set_step(4);
         let (_, removed) = e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
@@ -410,7 +452,7 @@ mod tests {
     fn a_misread_direction_between_walked_rooms_is_retired() {
         for rules in [3, 4] {
             let mut g = AriGraph::new();
-            let mut e = Explorer::new(rules);
+            let mut e = Explorer::of_rules(rules);
             e.visit("Kitchen");
             // Going north from the kitchen reached the bathroom...
             e.record_move(Some(&mut g), "Kitchen", Direction::North, "Bathroom", None);
@@ -441,7 +483,7 @@ mod tests {
     #[test]
     fn a_refused_route_move_retires_the_unproven_way() {
         let mut g = AriGraph::new();
-        let mut e = Explorer::new(4);
+        let mut e = Explorer::of_rules(4);
         e.visit("Kitchen");
         let wrong = Triplet::new("bedroom", "is east of", "kitchen").unwrap();
         g.add(wrong.clone());

@@ -115,6 +115,10 @@ pub struct Manifest {
     /// runs recorded before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding_dimension: Option<usize>,
+    /// The profile and its rules (absent in runs recorded before profiles: their `agent`
+    /// and `memory` settings, resolved from their versions, say what they did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::ProfileRecord>,
 }
 
 fn default_design() -> MemoryDesign {
@@ -162,12 +166,17 @@ impl Manifest {
             ))
             .into());
         }
-        serde_json::from_value(v).map_err(|e| {
+        let m: Manifest = serde_json::from_value(v).map_err(|e| {
             UserError::new(format!(
                 "{} (format version {version}) does not have the expected fields: {e}",
                 path.display()
             ))
-            .into()
-        })
+        })?;
+        // The versions of the rules resolve here, once: a run of a newer build is
+        // refused, never played as the latest.
+        crate::memory::MemoryRevision::from_number(m.memory.rules)
+            .and(crate::agent::AgentRevision::from_number(m.agent.revision))
+            .map_err(|e| UserError::new(format!("{}: {e}", path.display())))?;
+        Ok(m)
     }
 }

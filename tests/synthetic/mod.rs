@@ -48,6 +48,7 @@ fn prose(seed: usize, chars: usize) -> String {
 /// step with prompts of the size a real step sends (about 2,500 prompt tokens).
 pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
     let manifest = Manifest {
+        profile: None,
         format_version: ariadne::trajectory::FORMAT_VERSION,
         ariadne_version: "test".into(),
         run_id: String::new(),

@@ -190,7 +190,7 @@ fn with_theses(mut schema: Value) -> Value {
 
 /// The extraction schema without theses (the schema of every run before `--thesis`).
 fn extraction_schema_triplets(max: usize, rules: u32) -> Value {
-    if rules >= 3 {
+    if crate::memory::MemoryRevision::from_number(rules).is_ok_and(|r| r.compact_triplets()) {
         return json!({
             "type": "object",
             "properties": {
@@ -326,7 +326,7 @@ impl AriGraphMemory {
             return Ok(report);
         }
         let rules = self.settings.rules;
-        let known = if rules >= 2 {
+        let known = if self.settings.revision().shows_known_facts() {
             self.known_in_view(seen.observation)
         } else {
             Vec::new()
@@ -382,19 +382,23 @@ impl AriGraphMemory {
             .flat_map(|t| [t.subject.as_str(), t.object.as_str()])
             .collect();
         let scope = self.settings.outdated_scope;
+        let pins = self.settings.revision().grounds_moves();
+        let prefilter = self.settings.prefilters();
+        let guard = self.settings.guards();
         let candidates: Vec<TripletId> = self
             .graph
             .incident_to(vertices)
             .into_iter()
             .filter(|id| {
                 let t = self.graph.triplet(*id);
-                let pinned = rules >= 2 && self.graph.is_pinned(*id);
+                let pinned = pins && self.graph.is_pinned(*id);
                 !seen_set.contains(t)
                     && !pinned
                     && (scope == OutdatedScope::Incident || subjects.contains(t.subject.as_str()))
-                    // Rules 3: a fact no new triplet may retire (see the verdict guard
-                    // below) is not asked about; its verdict could change nothing.
-                    && (rules < 3
+                    // Rule `verdict-guard` (from memory rules 3): a fact no new
+                    // triplet may retire (see the guard below) is not asked about; its
+                    // verdict could change nothing.
+                    && (!prefilter
                         || report
                             .extracted
                             .iter()
@@ -433,7 +437,7 @@ impl AriGraphMemory {
             chosen.dedup();
             for i in chosen {
                 let id = candidates[i - 1];
-                if rules >= 2
+                if guard
                     && !report
                         .extracted
                         .iter()

@@ -31,7 +31,15 @@ async fn two_steps(
     second: &[(&str, &str, &str)],
     verdict: &str,
 ) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
-    two_steps_with(MemorySettings::default(), first, second, verdict).await
+    two_steps_with(guarded(), first, second, verdict).await
+}
+
+/// The memory settings of the extended profile (the verdict guard on).
+fn guarded() -> MemorySettings {
+    MemorySettings {
+        verdict_guard: Some(true),
+        ..MemorySettings::default()
+    }
 }
 
 async fn two_steps_with(
@@ -69,8 +77,10 @@ async fn two_steps_with(
 /// rules 3 such a fact is not even asked about, and no outdated call is made.
 #[tokio::test]
 async fn a_verdict_across_relation_kinds_is_rejected() {
+    // A run recorded before profiles: its memory-rules version decides the guard.
     let rules2 = MemorySettings {
         rules: 2,
+        verdict_guard: None,
         ..MemorySettings::default()
     };
     let (memory, report, _) = two_steps_with(
@@ -96,6 +106,32 @@ async fn a_verdict_across_relation_kinds_is_rejected() {
     assert_eq!(report.rejected_verdicts, 0);
     assert!(script.requests().iter().all(|r| r.purpose != "outdated"));
     assert!(memory.graph.find(&kept).is_some());
+}
+
+/// The paper's profile has no verdict guard: every incident fact is asked about and
+/// the LLM's verdict is carried out, even across relation kinds (section 2).
+#[tokio::test]
+async fn under_the_paper_profile_the_llm_verdict_stands() {
+    let (memory, report, script) = two_steps_with(
+        MemorySettings::default(),
+        &[("antique trunk", "is in", "bedroom")],
+        &[("antique trunk", "is", "open")],
+        r#"{"outdated": [1]}"#,
+    )
+    .await;
+    assert_eq!(report.checked, 1);
+    assert_eq!(report.rejected_verdicts, 0);
+    let gone = Triplet::new("antique trunk", "is in", "bedroom").unwrap();
+    assert_eq!(report.removed, vec![gone.clone()]);
+    assert!(memory.graph.find(&gone).is_none());
+    assert_eq!(
+        script
+            .requests()
+            .iter()
+            .filter(|r| r.purpose == "outdated")
+            .count(),
+        1
+    );
 }
 
 /// Rules 3: the extractor is asked for compact triplets (arrays of three strings) and

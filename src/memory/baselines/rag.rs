@@ -1,5 +1,9 @@
 //! RAG (paper section 4.1): past observations embedded once, the top k by cosine
-//! similarity to the observation and the plan.
+//! similarity to the observation and the plan. As in the reference code
+//! (`pipeline_smartrag.py`), k is 5 ([`crate::memory::RAG_ENTRIES`]) and an entry shown
+//! is the observation with the action taken from it
+//! ([`MemorySettings::rag_with_action`]); runs recorded before those settings retrieved
+//! `episodes` observations alone.
 
 use anyhow::Result;
 
@@ -19,7 +23,7 @@ pub struct Rag {
 }
 
 impl Rag {
-    /// An empty store; k is `settings.episodes`.
+    /// An empty store; k is [`MemorySettings::rag_k`].
     pub fn new(settings: MemorySettings) -> Self {
         Self {
             settings,
@@ -47,6 +51,15 @@ impl MemoryModule for Rag {
         Ok(UpdateReport::default())
     }
 
+    fn observe_result(&mut self, step: u32, action: &str, _feedback: &str) {
+        if !self.settings.rag_with_action {
+            return;
+        }
+        if let Some(entry) = self.entries.iter_mut().rev().find(|e| e.0 == step) {
+            entry.1 = format!("{}\nAction taken: {action}", entry.1);
+        }
+    }
+
     async fn retrieve(
         &mut self,
         llm: &Llm,
@@ -64,7 +77,7 @@ impl MemoryModule for Rag {
             .map(|e| (f64::from(cosine(&qv, &e.2)), e))
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.0.cmp(&a.1.0)));
-        scored.truncate(self.settings.episodes);
+        scored.truncate(self.settings.rag_k());
         Ok(Retrieval {
             queries: vec![query],
             episodes: scored

@@ -16,8 +16,10 @@ use crate::memory::{
 
 /// Generative Agents' recency decay per step.
 pub const RECENCY_DECAY: f64 = 0.995;
-/// Importance accumulated since the last reflection that triggers the next one.
-pub const REFLECTION_THRESHOLD: f64 = 40.0;
+/// Importance accumulated since the last reflection that triggers the next one, as in
+/// Generative Agents (Park et al. 2023, section 4.2: 150); runs recorded before
+/// [`crate::memory::MemorySettings::reflection_threshold`] existed used 40.
+pub const REFLECTION_THRESHOLD: f64 = 150.0;
 
 /// One memory of the stream.
 #[derive(Debug, Clone)]
@@ -70,7 +72,8 @@ impl Entry {
     /// The step recency decays from: the last access (memory rules 2, Generative
     /// Agents), or the creation (rules 1).
     fn recency_reference(&self, rules: u32) -> u32 {
-        if rules >= 2 {
+        if crate::memory::MemoryRevision::from_number(rules).is_ok_and(|r| r.recency_from_access())
+        {
             self.last_access
         } else {
             self.step
@@ -192,7 +195,7 @@ impl MemoryModule for Simulacra {
             });
         }
         self.since_reflection += importance;
-        if self.since_reflection >= REFLECTION_THRESHOLD {
+        if self.since_reflection >= self.settings.reflection_threshold {
             self.since_reflection = 0.0;
             let recent: Vec<String> = self
                 .entries

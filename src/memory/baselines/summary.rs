@@ -15,6 +15,18 @@ use crate::memory::{
 #[derive(Debug, Default)]
 pub struct Summary {
     summary: String,
+    /// The cap in words said in the prompt (`MemorySettings::summary_words`).
+    words: Option<u32>,
+}
+
+impl Summary {
+    /// An empty summary whose prompt asks for at most `words` words (`None`: no cap).
+    pub fn new(words: Option<u32>) -> Self {
+        Self {
+            summary: String::new(),
+            words,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -49,7 +61,7 @@ impl MemoryModule for Summary {
     ) -> Result<UpdateReport> {
         let messages = llm.prompts.render(
             "summary",
-            context! { goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
+            context! { summary_words => self.words, goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
                        action => seen.action, observation => seen.observation, inventory => seen.inventory },
         )?;
         let schema = json!({

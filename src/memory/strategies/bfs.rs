@@ -5,21 +5,24 @@
 
 use crate::memory::MemorySettings;
 use crate::memory::graph::AriGraph;
-use crate::memory::retrieval::{Retrieved, semantic_search_many};
+use crate::memory::retrieval::{Retrieved, Scan, semantic_search_cut};
 
 /// Algorithm 2 for several query vectors (one result per query, in query order), with
-/// `settings.depth`, `settings.width` and `settings.hop_scope`.
+/// `settings.depth`, `settings.width`, `settings.hop_scope` and `settings.cutoff`
+/// (the reference code's 0.75; none in runs recorded before it).
 pub fn search_many(
     g: &AriGraph,
     queries: &[&[f32]],
     settings: &MemorySettings,
 ) -> Vec<Vec<Retrieved>> {
-    semantic_search_many(
+    semantic_search_cut(
         g,
         queries,
         settings.depth,
         settings.width,
         settings.hop_scope,
+        Scan::Auto,
+        settings.cutoff,
     )
 }
 
@@ -27,6 +30,7 @@ pub fn search_many(
 mod tests {
     use super::*;
     use crate::memory::HopScope;
+    use crate::memory::retrieval::semantic_search_many;
     use crate::memory::strategies::{Strategy, fixture::house, search};
 
     #[test]
@@ -36,6 +40,7 @@ mod tests {
         for scope in [HopScope::All, HopScope::Incident] {
             let settings = MemorySettings {
                 hop_scope: scope,
+                cutoff: None,
                 ..MemorySettings::default()
             };
             let want = semantic_search_many(&g, &[&q], 2, 6, scope).remove(0);

@@ -1,0 +1,362 @@
+//! Profiles: which agent a run is.
+//!
+//! - [`Profile::Paper`] (the default) is the agent of the AriGraph paper (Anokhin et al.,
+//!   arXiv:2407.04363, sections 2-4), and where the paper is silent the authors'
+//!   reference code (AIRI-Institute/AriGraph: `pipeline_arigraph.py`,
+//!   `graphs/contriever_graph.py`, `utils/retriever_search_drafts.py`,
+//!   `pipeline_smartrag.py`, `pipeline_summary.py`). Nothing is added.
+//! - [`Profile::Extended`] is `paper` plus Ariadne's own [`Rule`]s, each typed, named,
+//!   switchable (`--without RULE`) and recorded in the manifest.
+//!
+//! A profile resolves once, in [`crate::settings`], to a [`Rules`] value; the engine reads
+//! the rules by name (`settings.loop_breaking`), never a profile or a version number.
+//! Runs recorded before profiles existed carry no profile: their agent switches are in
+//! their manifest, and their memory rules resolve from their memory-rules version
+//! ([`crate::memory::MemorySettings::rules`]).
+//!
+//! [`fidelity_table`] prints, for a profile, what each element of the paper does and where
+//! it comes from: `ariadne profile show paper` prints it, and the README's Fidelity table
+//! is that output (a test holds them equal).
+
+mod fidelity;
+
+pub use fidelity::{Element, elements, fidelity_table};
+
+use serde::{Deserialize, Serialize};
+
+/// Which agent a run is (`--profile`; config key `profile`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// The paper's agent, the reference code where the paper is silent (the default).
+    #[default]
+    Paper,
+    /// `paper` plus every [`Rule`] (minus those turned off with `--without`).
+    Extended,
+}
+
+impl Profile {
+    /// Every profile, in the order tables list them.
+    pub const ALL: [Profile; 2] = [Profile::Paper, Profile::Extended];
+
+    /// The profile's name as flags and manifests spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Paper => "paper",
+            Profile::Extended => "extended",
+        }
+    }
+
+    /// The rules of this profile with nothing turned off.
+    pub fn rules(self) -> Rules {
+        match self {
+            Profile::Paper => Rules::NONE,
+            Profile::Extended => Rules::ALL,
+        }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name() == s.trim())
+            .ok_or_else(|| format!("unknown profile {s:?}; use paper or extended"))
+    }
+}
+
+/// One of Ariadne's own rules: a departure from the paper that the extended profile adds.
+/// Each has a name (its switch is `--without NAME`), the reason it exists and its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Sub-goals the last action achieved are dropped, a first sub-goal kept too long is
+    /// flagged (`agent::progress`).
+    PlanProgress,
+    /// The actions of a detected cycle, the exact reversal of the last accepted command
+    /// and walks back into visited rooms are left out of the admissible list for a while.
+    LoopBreaking,
+    /// The same action three times in a row is named in a warning to the planner.
+    RepeatWarning,
+    /// The text of the latest note, recipe or book read stays in working memory.
+    KeptNote,
+    /// The outdated check is asked only about facts a new triplet may retire, and a
+    /// verdict that retires a fact of another relation kind is refused.
+    VerdictGuard,
+    /// The exits the game admits are written into the graph as protected facts.
+    AdmittedExits,
+    /// A spatial fact the extractor read that a move actually made contradicts is
+    /// retired, and so are the facts behind a route move the game refused.
+    MoveOverrides,
+    /// Four recent steps, each observation cut to 300 characters, instead of five whole.
+    ShortHistory,
+}
+
+impl Rule {
+    /// Every rule, in the order tables list them.
+    pub const ALL: [Rule; 8] = [
+        Rule::PlanProgress,
+        Rule::LoopBreaking,
+        Rule::RepeatWarning,
+        Rule::KeptNote,
+        Rule::VerdictGuard,
+        Rule::AdmittedExits,
+        Rule::MoveOverrides,
+        Rule::ShortHistory,
+    ];
+
+    /// The rule's name (`--without NAME`, the manifest's `rules` list).
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::PlanProgress => "plan-progress",
+            Rule::LoopBreaking => "loop-breaking",
+            Rule::RepeatWarning => "repeat-warning",
+            Rule::KeptNote => "kept-note",
+            Rule::VerdictGuard => "verdict-guard",
+            Rule::AdmittedExits => "admitted-exits",
+            Rule::MoveOverrides => "move-overrides",
+            Rule::ShortHistory => "short-history",
+        }
+    }
+
+    /// What the rule does, in one line.
+    pub fn what(self) -> &'static str {
+        match self {
+            Rule::PlanProgress => {
+                "sub-goals the last action achieved (an item carried, a room reached) are dropped; a first sub-goal kept for many steps is flagged to the planner"
+            }
+            Rule::LoopBreaking => {
+                "the commands of a detected cycle, the exact reversal of the last accepted command, and moves back into visited rooms after a walk with nothing done are left out of the admissible list for a few steps"
+            }
+            Rule::RepeatWarning => {
+                "the planner is warned when the same action was chosen three times in a row"
+            }
+            Rule::KeptNote => {
+                "the text of the latest note, recipe or book read stays in working memory"
+            }
+            Rule::VerdictGuard => {
+                "the outdated check is asked only about facts that a new triplet of the same relation kind (location, state, spatial) could retire, and a verdict retiring a fact of another kind is refused"
+            }
+            Rule::AdmittedExits => {
+                "the movement commands the game admits in a room are written into the graph as `room, has exit, dir`, never offered for deletion"
+            }
+            Rule::MoveOverrides => {
+                "an extracted spatial fact that a move actually made contradicts is retired, and a route move the game refused retires the unproven facts behind it"
+            }
+            Rule::ShortHistory => {
+                "working memory shows the last 4 steps, each observation cut to 300 characters, instead of the last 5 whole"
+            }
+        }
+    }
+
+    /// Why it exists: the measured failure it answers.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Rule::PlanProgress => {
+                "the embedded 1.5B model kept a done sub-goal first for 10 steps and walked away from the goal"
+            }
+            Rule::LoopBreaking => {
+                "small models at temperature 0 repeat the same command or walk between the same rooms (a 23-step north/south loop, 'examine kitchen island' 17 times)"
+            }
+            Rule::RepeatWarning => "small models repeat one command many times at temperature 0",
+            Rule::KeptNote => {
+                "the small model lost a recipe's directions once it left working memory and burned the ingredient"
+            }
+            Rule::VerdictGuard => {
+                "the small model, given every incident fact, deleted every fact about a room on the second step"
+            }
+            Rule::AdmittedExits => {
+                "extracted exits are often missing or misnamed; the game's admissible moves are ground truth for exploration"
+            }
+            Rule::MoveOverrides => {
+                "misread spatial facts routed `go to` through walls and the same wrong route was offered again"
+            }
+            Rule::ShortHistory => {
+                "prompt size is the main cost of a step on the embedded model (about 85 prompt tokens/s)"
+            }
+        }
+    }
+
+    /// Where it comes from.
+    pub fn source(self) -> &'static str {
+        "Ariadne, measured on the embedded model"
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Rule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+        Rule::ALL
+            .into_iter()
+            .find(|r| r.name() == s.trim())
+            .ok_or_else(|| format!("unknown rule {s:?}; the rules are {}", names.join(", ")))
+    }
+}
+
+/// Parse a comma-separated list of rule names (`--without`), sorted, without repeats.
+///
+/// # Errors
+/// An unknown name, with the list of known ones.
+pub fn parse_rules<'a>(items: impl IntoIterator<Item = &'a str>) -> Result<Vec<Rule>, String> {
+    let mut out = Vec::new();
+    for item in items {
+        for name in item.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            out.push(name.parse::<Rule>()?);
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The rule set a run follows: one named switch per [`Rule`], resolved once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rules {
+    /// [`Rule::PlanProgress`].
+    pub plan_progress: bool,
+    /// [`Rule::LoopBreaking`].
+    pub loop_breaking: bool,
+    /// [`Rule::RepeatWarning`].
+    pub repeat_warning: bool,
+    /// [`Rule::KeptNote`].
+    pub kept_note: bool,
+    /// [`Rule::VerdictGuard`].
+    pub verdict_guard: bool,
+    /// [`Rule::AdmittedExits`].
+    pub admitted_exits: bool,
+    /// [`Rule::MoveOverrides`].
+    pub move_overrides: bool,
+    /// [`Rule::ShortHistory`].
+    pub short_history: bool,
+}
+
+impl Rules {
+    /// No rule: the paper's agent.
+    pub const NONE: Rules = Rules {
+        plan_progress: false,
+        loop_breaking: false,
+        repeat_warning: false,
+        kept_note: false,
+        verdict_guard: false,
+        admitted_exits: false,
+        move_overrides: false,
+        short_history: false,
+    };
+
+    /// Every rule.
+    pub const ALL: Rules = Rules {
+        plan_progress: true,
+        loop_breaking: true,
+        repeat_warning: true,
+        kept_note: true,
+        verdict_guard: true,
+        admitted_exits: true,
+        move_overrides: true,
+        short_history: true,
+    };
+
+    fn slot(&mut self, rule: Rule) -> &mut bool {
+        match rule {
+            Rule::PlanProgress => &mut self.plan_progress,
+            Rule::LoopBreaking => &mut self.loop_breaking,
+            Rule::RepeatWarning => &mut self.repeat_warning,
+            Rule::KeptNote => &mut self.kept_note,
+            Rule::VerdictGuard => &mut self.verdict_guard,
+            Rule::AdmittedExits => &mut self.admitted_exits,
+            Rule::MoveOverrides => &mut self.move_overrides,
+            Rule::ShortHistory => &mut self.short_history,
+        }
+    }
+
+    /// Whether `rule` is on.
+    pub fn has(&self, rule: Rule) -> bool {
+        let mut copy = *self;
+        *copy.slot(rule)
+    }
+
+    /// The same rules with `rule` off.
+    pub fn without(mut self, rule: Rule) -> Self {
+        *self.slot(rule) = false;
+        self
+    }
+
+    /// The rules that are on, in [`Rule::ALL`]'s order.
+    pub fn enabled(&self) -> Vec<Rule> {
+        Rule::ALL.into_iter().filter(|r| self.has(*r)).collect()
+    }
+
+    /// The rules of `profile` with `off` turned off.
+    pub fn resolve(profile: Profile, off: &[Rule]) -> Self {
+        off.iter()
+            .fold(profile.rules(), |rules, rule| rules.without(*rule))
+    }
+}
+
+/// Set the fields of `agent` and `memory` that the rules decide (the agent's history,
+/// warnings, plan progress, loop breaking and kept note; the memory's verdict guard,
+/// admitted exits and move overrides), leaving every other setting as it is.
+pub fn apply(
+    rules: &Rules,
+    agent: &mut crate::agent::AgentSettings,
+    memory: &mut crate::memory::MemorySettings,
+) {
+    let ruled = crate::agent::AgentSettings::with_rules(rules);
+    agent.history = ruled.history;
+    agent.feedback_chars = ruled.feedback_chars;
+    agent.repeat_warning = ruled.repeat_warning;
+    agent.plan_progress = ruled.plan_progress;
+    agent.loop_breaking = ruled.loop_breaking;
+    agent.show_note = ruled.show_note;
+    memory.verdict_guard = Some(rules.verdict_guard);
+    memory.admitted_exits = Some(rules.admitted_exits);
+    memory.move_overrides = Some(rules.move_overrides);
+}
+
+/// The profile and the rules a run follows, as its manifest records them (absent in
+/// runs recorded before profiles).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileRecord {
+    /// The profile.
+    pub profile: Profile,
+    /// The profile's rules that are on.
+    pub rules: Vec<Rule>,
+    /// The profile's rules turned off with `--without`.
+    pub without: Vec<Rule>,
+}
+
+impl ProfileRecord {
+    /// The record of `profile` with `without` turned off.
+    pub fn new(profile: Profile, without: &[Rule]) -> Self {
+        let rules = Rules::resolve(profile, without);
+        Self {
+            profile,
+            rules: rules.enabled(),
+            without: without
+                .iter()
+                .copied()
+                .filter(|r| profile.rules().has(*r))
+                .collect(),
+        }
+    }
+
+    /// The resolved rules.
+    pub fn resolved(&self) -> Rules {
+        Rules::resolve(self.profile, &self.without)
+    }
+}
