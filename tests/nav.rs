@@ -45,7 +45,8 @@ fn go_to_first_room_arrives_through_the_bridge_with_every_move_logged() {
     let out = play(
         work.path(),
         &server.base_url,
-        &[&game("coin.z8"), "--max-steps", "12", "--quiet"],
+        // Seven decisions: six moves, then the route back, one step however long.
+        &[&game("coin.z8"), "--max-steps", "7", "--quiet"],
     );
     assert!(
         out.status.success(),
@@ -136,7 +137,16 @@ fn unexplored_exits_are_recorded_and_shrink_as_the_agent_explores() {
     let out = play(
         work.path(),
         &server.base_url,
-        &[&game("coin.z8"), "--max-steps", "3", "--quiet"],
+        // The exits the game admits are the extended profile's (rule admitted-exits);
+        // under the paper's only extracted `has exit` facts are exits.
+        &[
+            &game("coin.z8"),
+            "--max-steps",
+            "3",
+            "--quiet",
+            "--profile",
+            "extended",
+        ],
     );
     assert!(
         out.status.success(),

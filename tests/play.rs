@@ -28,7 +28,16 @@ fn play_wins_simple_game_and_logs_every_step() {
     let out = play(
         work.path(),
         &server.base_url,
-        &[&game("simple.z8"), "--max-steps", "20", "--quiet"],
+        // The scripted embeddings carry no meaning: no similarity cut-off, so that
+        // retrieval reaching the prompts is what is tested.
+        &[
+            &game("simple.z8"),
+            "--max-steps",
+            "20",
+            "--quiet",
+            "--cutoff",
+            "0",
+        ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

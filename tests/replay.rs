@@ -417,6 +417,9 @@ fn ariadnemem_options_replay_exactly() {
             "2",
             "--depth",
             "1",
+            // Scripted embeddings carry no meaning: no similarity cut-off.
+            "--cutoff",
+            "0",
         ],
     );
     assert!(

@@ -681,6 +681,42 @@ mod tests {
         (g, ids)
     }
 
+    /// The reference's cut-off: of the query's top 2, the triplet at cosine 0.8 is kept
+    /// and expanded, the one at 0.6 neither kept nor expanded.
+    #[test]
+    fn the_cutoff_drops_a_triplet_below_it_and_does_not_expand_it() {
+        let mut g = AriGraph::new();
+        let (near, _) = g.add(t("apple", "is in", "fridge"));
+        let (far, _) = g.add(t("key", "is in", "box"));
+        let (via_key, _) = g.add(t("key", "opens", "door"));
+        // Query along axis 0; `near` at cosine 0.8, `far` at 0.6.
+        g.set_triplet_embedding(near, vec![0.8, 0.6, 0.0, 0.0]);
+        g.set_triplet_embedding(far, vec![0.6, 0.8, 0.0, 0.0]);
+        g.set_triplet_embedding(via_key, vec![0.0, 0.0, 0.0, 1.0]);
+        for v in ["apple", "fridge", "box", "door"] {
+            g.set_vertex_embedding(v.to_string(), vec![0.0, 0.0, 1.0, 0.0]);
+        }
+        // The vertex "key" matches only `via_key`: reached only if `far` is expanded.
+        g.set_vertex_embedding("key".to_string(), vec![0.0, 0.0, 0.0, 1.0]);
+        let q: &[f32] = &[1.0, 0.0, 0.0, 0.0];
+        let found = |cutoff| -> Vec<TripletId> {
+            semantic_search_cut(&g, &[q], 2, 2, HopScope::All, Scan::Exact, cutoff)
+                .remove(0)
+                .into_iter()
+                .map(|r| r.id)
+                .collect()
+        };
+        let without = found(None);
+        assert!(
+            without.contains(&far) && without.contains(&via_key),
+            "{without:?}"
+        );
+        let with = found(Some(PAPER_CUTOFF));
+        assert!(with.contains(&near), "{with:?}");
+        assert!(!with.contains(&far), "{with:?}");
+        assert!(!with.contains(&via_key), "{with:?}");
+    }
+
     #[test]
     fn bfs_depth_bounds_the_hops() {
         let (g, ids) = chain();

@@ -233,3 +233,46 @@ pub fn fidelity_table(profile: Profile) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's copy of a profile's table: the text between
+    /// `<!-- fidelity:NAME -->` and `<!-- /fidelity:NAME -->`.
+    fn readme_table(readme: &str, profile: Profile) -> Option<&str> {
+        let open = format!("<!-- fidelity:{profile} -->\n");
+        let close = format!("<!-- /fidelity:{profile} -->");
+        let start = readme.find(&open)? + open.len();
+        let end = start + readme[start..].find(&close)?;
+        Some(&readme[start..end])
+    }
+
+    /// The README's Fidelity tables are what `ariadne profile show` prints.
+    #[test]
+    fn the_readme_tables_are_the_generated_ones() {
+        let readme = include_str!("../../README.md");
+        for p in Profile::ALL {
+            let got = readme_table(readme, p)
+                .unwrap_or_else(|| panic!("README.md has no fidelity:{p} block"));
+            assert_eq!(
+                got,
+                fidelity_table(p),
+                "README.md's {p} table differs from `ariadne profile show {p}`: paste its output"
+            );
+        }
+    }
+
+    /// Every rule of the extended profile is named in its table with its switch, and
+    /// the paper's table names none.
+    #[test]
+    fn each_rule_appears_with_its_switch_in_the_extended_table_only() {
+        let extended = fidelity_table(Profile::Extended);
+        let paper = fidelity_table(Profile::Paper);
+        for r in Rule::ALL {
+            let switch = format!("`--without {}`", r.name());
+            assert!(extended.contains(&switch), "{switch} missing");
+            assert!(!paper.contains(&switch), "{switch} in the paper's table");
+        }
+    }
+}

@@ -360,3 +360,62 @@ impl ProfileRecord {
         Rules::resolve(self.profile, &self.without)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{AgentRevision, AgentSettings, REVISION};
+    use crate::memory::{MemoryRevision, MemorySettings, RULES};
+
+    /// A version this build does not know is refused with one line naming the known
+    /// ones; every known one resolves.
+    #[test]
+    fn unknown_versions_are_refused_by_name() {
+        for n in 1..=RULES {
+            assert!(MemoryRevision::from_number(n).is_ok());
+        }
+        for n in 1..=REVISION {
+            assert!(AgentRevision::from_number(n).is_ok());
+        }
+        let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
+        assert!(e.contains("versions 1 to 4") && !e.contains('\n'), "{e}");
+        let e = AgentRevision::from_number(0).unwrap_err();
+        assert!(e.contains("revisions 1 to 8"), "{e}");
+    }
+
+    /// The paper's profile turns every rule off; the extended one on, but for those
+    /// named in `--without`; the settings follow.
+    #[test]
+    fn profiles_resolve_to_their_rules_and_settings() {
+        assert!(Profile::Paper.rules().enabled().is_empty());
+        assert_eq!(Profile::Extended.rules().enabled(), Rule::ALL.to_vec());
+        let r = Rules::resolve(Profile::Extended, &[Rule::KeptNote, Rule::VerdictGuard]);
+        assert!(!r.kept_note && !r.verdict_guard && r.loop_breaking);
+        let mut agent = AgentSettings::default();
+        let mut memory = MemorySettings::default();
+        apply(&r, &mut agent, &mut memory);
+        assert!(agent.loop_breaking && !agent.show_note && agent.plan_progress);
+        assert_eq!(
+            (agent.history, agent.feedback_chars, agent.repeat_warning),
+            (4, 300, 3)
+        );
+        assert_eq!(memory.verdict_guard, Some(false));
+        assert!(memory.admits_exits() && memory.overrides_moves() && !memory.guards());
+        let paper = AgentSettings::default();
+        assert_eq!(
+            (paper.history, paper.feedback_chars, paper.repeat_warning),
+            (5, 0, 0)
+        );
+        assert!(paper.route_one_step);
+        assert_eq!(
+            parse_rules(["kept-note, loop-breaking"]).unwrap(),
+            vec![Rule::LoopBreaking, Rule::KeptNote]
+        );
+        assert!(
+            parse_rules(["kept-notes"])
+                .unwrap_err()
+                .contains("kept-note")
+        );
+        assert!("papers".parse::<Profile>().is_err());
+    }
+}

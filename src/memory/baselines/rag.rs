@@ -94,3 +94,47 @@ impl MemoryModule for Rag {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference's RAG: an entry is the observation and the action taken from it,
+    /// and k is 5; runs recorded before it stored the observation alone and used
+    /// `episodes`.
+    #[test]
+    fn an_entry_holds_the_action_taken_and_k_is_five() {
+        let settings = MemorySettings::default();
+        assert_eq!(settings.rag_k(), 5);
+        let mut rag = Rag::new(settings);
+        rag.entries
+            .push((1, "You are in the hall.".into(), vec![1.0]));
+        rag.observe_result(1, "go east", "You walk.");
+        assert_eq!(
+            rag.entries[0].1,
+            "You are in the hall.\nAction taken: go east"
+        );
+
+        let legacy: MemorySettings = serde_json::from_value(serde_json::json!({
+            "depth": 2, "width": 6, "episodes": 2, "max_triplets": 15, "query_chars": 600,
+            "outdated_scope": "incident"
+        }))
+        .expect("old settings");
+        assert_eq!(legacy.rag_k(), 2);
+        assert!(!legacy.rag_with_action);
+        assert_eq!(legacy.reflection_threshold, 40.0);
+        assert_eq!(legacy.summary_words, Some(150));
+        assert_eq!(legacy.cutoff, None);
+        let mut rag = Rag::new(legacy);
+        rag.entries
+            .push((1, "You are in the hall.".into(), vec![1.0]));
+        rag.observe_result(1, "go east", "You walk.");
+        assert_eq!(rag.entries[0].1, "You are in the hall.");
+    }
+
+    /// Generative Agents' reflection threshold (150) under both profiles.
+    #[test]
+    fn the_reflection_threshold_is_generative_agents() {
+        assert_eq!(MemorySettings::default().reflection_threshold, 150.0);
+    }
+}
