@@ -175,6 +175,15 @@ async fn play_with(
     cancel: CancellationToken,
     config: EpisodeConfig,
 ) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
+    play_shared(Arc::new(script), cancel, config).await
+}
+
+/// [`play_with`] on a script the caller keeps (to read its requests afterwards).
+async fn play_shared(
+    script: Arc<Scripted>,
+    cancel: CancellationToken,
+    config: EpisodeConfig,
+) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
     let sink = Collect::default();
     let episode = Episode {
         config: &config,
@@ -185,7 +194,7 @@ async fn play_with(
             carried: false,
         }),
         llm: Llm {
-            backend: Arc::new(script),
+            backend: script,
             prompts: Prompts::load(None).expect("prompts"),
         },
         lessons: Vec::new(),
@@ -768,48 +777,27 @@ async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
         "look",
         "look",
     ];
-    let script = Scripted::default().actions(&actions);
+    let script = Arc::new(Scripted::default().actions(&actions));
     let mut c = paper_config();
     c.max_steps = actions.len() as u32;
-    let requests = {
-        let script = Arc::new(script);
-        let sink = Collect::default();
-        let episode = Episode {
-            config: &c,
-            env: Box::new(House {
-                room: "Hall",
-                done: false,
-                score: 0,
-                carried: false,
-            }),
-            llm: Llm {
-                backend: script.clone(),
-                prompts: Prompts::load(None).expect("prompts"),
-            },
-            lessons: Vec::new(),
-            sinks: vec![Box::new(sink.clone())],
-            cancel: CancellationToken::new(),
-            what_if: None,
-        };
-        run(episode).await.expect("episode");
-        let (steps, _) = sink.0.lock().expect("lock").clone();
-        let played: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
-        assert_eq!(
-            played, actions,
-            "nothing was left out of the admissible list"
+    let (result, steps, _) = play_shared(script.clone(), CancellationToken::new(), c).await;
+    result.expect("episode");
+    let played: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(
+        played, actions,
+        "nothing was left out of the admissible list"
+    );
+    for s in &steps {
+        assert!(s.blocked.is_empty(), "step {}: {:?}", s.step, s.blocked);
+        assert!(s.warnings.is_empty(), "step {}: {:?}", s.step, s.warnings);
+        assert!(
+            s.memory.added.iter().all(|t| t.relation != "has exit"),
+            "step {}: {:?}",
+            s.step,
+            s.memory.added
         );
-        for s in &steps {
-            assert!(s.blocked.is_empty(), "step {}: {:?}", s.step, s.blocked);
-            assert!(s.warnings.is_empty(), "step {}: {:?}", s.step, s.warnings);
-            assert!(
-                s.memory.added.iter().all(|t| t.relation != "has exit"),
-                "step {}: {:?}",
-                s.step,
-                s.memory.added
-            );
-        }
-        script.requests()
-    };
+    }
+    let requests = script.requests();
     let prompts: Vec<String> = requests
         .iter()
         .filter(|r| r.purpose == "plan" || r.purpose == "action")
