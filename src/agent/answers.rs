@@ -154,3 +154,92 @@ mod tests {
         assert_eq!(match_admissible("take key", &adm), None);
     }
 }
+
+/// One key item of the key-item call: an entity to search memory for and its relevance
+/// (1 or 2), used as its search depth.
+#[derive(Deserialize)]
+pub(super) struct KeyItemAnswer {
+    pub(super) entity: String,
+    pub(super) relevance: u32,
+}
+
+/// The key-item call's answer (the reference's `{"entity": score, ...}`, as a list).
+#[derive(Deserialize)]
+pub(super) struct KeyItemsAnswer {
+    pub(super) items: Vec<KeyItemAnswer>,
+}
+
+impl Bounded for KeyItemsAnswer {
+    /// At most [`bounds::KEY_ITEMS`] items; an over-long name drops its item (a cut
+    /// name is another entity); a relevance outside 1-2 is brought into it.
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(&mut self.items, bounds::KEY_ITEMS, "items", &mut notes);
+        let mut i = 0;
+        self.items.retain(|it| {
+            i += 1;
+            bounds::fits(
+                &it.entity,
+                bounds::ENTITY_CHARS,
+                &format!("items[{}].entity", i - 1),
+                &mut notes,
+            )
+        });
+        for (i, it) in self.items.iter_mut().enumerate() {
+            if !(1..=2).contains(&it.relevance) {
+                notes.push(format!(
+                    "items[{i}].relevance {} brought into 1-2",
+                    it.relevance
+                ));
+                it.relevance = it.relevance.clamp(1, 2);
+            }
+        }
+        notes
+    }
+}
+
+/// The key-item call's schema.
+pub(super) fn key_items_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "maxItems": bounds::KEY_ITEMS,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "entity": {"type": "string", "maxLength": bounds::ENTITY_CHARS},
+                        "relevance": {"type": "integer", "enum": [1, 2]}
+                    },
+                    "required": ["entity", "relevance"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["items"],
+        "additionalProperties": false
+    })
+}
+
+/// The exploration call's answer (the reference's "True" or "False").
+#[derive(Deserialize)]
+pub(super) struct ExploreAnswer {
+    pub(super) explore: bool,
+}
+
+impl Bounded for ExploreAnswer {
+    fn bound(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The exploration call's schema.
+pub(super) fn explore_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"explore": {"type": "boolean"}},
+        "required": ["explore"],
+        "additionalProperties": false
+    })
+}

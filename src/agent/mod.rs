@@ -13,7 +13,7 @@ use crate::env::GameState;
 use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::names::entity_key;
-use crate::memory::{MemoryModule, Queries, Retrieval, Triplet, UpdateReport};
+use crate::memory::{KeyItem, MemoryModule, Queries, Retrieval, Triplet, UpdateReport};
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
 
 /// Where a step's action came from.
@@ -116,6 +116,18 @@ pub struct AgentSettings {
     /// as a step record. Off in runs recorded before it: every move counted.
     #[serde(default)]
     pub route_one_step: bool,
+    /// Retrieval queries are the key items the LLM names in the observation and plan,
+    /// each searched to the depth of its relevance (1-2), as in the reference code
+    /// (`agents/parent_agent.py`, `item_processing_scores`); a failed call falls back to
+    /// the observation, goal and sub-goals. Off in runs recorded before it: those
+    /// queries at depth d.
+    #[serde(default)]
+    pub key_items: bool,
+    /// Unexplored exits are shown only when the LLM says the previous plan needs
+    /// exploration, as in the reference code (`if_exp_prompt`, asked every step); off
+    /// in runs recorded before it: shown every step.
+    #[serde(default)]
+    pub explore_check: bool,
 }
 
 /// Recent steps in working memory under the paper's profile (the reference code's
@@ -229,6 +241,8 @@ impl Default for AgentSettings {
             show_note: false,
             revision: REVISION,
             route_one_step: true,
+            key_items: true,
+            explore_check: true,
         }
     }
 }
@@ -483,7 +497,12 @@ impl Agent {
             self.settings.revision >= 5,
         );
         let map = self.spatial_map();
-        let unexplored = if self.settings.exploration {
+        // The reference asks, from the previous plan, whether exploring is needed.
+        let explore = self.settings.exploration
+            && (!self.settings.explore_check
+                || self.memory.graph().is_none()
+                || self.explore_needed().await?);
+        let unexplored = if explore {
             map.unexplored(self.explorer.explored())
         } else {
             Vec::new()
@@ -499,17 +518,25 @@ impl Agent {
             .collect();
 
         // Queries: the observation, the goal, and each sub-goal of the current plan.
+        // Under the paper's profile: the key items the LLM names, each at its relevance.
         let sub_goals: Vec<String> = self.plan.iter().map(|p| p.sub_goal.clone()).collect();
+        let items = if self.settings.key_items && self.memory.graph().is_some() {
+            self.key_items(state).await?
+        } else {
+            None
+        };
         let queries = Queries {
             step,
             observation: &state.observation,
             goal: &self.goal,
             plan: &sub_goals,
+            items: items.as_deref(),
         };
-        let retrieval = self
+        let mut retrieval = self
             .memory
             .retrieve(&self.llm, &mut self.pending, &queries)
             .await?;
+        retrieval.key_items = items.clone().unwrap_or_default();
         let what_if = self
             .what_if
             .as_ref()
@@ -739,6 +766,70 @@ impl Agent {
             log: std::mem::take(&mut self.pending),
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
+    }
+
+    /// The key items of the observation and the current plan, each with its relevance
+    /// (the reference's `item_processing_scores`); `None` when the call gave no usable
+    /// answer or no item (the caller then searches the observation, goal and sub-goals).
+    ///
+    /// # Errors
+    /// Transport errors.
+    async fn key_items(&mut self, state: &GameState) -> Result<Option<Vec<KeyItem>>> {
+        let messages = self.llm.prompts.render(
+            "key_items",
+            context! {
+                observation => &state.observation,
+                inventory => &state.inventory,
+                goal => &self.goal,
+                plan => &self.plan,
+            },
+        )?;
+        let answer: Option<answers::KeyItemsAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "key_items",
+                messages,
+                answers::key_items_schema(),
+                300,
+                |_| Ok(()),
+            )
+            .await?;
+        let mut items: Vec<KeyItem> = Vec::new();
+        for it in answer.map(|a| a.items).unwrap_or_default() {
+            let entity = it.entity.trim().to_string();
+            if !entity.is_empty() && !items.iter().any(|k| k.entity == entity) {
+                items.push(KeyItem {
+                    entity,
+                    relevance: it.relevance,
+                });
+            }
+        }
+        Ok((!items.is_empty()).then_some(items))
+    }
+
+    /// Whether the current (previous step's) plan needs exploration (the reference's
+    /// `if_exp_prompt`); a call with no usable answer counts as yes (exits shown).
+    ///
+    /// # Errors
+    /// Transport errors.
+    async fn explore_needed(&mut self) -> Result<bool> {
+        let messages = self
+            .llm
+            .prompts
+            .render("explore", context! { plan => &self.plan })?;
+        let answer: Option<answers::ExploreAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "explore",
+                messages,
+                answers::explore_schema(),
+                20,
+                |_| Ok(()),
+            )
+            .await?;
+        Ok(answer.is_none_or(|a| a.explore))
     }
 
     /// No valid answer after the retry: take the first admissible command that differs

@@ -10,7 +10,7 @@ use crate::agent::PAPER_HISTORY;
 use crate::env::EnvError;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
-use crate::memory::{MemoryDesign, Triplet};
+use crate::memory::{KeyItem, MemoryDesign, Triplet};
 use crate::trajectory::ActionSource;
 
 /// hall -east-> kitchen -north-> pantry (and back); "take apple" in the pantry wins.
@@ -249,9 +249,9 @@ async fn a_go_to_route_is_expanded_into_logged_moves_and_the_game_is_won() {
 #[tokio::test]
 async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept() {
     let mut script = Scripted::default().actions(&["go east", "go north"]);
-    // Step 1 makes 3 calls (extract, plan, action: nothing old to check); step 2's
-    // plan call (the 5th) fails.
-    script.fail_at = Some(5);
+    // Step 1 makes 5 calls (extract, explore, key items, plan, action: nothing old to
+    // check); step 2's plan call (the 9th) fails.
+    script.fail_at = Some(9);
     let (result, steps, summary) = play(script, CancellationToken::new()).await;
     let err = result.err().expect("the episode fails");
     assert!(format!("{err:#}").contains("scripted failure"), "{err:#}");
@@ -260,10 +260,11 @@ async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept()
     assert_eq!(s.outcome, Outcome::Error);
     assert_eq!(s.steps, 1);
     assert!(s.error.as_deref().is_some_and(|e| e.contains("scripted")));
-    // The calls of the unfinished step (its extraction and the failed plan call) were
-    // made: they count in the summary though no step line holds them.
-    assert_eq!(s.unfinished_calls, 2);
-    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64 + 2);
+    // The calls of the unfinished step (its extraction, exploration check, key items
+    // and the failed plan call) were made: they count in the summary though no step
+    // line holds them.
+    assert_eq!(s.unfinished_calls, 4);
+    assert_eq!(s.llm_calls, steps[0].llm_calls.len() as u64 + 4);
     assert_eq!(
         s.usage.unknown_calls, 1,
         "the failed call's cost is unknown"
@@ -273,7 +274,7 @@ async fn an_llm_failure_mid_step_ends_the_episode_with_the_finished_steps_kept()
 #[tokio::test]
 async fn an_interrupt_drops_the_step_in_flight_and_keeps_the_rest() {
     let mut script = Scripted::default().actions(&["go east", "go north"]);
-    script.hang_at = Some(5);
+    script.hang_at = Some(9);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
@@ -830,4 +831,63 @@ async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
     assert_eq!(shown.len(), PAPER_HISTORY, "{recent}");
     assert!(shown[0].starts_with("step 3:"), "{shown:?}");
     assert!(shown[0].contains("-= Hall =-"), "{shown:?}");
+}
+
+/// Under the paper's profile the queries are the key items the LLM names, each searched
+/// to the depth of its relevance, and the exits are shown only when the LLM says the
+/// plan needs exploring (the reference's `item_processing_scores` and `if_exp_prompt`).
+#[tokio::test]
+async fn under_the_paper_profile_key_items_are_the_queries_and_exploring_is_asked() {
+    let script = Scripted::default()
+        .actions(&["go east", "look"])
+        .answer(
+            "key_items",
+            &[
+                r#"{"items": [{"entity": "key", "relevance": 1}, {"entity": "box", "relevance": 2}]}"#,
+                r#"{"items": []}"#,
+            ],
+        )
+        .answer("explore", &[r#"{"explore": false}"#, r#"{"explore": true}"#])
+        .answer(
+            "extract_triplets",
+            &[r#"{"triplets": [["hall", "has exit", "east"], ["key", "is in", "box"]]}"#],
+        );
+    let mut c = paper_config();
+    c.max_steps = 2;
+    let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
+    result.expect("episode");
+    let r1 = &steps[0].retrieval;
+    assert_eq!(r1.queries, ["key", "box"]);
+    assert_eq!(
+        r1.key_items,
+        [
+            KeyItem {
+                entity: "key".into(),
+                relevance: 1
+            },
+            KeyItem {
+                entity: "box".into(),
+                relevance: 2
+            }
+        ]
+    );
+    // "No exploring needed": the hall's east exit is known but not shown.
+    assert!(
+        steps[0].unexplored_exits.is_empty(),
+        "{:?}",
+        steps[0].unexplored_exits
+    );
+    // Step 2: no key item, so the observation, goal and sub-goals are the queries.
+    let r2 = &steps[1].retrieval;
+    assert!(r2.key_items.is_empty());
+    assert_eq!(r2.queries.len(), 3, "{:?}", r2.queries);
+    let purposes: Vec<&str> = steps[0]
+        .llm_calls
+        .iter()
+        .map(|c| c.purpose.as_str())
+        .collect();
+    assert_eq!(
+        purposes,
+        ["extract_triplets", "explore", "key_items", "plan", "action"]
+    );
 }

@@ -27,6 +27,10 @@
 pub const ENTITY_CHARS: usize = 60;
 /// Longest relation, characters.
 pub const RELATION_CHARS: usize = 40;
+/// Most key items read from one key-item answer (the retrieval queries of the paper's
+/// profile).
+pub const KEY_ITEMS: usize = 20;
+
 /// Most triplets read from one extraction answer (the memory setting `max_triplets`
 /// may keep fewer).
 pub const TRIPLETS: usize = 50;

@@ -251,6 +251,9 @@ pub struct Temperatures {
     pub summary: f32,
     /// Simulacra's importance rating (`importance`).
     pub importance: f32,
+    /// Whether the plan needs exploration (`explore`; the reference's `if_exp_prompt`).
+    #[serde(default = "reference_explore")]
+    pub explore: f32,
     /// Every other call (reflections, lessons).
     pub other: f32,
 }
@@ -264,6 +267,7 @@ impl Temperatures {
         action: 0.2,
         summary: 0.6,
         importance: 0.4,
+        explore: 0.2,
         other: 0.7,
     };
 
@@ -276,9 +280,14 @@ impl Temperatures {
             "action" => self.action,
             "summary" => self.summary,
             "importance" => self.importance,
+            "explore" => self.explore,
             _ => self.other,
         }
     }
+}
+
+fn reference_explore() -> f32 {
+    Temperatures::REFERENCE.explore
 }
 
 /// One chat request.

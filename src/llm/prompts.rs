@@ -29,6 +29,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("importance", include_str!("../../prompts/importance.md")),
     ("reflection", include_str!("../../prompts/reflection.md")),
     ("lesson", include_str!("../../prompts/lesson.md")),
+    ("key_items", include_str!("../../prompts/key_items.md")),
+    ("explore", include_str!("../../prompts/explore.md")),
 ];
 
 const USER_MARK: &str = "=== user ===";

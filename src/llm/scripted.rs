@@ -54,6 +54,8 @@ impl Scripted {
             "outdated" => json!({"outdated": []}),
             "plan" => json!({"plan": [{"sub_goal": "explore", "reason": "scripted"}]}),
             "action" => json!({"rationale": "scripted", "action": "look"}),
+            "key_items" => json!({"items": []}),
+            "explore" => json!({"explore": true}),
             other => json!({"error": other}),
         }
         .to_string()

@@ -461,6 +461,22 @@ pub struct Retrieval {
     /// Retrieved thesis vertices, best first (`--thesis`; [`thesis`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub theses: Vec<RetrievedThesis>,
+    /// The key items searched, each at its relevance (the paper's profile; empty when
+    /// the queries were the observation, goal and sub-goals).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub key_items: Vec<KeyItem>,
+}
+
+/// An entity the LLM named as key to the current observation and plan, with its
+/// relevance (1 or 2) used as its search depth (the reference code's
+/// `item_processing_scores` in `agents/parent_agent.py`, searched by
+/// `graphs/contriever_graph.py` with `max_depth = relevance`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyItem {
+    /// The entity, as the LLM wrote it.
+    pub entity: String,
+    /// Its relevance, 1 or 2: the depth of its semantic search.
+    pub relevance: u32,
 }
 
 /// What a memory is asked with at a step.
@@ -474,10 +490,27 @@ pub struct Queries<'a> {
     pub goal: &'a str,
     /// The current plan's sub-goals.
     pub plan: &'a [String],
+    /// The key items of the step (the paper's profile): when present, AriGraph searches
+    /// each item to the depth of its relevance instead of the observation, goal and
+    /// sub-goals to depth d.
+    pub items: Option<&'a [KeyItem]>,
 }
 
 impl Queries<'_> {
-    /// AriGraph's query list: the observation, the goal, each sub-goal.
+    /// AriGraph's query list with each query's depth: the key items at their
+    /// relevance, else the observation, the goal and each sub-goal at `depth`.
+    pub fn with_depths(&self, depth: u32) -> Vec<(String, u32)> {
+        match self.items {
+            Some(items) => items
+                .iter()
+                .map(|i| (i.entity.clone(), i.relevance))
+                .collect(),
+            None => self.list().into_iter().map(|q| (q, depth)).collect(),
+        }
+    }
+
+    /// AriGraph's query list without key items: the observation, the goal, each
+    /// sub-goal.
     pub fn list(&self) -> Vec<String> {
         let mut q = vec![self.observation.to_string(), self.goal.to_string()];
         q.extend(self.plan.iter().cloned());

@@ -107,8 +107,11 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         row(
             "Retrieval queries",
             "not in the paper; `agents/parent_agent.py` (`item_processing_scores`: the LLM names the key items, each with a relevance of 1-2 used as its depth)",
-            "the observation, the goal and each sub-goal of the plan, each searched to depth d".into(),
-            "not yet the reference's key-item call: queries are the observation, goal and sub-goals",
+            format!(
+                "one LLM call (`prompts/key_items.md`, the reference's wording) names the key entities of the observation and plan, each with a relevance of 1 or 2; each is searched to the depth of its relevance; temperature {}",
+                t.other
+            ),
+            "form: the answer is a JSON list, not a dictionary; a call with no usable item falls back to the observation, goal and sub-goals at depth d (the reference would stop); the reference also leaves out of the retrieved facts those extracted at the same step (not done)",
         ),
         row(
             "Episodic search",
@@ -173,15 +176,18 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         row(
             "Exploration",
             "Appendix B; `pipeline_arigraph.py` (`get_unexpl_exits`)",
-            "exits the graph knows (`room, has exit, dir`) that no move has taken, listed with their room every step".into(),
-            "the reference first asks the LLM whether to explore (`if_exp_prompt`) and lists exits only then (not yet); `--no-exploration` is the paper's ablation",
+            format!(
+                "every step one LLM call (`prompts/explore.md`, the reference's `if_exp_prompt`) says whether the previous plan needs exploring; only then are the exits the graph knows (`room, has exit, dir`) that no move has taken listed with their room; temperature {}",
+                t.explore
+            ),
+            "form: the answer is JSON `{\"explore\": true|false}`; a call with no usable answer shows the exits; `--no-exploration` is the paper's ablation (no call, no exits)",
         ),
         row(
             "Sampling",
             "`pipeline_arigraph.py`, `graphs/contriever_graph.py`, `pipeline_summary.py`, `pipeline_smartrag.py`",
             format!(
-                "a temperature per module: extraction {}, outdated check {}, plan {}, action {}, summary {}, importance {}, other calls {}",
-                t.extraction, t.outdated, t.plan, t.action, t.summary, t.importance, t.other
+                "a temperature per module: extraction {}, outdated check {}, exploration check {}, plan {}, action {}, summary {}, importance {}, other calls (key items, reflections, lessons) {}",
+                t.extraction, t.outdated, t.explore, t.plan, t.action, t.summary, t.importance, t.other
             ),
             "`--temperature T` sets every call to T (recorded in the manifest)",
         ),

@@ -304,6 +304,9 @@ fn answer(script: &mut Script, body: &Value) -> String {
                 .count();
             json!({"summary": format!("summary #{n}")}).to_string()
         }
+        // No key item: the agent falls back to the observation, goal and sub-goals.
+        "key_items" => json!({"items": []}).to_string(),
+        "explore" => json!({"explore": true}).to_string(),
         "importance" => json!({"importance": 9}).to_string(),
         "reflection" => json!({"insights": [{"insight": "the old key opens the wooden door", "importance": 10}]}).to_string(),
         "lesson" => json!({"lesson": "open the antique trunk first"}).to_string(),

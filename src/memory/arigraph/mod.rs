@@ -567,9 +567,26 @@ impl AriGraphMemory {
         queries: &[String],
         current_step: u32,
     ) -> Result<Retrieval> {
-        let queries: Vec<String> = queries
+        let depth = self.settings.depth;
+        let at: Vec<(String, u32)> = queries.iter().map(|q| (q.clone(), depth)).collect();
+        self.retrieve_list_at(llm, log, &at, current_step).await
+    }
+
+    /// [`AriGraphMemory::retrieve_list`] with a search depth per query (the key items
+    /// of the paper's profile, each at its relevance).
+    ///
+    /// # Errors
+    /// Transport errors from the embedding endpoint.
+    pub async fn retrieve_list_at(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        queries_at: &[(String, u32)],
+        current_step: u32,
+    ) -> Result<Retrieval> {
+        let queries: Vec<String> = queries_at
             .iter()
-            .map(|q| {
+            .map(|(q, _)| {
                 q.chars()
                     .take(self.settings.query_chars)
                     .collect::<String>()
@@ -589,7 +606,7 @@ impl AriGraphMemory {
         for (q, v) in missing.into_iter().zip(vectors) {
             self.query_cache.insert(q, v);
         }
-        Ok(self.retrieve_with(&queries, current_step))
+        Ok(self.retrieve_at(queries_at, current_step, &self.settings))
     }
 
     /// The pure part of retrieval, over cached query vectors (queries without a vector
@@ -606,11 +623,27 @@ impl AriGraphMemory {
         current_step: u32,
         settings: &MemorySettings,
     ) -> Retrieval {
-        let queries: Vec<String> = queries
+        let at: Vec<(String, u32)> = queries
             .iter()
-            .map(|q| q.chars().take(settings.query_chars).collect::<String>())
-            .filter(|q| !q.trim().is_empty())
+            .map(|q| (q.clone(), settings.depth))
             .collect();
+        self.retrieve_at(&at, current_step, settings)
+    }
+
+    /// [`AriGraphMemory::retrieve_with_settings`] with a search depth per query
+    /// (cached vectors only). Queries of one depth are searched together, so with a
+    /// single depth the result is that of one search over every query.
+    pub fn retrieve_at(
+        &self,
+        queries_at: &[(String, u32)],
+        current_step: u32,
+        settings: &MemorySettings,
+    ) -> Retrieval {
+        let (queries, depths): (Vec<String>, Vec<u32>) = queries_at
+            .iter()
+            .map(|(q, d)| (q.chars().take(settings.query_chars).collect::<String>(), *d))
+            .filter(|(q, _)| !q.trim().is_empty())
+            .unzip();
         let mut best: Vec<Retrieved> = Vec::new();
         let mut pos: HashMap<TripletId, usize> = HashMap::new();
         // Queries without a vector are skipped; `asked` keeps each searched query's
@@ -623,7 +656,27 @@ impl AriGraphMemory {
         // `--exclude object`: no semantic search (no triplet, no bridge).
         let objects = !settings.excludes(VertexKind::Object);
         let per_query = if objects {
-            strategies::search_many(&self.graph, &vectors, settings)
+            let mut per_query = vec![Vec::new(); vectors.len()];
+            let mut levels: Vec<u32> = asked.iter().map(|&i| depths[i]).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            for depth in levels {
+                let (slots, group): (Vec<usize>, Vec<&[f32]>) = vectors
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| depths[asked[*k]] == depth)
+                    .map(|(k, v)| (k, *v))
+                    .unzip();
+                let at_depth = MemorySettings {
+                    depth,
+                    ..settings.clone()
+                };
+                let found = strategies::search_many(&self.graph, &group, &at_depth);
+                for (k, r) in slots.into_iter().zip(found) {
+                    per_query[k] = r;
+                }
+            }
+            per_query
         } else {
             vec![Vec::new(); vectors.len()]
         };
@@ -733,6 +786,7 @@ impl AriGraphMemory {
                 .collect(),
             episodes,
             notes: Vec::new(),
+            key_items: Vec::new(),
             bridges,
             theses: theses
                 .into_iter()
@@ -774,12 +828,12 @@ impl MemoryModule for AriGraphMemory {
         log: &mut CallLog,
         queries: &Queries<'_>,
     ) -> Result<Retrieval> {
-        self.retrieve_list(llm, log, &queries.list(), queries.step)
-            .await
+        let at = queries.with_depths(self.settings.depth);
+        self.retrieve_list_at(llm, log, &at, queries.step).await
     }
 
     fn what_if(&self, queries: &Queries<'_>, settings: &MemorySettings) -> Option<Retrieval> {
-        Some(self.retrieve_with_settings(&queries.list(), queries.step, settings))
+        Some(self.retrieve_at(&queries.with_depths(settings.depth), queries.step, settings))
     }
 
     fn graph(&self) -> Option<&AriGraph> {
