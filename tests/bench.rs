@@ -125,8 +125,8 @@ fn two_games_five_runs_two_jobs() {
 fn an_interrupted_bench_resumes_without_losing_finished_episodes() {
     let game = common::root().join("games/simple.z8").display().to_string();
     let server = Scripted::start(&[]);
-    // Episode 1 (2 steps: 3 + 4 chat calls) finishes; episode 2 hangs in its first step.
-    server.script.lock().unwrap().hang_after = Some(8);
+    // Episode 1 (2 steps: 5 + 6 chat calls) finishes; episode 2 hangs in its first step.
+    server.script.lock().unwrap().hang_after = Some(12);
     let work = tempfile::tempdir().unwrap();
     let child = bench_command(
         work.path(),
@@ -206,8 +206,10 @@ fn an_interrupted_bench_resumes_without_losing_finished_episodes() {
 fn a_failing_episode_is_recorded_and_the_bench_goes_on() {
     let game = common::root().join("games/simple.z8").display().to_string();
     let server = Scripted::start(&[]);
-    // The first episode's 7 calls succeed, then the endpoint answers 500 for good.
-    server.script.lock().unwrap().fail_after = Some(7);
+    // The first episode's 11 calls succeed (step 1: extraction, exploration check, key
+    // items, plan, action; step 2: the same and the outdated check), then the endpoint
+    // answers 500 for good.
+    server.script.lock().unwrap().fail_after = Some(11);
     let work = tempfile::tempdir().unwrap();
     let out = bench(
         work.path(),

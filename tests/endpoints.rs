@@ -125,9 +125,10 @@ fn reasoning_blocks_are_skipped_and_never_parsed() {
             _ => None,
         }
     }));
-    // The issue's example: brackets in the reasoning, the answer after it.
+    // The issue's example: brackets in the reasoning, the answer after it (the fifth
+    // call: step 1's action, after the extraction, exploration check, key items, plan).
     server.script.lock().unwrap().replies = vec![(
-        2,
+        4,
         answer(
             r#"<think>The room has [an antique trunk]</think>{"rationale":"r","action":"open antique trunk"}"#,
             "stop",
@@ -341,7 +342,8 @@ fn over_long_model_strings_are_bounded_before_memory_and_prompts() {
     server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
         let mut n = count.lock().unwrap();
         *n += 1;
-        if *n > 3 {
+        // Step 1's five calls (its exploration check and key items answered as usual).
+        if *n > 5 {
             return None;
         }
         let text = match purpose(body) {
@@ -627,8 +629,9 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
             .unwrap()
     };
     let a = Scripted::start(&[]);
-    // Episode 1 (one step: 3 calls) finishes; episode 2 meets a dead endpoint.
-    a.script.lock().unwrap().fail_after = Some(3);
+    // Episode 1 (one step: 5 calls: extraction, exploration check, key items, plan,
+    // action) finishes; episode 2 meets a dead endpoint.
+    a.script.lock().unwrap().fail_after = Some(5);
     let work = tempfile::tempdir().unwrap();
     let g = game("simple.z8");
     let out = bench(

@@ -179,13 +179,14 @@ fn junk_answers_are_retried_repaired_and_counted() {
     let server = Scripted::start(SIMPLE_WALKTHROUGH);
     {
         let mut s = server.script.lock().unwrap();
-        // Call 0: extraction answers prose (retried); call 2: plan in a code fence
-        // (repaired); call 3 and 4: the action twice invalid (fallback).
+        // Call 0: extraction answers prose (retried as call 1); calls 2 and 3 are the
+        // exploration check and the key items; call 4: plan in a code fence
+        // (repaired); calls 5 and 6: the action twice invalid (fallback).
         s.junk = vec![
             (0, "I see a bedroom.".into()),
-            (2, "```json\n{\"plan\": [{\"sub_goal\": \"open the trunk\", \"reason\": \"key\"}],}\n```".into()),
-            (3, "{\"rationale\": \"x\", \"action\": \"fly away\"}".into()),
-            (4, "not json at all".into()),
+            (4, "```json\n{\"plan\": [{\"sub_goal\": \"open the trunk\", \"reason\": \"key\"}],}\n```".into()),
+            (5, "{\"rationale\": \"x\", \"action\": \"fly away\"}".into()),
+            (6, "not json at all".into()),
         ];
     }
     let work = tempfile::tempdir().unwrap();
@@ -277,8 +278,9 @@ fn unreachable_endpoint_is_one_clear_line() {
 }
 
 /// Chat calls per step when the scripted run follows the walkthrough from step 1:
-/// extract, plan, action (step 1 has nothing to check for outdated facts).
-const CALLS_STEP_1: usize = 3;
+/// extract, exploration check, key items, plan, action (step 1 has nothing to check
+/// for outdated facts).
+const CALLS_STEP_1: usize = 5;
 
 fn started_run(
     work: &std::path::Path,

@@ -448,7 +448,8 @@ fn ariadnemem_options_replay_exactly() {
             .iter()
             .map(|c| c["purpose"].as_str().unwrap())
             .collect();
-        assert_eq!(purposes, vec!["plan", "action"]);
+        // No extraction and no outdated check: only the agent's own calls.
+        assert_eq!(purposes, vec!["explore", "key_items", "plan", "action"]);
     }
     let bridges: Vec<&Value> = steps
         .iter()
