@@ -98,8 +98,7 @@ pub fn row_settings(
 
 /// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
 pub fn step_cap(plan: &BenchPlan, game: &GameSpec) -> u32 {
-    plan.max_steps
-        .unwrap_or(if game.is_cooking() { 60 } else { 150 })
+    plan.max_steps.unwrap_or_else(|| game.default_step_cap())
 }
 
 /// What `ariadne bench` was asked.

@@ -222,6 +222,32 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
             out.push(GameSpec::parse(e)?);
             continue;
         }
+        // The authors' suite: one game (`arigraph-paper:NAME[@DIR]`) or all of those
+        // found in the folder (`arigraph-paper[@DIR]`).
+        if let Some(rest) = e.strip_prefix(super::suite::SUITE) {
+            if rest.starts_with(':') {
+                out.push(GameSpec::parse(e)?);
+                continue;
+            }
+            if rest.is_empty() || rest.starts_with('@') {
+                let dir = match rest.strip_prefix('@') {
+                    Some(d) => super::suite::absolute(std::path::Path::new(d)),
+                    None => super::suite::envs_dir(),
+                };
+                let found = super::suite::games_in(&dir);
+                if found.is_empty() {
+                    anyhow::bail!(crate::error::UserError::new(format!(
+                        "no game of the {} suite in {} (give the reference repository's envs/ folder: {}@DIR, or set {})",
+                        super::suite::SUITE,
+                        dir.display(),
+                        super::suite::SUITE,
+                        super::suite::ENVS_VAR
+                    )));
+                }
+                out.extend(found.into_iter().map(GameSpec::Suite));
+                continue;
+            }
+        }
         let dir = if e == "all" {
             games_dirs().into_iter().find(|d| d.is_dir())
         } else {

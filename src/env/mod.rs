@@ -13,6 +13,7 @@
 pub mod bridge;
 pub mod games;
 pub mod pyenv;
+pub mod suite;
 pub mod textworld;
 pub mod twx;
 
@@ -176,6 +177,9 @@ pub enum GameSpec {
     TextWorld(PathBuf),
     /// A TextWorld-Express game.
     Twx(twx::TwxGame),
+    /// A game of the authors' suite (`arigraph-paper:NAME@DIR`), played and scored as
+    /// the reference code does ([`suite`]).
+    Suite(suite::SuiteSpec),
 }
 
 impl GameSpec {
@@ -185,10 +189,16 @@ impl GameSpec {
     /// # Errors
     /// A malformed `twx:` specification.
     pub fn parse(arg: &str) -> Result<Self, EnvError> {
-        match arg.strip_prefix(twx::PREFIX) {
-            Some(rest) => Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?)),
-            None => Ok(GameSpec::TextWorld(resolve_game(arg))),
+        if let Some(rest) = arg.strip_prefix(twx::PREFIX) {
+            return Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?));
         }
+        if let Some(rest) = arg
+            .strip_prefix(suite::SUITE)
+            .and_then(|r| r.strip_prefix(':'))
+        {
+            return Ok(GameSpec::Suite(suite::SuiteSpec::parse(rest)?));
+        }
+        Ok(GameSpec::TextWorld(resolve_game(arg)))
     }
 
     /// A short name for run directories and tables (`simple`, `twx-coin-s3`).
@@ -199,14 +209,27 @@ impl GameSpec {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             GameSpec::Twx(g) => g.short_name(),
+            GameSpec::Suite(s) => format!("{}-{}", suite::SUITE, s.game.name()),
         }
     }
 
-    /// The family the paper's step caps depend on ("cooking" games get 60).
+    /// The family the paper's step caps depend on ("cooking" games get 60). A suite
+    /// game is played as the reference plays it (its own task text, a cap of 150).
     pub fn is_cooking(&self) -> bool {
         match self {
             GameSpec::TextWorld(_) => self.name().to_lowercase().contains("cook"),
             GameSpec::Twx(g) => g.game.contains("cook"),
+            GameSpec::Suite(_) => false,
+        }
+    }
+
+    /// The step cap this game has by default: the reference's 150 for a suite game,
+    /// else the paper's (Cooking 60, others 150).
+    pub fn default_step_cap(&self) -> u32 {
+        match self {
+            GameSpec::Suite(_) => suite::STEP_CAP,
+            _ if self.is_cooking() => 60,
+            _ => 150,
         }
     }
 
@@ -218,6 +241,7 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(p) => textworld::check_game(p),
             GameSpec::Twx(g) => g.check(),
+            GameSpec::Suite(s) => textworld::check_game(s.path()),
         }
     }
 
@@ -226,6 +250,7 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(p) => Some(p),
             GameSpec::Twx(_) => None,
+            GameSpec::Suite(s) => Some(s.path()),
         }
     }
 
@@ -247,10 +272,14 @@ impl GameSpec {
                     .display()
                     .to_string(),
             ),
+            GameSpec::Suite(s) => (py.bridge_script(), s.path().display().to_string()),
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
         };
         let env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
-        Ok(Box::new(env))
+        Ok(match self {
+            GameSpec::Suite(s) => Box::new(suite::SuiteEnv::new(Box::new(env), s.game)),
+            _ => Box::new(env),
+        })
     }
 }
 
@@ -259,6 +288,7 @@ impl std::fmt::Display for GameSpec {
         match self {
             GameSpec::TextWorld(p) => write!(f, "{}", p.display()),
             GameSpec::Twx(g) => write!(f, "{}{g}", twx::PREFIX),
+            GameSpec::Suite(s) => write!(f, "{s}"),
         }
     }
 }
@@ -272,10 +302,16 @@ impl From<GameSpec> for String {
 impl TryFrom<String> for GameSpec {
     type Error = EnvError;
     fn try_from(s: String) -> Result<Self, EnvError> {
-        match s.strip_prefix(twx::PREFIX) {
-            Some(rest) => Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?)),
-            None => Ok(GameSpec::TextWorld(PathBuf::from(s))),
+        if let Some(rest) = s.strip_prefix(twx::PREFIX) {
+            return Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?));
         }
+        if let Some(rest) = s
+            .strip_prefix(suite::SUITE)
+            .and_then(|r| r.strip_prefix(':'))
+        {
+            return Ok(GameSpec::Suite(suite::SuiteSpec::parse(rest)?));
+        }
+        Ok(GameSpec::TextWorld(PathBuf::from(s)))
     }
 }
 

@@ -1,0 +1,625 @@
+//! The authors' own games (suite `arigraph-paper`), played and scored as the reference
+//! code plays and scores them (AIRI-Institute/AriGraph, MIT licence: `utils/envs_cfg.py`
+//! for the files, goals, task texts and walkthroughs; `pipeline_arigraph.py` for the
+//! step cap and the task text appended to the first observation; `utils/win_cond.py`
+//! and `utils/utils.py` (`get_reward_for_changes`) for Cleaning's reward).
+//!
+//! The games themselves are not shipped: a suite game is named
+//! `arigraph-paper:NAME[@DIR]`, where `DIR` is the reference repository's `envs/` folder
+//! (default: `$ARIADNE_ARIGRAPH_ENVS`, else `./envs`), and `arigraph-paper[@DIR]` in
+//! `bench --games` stands for every game of the suite found there.
+//!
+//! [`SuiteEnv`] wraps the game's TextWorld bridge: it appends the task text to the first
+//! observation, gives the reference's main goal as the objective and its walkthrough,
+//! and for Cleaning replaces the game's own score (0 throughout: its maximum is 0) with
+//! the reward computed from the changes of the game's true state.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+
+use super::{EnvError, Environment, Fact, GameState};
+
+/// The suite's name, the prefix of its game specifications.
+pub const SUITE: &str = "arigraph-paper";
+
+/// The environment variable naming the reference's `envs/` folder.
+pub const ENVS_VAR: &str = "ARIADNE_ARIGRAPH_ENVS";
+
+/// The reference code's step cap for every game (`pipeline_arigraph.py`: `max_steps`).
+pub const STEP_CAP: u32 = 150;
+
+/// A game of the reference code's `utils/envs_cfg.py` (`ENV_NAMES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SuiteGame {
+    /// Treasure Hunt (`envs/hunt/hunt.z8`).
+    Hunt,
+    /// Treasure Hunt Hard.
+    HuntHard,
+    /// Cooking.
+    Cook,
+    /// Cooking Hard.
+    CookHard,
+    /// Cooking Hardest (`envs/cook_hardest_7`).
+    CookHardest,
+    /// The cooking game of the RL comparison.
+    CookRlBaseline,
+    /// Cleaning (`envs/clean_3x3/clean_3x3_mess_2.z8`).
+    Clean,
+}
+
+const HUNT_TASK: &str = "Your task is to get a treasure. Treasure is hidden in the golden locker. You need a golden key to unlock it. The key is hidden in one of the other lockers located in the environment. All lockers are locked and require a specific key to unlock. The key 1 you found in room A unlocks white locker. Read the notes that you find, they will guide you further.";
+const HUNT_HARD_TASK: &str = "Your task is to get a treasure. Treasure is hidden in the golden locker. You need a golden key to unlock it. The key is hidden in one of the other lockers located in the environment. All lockers are locked and require a specific key to unlock. The key 1 you found in room A unlocks bronze locker. Read the notes that you find, they will guide you further.";
+const COOK_TASK: &str = "Your task is to prepare the meal by following the recipe from a cookbook and eating it aftewards. Do not forget the content of recipe when you find it. When you will prepare food, remember that frying can be done only with stove, roasting can be done only with oven and grilling can be done only with BBQ. Meal shoud be prepared in the kitchen. Do not forget to prepate meal after you gathered and processed all individual ingredients.";
+const CLEAN_TASK: &str = "Your task is to clean the house by locating and taking items that are out of place and returning them to their proper locations in the house.";
+
+const HUNT_WALKTHROUGH: &[&str] = &[
+    "take Key 1",
+    "go west",
+    "go south",
+    "go east",
+    "go east",
+    "unlock White locker with Key 1",
+    "open White locker",
+    "take Key 2 from White locker",
+    "examine Note 2",
+    "go west",
+    "go west",
+    "unlock Red locker with Key 2",
+    "open Red locker",
+    "take Key 3 from Red locker",
+    "take Note 3 from Red locker",
+    "examine Note 3",
+    "go east",
+    "go east",
+    "go north",
+    "go north",
+    "go west",
+    "go east",
+    "go east",
+    "unlock Cyan locker with Key 3",
+    "open Cyan locker",
+    "take Golden key from Cyan locker",
+    "go west",
+    "go south",
+    "go south",
+    "go west",
+    "go west",
+    "go north",
+    "go east",
+    "unclock Golden locker with Golden key",
+    "unlock Golden locker with Golden key",
+    "open Golden locker",
+    "take treasure from Golden locker",
+];
+
+const CLEAN_WALKTHROUGH: &[&str] = &[
+    "take toothbrush",
+    "go north",
+    "take dumbbell",
+    "take dirty plate",
+    "go east",
+    "take raw meat",
+    "go south",
+    "take wet towel",
+    "go south",
+    "take swimming fins",
+    "go west",
+    "take toy car",
+    "put swimming fins on equipment rack",
+    "go west",
+    "take fantasy book",
+    "put dumbbell on dumbbell stand",
+    "go north",
+    "take business suit",
+    "open refrigerator",
+    "put raw meat in refrigerator",
+    "close refrigerator",
+    "open dishwasher",
+    "put dirty plate in dishwasher",
+    "close dishwasher",
+    "go north",
+    "take sleeping lamp",
+    "take elegant table runner",
+    "put toothbrush on bathroom sink",
+    "put wet towel on towel rack",
+    "go east",
+    "open toy storage cabinet",
+    "put toy car in toy storage cabinet",
+    "close toy storage cabinet",
+    "go east",
+    "go south",
+    "open wardrobe",
+    "put business suit in wardrobe",
+    "close wardrobe",
+    "put sleeping lamp on bedside table",
+    "go south",
+    "put fantasy book on bookcase",
+    "go west",
+    "go north",
+    "put elegant table runner on dining table",
+];
+
+const COOK_WALKTHROUGH: &[&str] = &[
+    "south",
+    "examine cookbook",
+    "take orange bell pepper",
+    "east",
+    "east",
+    "north",
+    "take green bell pepper",
+    "take yellow potato",
+    "south",
+    "cook orange bell pepper with BBQ",
+    "cook yellow potato with BBQ",
+    "west",
+    "west",
+    "take knife",
+    "dice green bell pepper",
+    "dice orange bell pepper",
+    "slice yellow potato",
+    "cook green bell pepper with stove",
+    "prepare meal",
+    "eat meal",
+];
+
+/// Cleaning's items out of place, as the reference takes them (`win_cond_clean_take`):
+/// taking one is +1 unless it was where it belongs.
+pub const CLEAN_PLACES: &[(&str, &str, &str)] = &[
+    ("toothbrush", "bathroom sink", "on"),
+    ("peace of raw meat", "refrigerator", "is"),
+    ("dirty plate", "dishwasher", "in"),
+    ("fantasy book", "bookcase", "on"),
+    ("business suit", "wardrobe", "in"),
+    ("sleeping lamp", "bedside table", "on"),
+    ("wet towel", "towel rack", "on"),
+    ("dumbbell", "dumbbell stand", "on"),
+    ("swimming fins", "pool equipment rack", "on"),
+    ("raw meat", "refrigerator", "in"),
+    ("cheese", "refrigerator", "in"),
+    ("milk", "refrigerator", "in"),
+    ("evening dress", "wardrobe", "in"),
+    ("yoga mat", "sport equipment locker", "in"),
+    ("toy car", "toy storage cabinet", "in"),
+    ("toy sword", "toy storage cabinet", "in"),
+    ("jump rope", "sport equipment locker", "in"),
+    ("elegant table runner", "dining table", "on"),
+    ("toilet paper", "toilet", "on"),
+    ("TV", "TV table", "on"),
+    ("reading glasses", "reading table", "on"),
+    ("salt and papper shakers", "dining table", "on"),
+    ("decorative pillow", "sofa", "on"),
+    ("felt tip pens", "study table", "on"),
+    ("candles", "dining table", "on"),
+    ("alarm clock", "bedside table", "on"),
+    ("chlorine", "table for pool chemicals", "on"),
+    ("swimming goggles", "pool equipment rack", "on"),
+    ("life ring", "pool equipment rack", "on"),
+    ("school notebooks", "study table", "on"),
+    ("deodorant", "bathroom sink", "on"),
+    ("detective book", "bookcase", "on"),
+    ("gaming consol", "game consol cabinet", "on"),
+    ("centerpiece", "dining table", "on"),
+];
+
+/// Cleaning's maximum: 11 items out of place in `clean_3x3_mess_2`, each +1 when taken
+/// and +1 when put where it belongs (paper section 4.1).
+pub const CLEAN_MAX_SCORE: i64 = 22;
+
+impl SuiteGame {
+    /// Every game, in the order of the paper's Table 4.
+    pub const ALL: [SuiteGame; 7] = [
+        SuiteGame::Hunt,
+        SuiteGame::HuntHard,
+        SuiteGame::Cook,
+        SuiteGame::CookHard,
+        SuiteGame::CookHardest,
+        SuiteGame::CookRlBaseline,
+        SuiteGame::Clean,
+    ];
+
+    /// The reference's name (`ENV_NAMES`' keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteGame::Hunt => "hunt",
+            SuiteGame::HuntHard => "hunt_hard",
+            SuiteGame::Cook => "cook",
+            SuiteGame::CookHard => "cook_hard",
+            SuiteGame::CookHardest => "cook_hardest",
+            SuiteGame::CookRlBaseline => "cook_rl_baseline",
+            SuiteGame::Clean => "clean",
+        }
+    }
+
+    /// The game file inside the `envs/` folder (`ENV_NAMES`).
+    pub fn file(self) -> &'static str {
+        match self {
+            SuiteGame::Hunt => "hunt/hunt.z8",
+            SuiteGame::HuntHard => "hunt_hard/hunt_hard.z8",
+            SuiteGame::Cook => "cook/game.z8",
+            SuiteGame::CookHard => "cook_hard/game.z8",
+            SuiteGame::CookHardest => "cook_hardest_7/game.z8",
+            SuiteGame::CookRlBaseline => "cook_rl_baseline/game.z8",
+            SuiteGame::Clean => "clean_3x3/clean_3x3_mess_2.z8",
+        }
+    }
+
+    /// The reference's main goal (`MAIN_GOALS`).
+    pub fn main_goal(self) -> &'static str {
+        match self {
+            SuiteGame::Hunt | SuiteGame::HuntHard => "Find the treasure",
+            SuiteGame::Clean => {
+                "Clean the house by returning items that are out of place to their proper locations"
+            }
+            _ => "Prepare meal by following the recipe and eat it",
+        }
+    }
+
+    /// The task text appended to the first observation (`FIRST_OBS`).
+    pub fn task(self) -> &'static str {
+        match self {
+            SuiteGame::Hunt => HUNT_TASK,
+            SuiteGame::HuntHard => HUNT_HARD_TASK,
+            SuiteGame::Clean => CLEAN_TASK,
+            _ => COOK_TASK,
+        }
+    }
+
+    /// The reference's walkthrough (`WALKTHROUGH`: Treasure Hunt, Cooking, Cleaning).
+    pub fn walkthrough(self) -> Option<&'static [&'static str]> {
+        match self {
+            SuiteGame::Hunt => Some(HUNT_WALKTHROUGH),
+            SuiteGame::Cook => Some(COOK_WALKTHROUGH),
+            SuiteGame::Clean => Some(CLEAN_WALKTHROUGH),
+            _ => None,
+        }
+    }
+
+    /// Parse a reference name (`hunt`, `clean`, ...).
+    ///
+    /// # Errors
+    /// An unknown name, with the list of known ones.
+    pub fn parse(name: &str) -> Result<Self, EnvError> {
+        SuiteGame::ALL
+            .into_iter()
+            .find(|g| g.name() == name.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = SuiteGame::ALL.iter().map(|g| g.name()).collect();
+                EnvError::MissingGame(format!(
+                    "{SUITE}:{name} is not a game of the suite; its games are {}",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// A suite game and the `envs/` folder it is read from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SuiteSpec {
+    /// The game.
+    pub game: SuiteGame,
+    /// The reference repository's `envs/` folder.
+    pub dir: PathBuf,
+    /// The game file (`dir` joined with [`SuiteGame::file`]).
+    pub file: PathBuf,
+}
+
+impl SuiteSpec {
+    /// `game` in the folder `dir`.
+    pub fn new(game: SuiteGame, dir: PathBuf) -> Self {
+        let file = dir.join(game.file());
+        Self { game, dir, file }
+    }
+
+    /// The game file.
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+
+    /// Parse `NAME[@DIR]` (after the `arigraph-paper:` prefix).
+    ///
+    /// # Errors
+    /// An unknown game name.
+    pub fn parse(rest: &str) -> Result<Self, EnvError> {
+        let (name, dir) = split_dir(rest);
+        Ok(Self::new(SuiteGame::parse(name)?, dir))
+    }
+}
+
+impl std::fmt::Display for SuiteSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{SUITE}:{}@{}", self.game.name(), self.dir.display())
+    }
+}
+
+/// `NAME@DIR` as (NAME, DIR); without `@DIR`, the folder of [`envs_dir`].
+pub fn split_dir(rest: &str) -> (&str, PathBuf) {
+    match rest.split_once('@') {
+        Some((name, dir)) => (name, folder(Some(dir))),
+        None => (rest, envs_dir()),
+    }
+}
+
+/// `DIR` of an `@DIR` suffix made absolute; the default folder without one.
+fn folder(dir: Option<&str>) -> PathBuf {
+    match dir {
+        Some(d) => absolute(Path::new(d)),
+        None => envs_dir(),
+    }
+}
+
+/// The default `envs/` folder: `$ARIADNE_ARIGRAPH_ENVS`, else `./envs`, made absolute.
+pub fn envs_dir() -> PathBuf {
+    let dir = std::env::var_os(ENVS_VAR)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("envs"));
+    absolute(&dir)
+}
+
+/// `p` made absolute against the working directory (it need not exist).
+pub fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    })
+}
+
+/// Every game of the suite whose file is in `dir`.
+pub fn games_in(dir: &Path) -> Vec<SuiteSpec> {
+    SuiteGame::ALL
+        .into_iter()
+        .map(|game| SuiteSpec::new(game, absolute(dir)))
+        .filter(|s| s.path().is_file())
+        .collect()
+}
+
+/// One placement of the game's true state as the reference reads it
+/// (`utils/textworld_adapter.py`, `graph_from_facts`): (first argument, second argument
+/// or "itself", predicate).
+type Edge = (String, String, String);
+
+fn edges(facts: &[Fact]) -> BTreeSet<Edge> {
+    facts
+        .iter()
+        .filter_map(|f| match f.args.as_slice() {
+            [a] => Some((a.clone(), "itself".to_string(), f.predicate.clone())),
+            [a, b] => Some((a.clone(), b.clone(), f.predicate.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn placed(e: &Edge) -> bool {
+    CLEAN_PLACES
+        .iter()
+        .any(|(item, place, rel)| e.0 == *item && e.1 == *place && e.2 == *rel)
+}
+
+/// Cleaning's reward for one command, from the game's true state before and after it
+/// (`utils/utils.py`, `get_reward_for_changes`, with `win_cond_clean_place`): of the
+/// facts that appeared and disappeared, the first of each (here in sorted order; the
+/// reference takes Python's set order, the same when a command changes one placement,
+/// as taking and putting do) decide: +1 when an item entered the inventory from a place
+/// where it did not belong, or an item was put where it belongs; 0 when the player
+/// moved or something was opened or closed, or nothing changed; -1 otherwise (an item
+/// taken from its place, or put in a wrong one).
+pub fn cleaning_reward(before: &[Fact], after: &[Fact]) -> i64 {
+    let (b, a) = (edges(before), edges(after));
+    let Some(new) = a.difference(&b).next() else {
+        return 0;
+    };
+    let gone = b.difference(&a).next();
+    let taken = new.1 == "I" && gone.is_none_or(|g| !placed(g));
+    if taken || placed(new) {
+        1
+    } else if new.0 == "P"
+        || ["examine", "open", "close", "look", "inventory"]
+            .iter()
+            .any(|s| new.2.contains(s))
+    {
+        0
+    } else {
+        -1
+    }
+}
+
+/// A suite game's environment: the TextWorld bridge with the reference's goal, task
+/// text, walkthrough and (for Cleaning) reward.
+pub struct SuiteEnv {
+    inner: Box<dyn Environment>,
+    game: SuiteGame,
+    facts: Vec<Fact>,
+    score: i64,
+}
+
+impl SuiteEnv {
+    /// Wrap the game's bridge.
+    pub fn new(inner: Box<dyn Environment>, game: SuiteGame) -> Self {
+        Self {
+            inner,
+            game,
+            facts: Vec::new(),
+            score: 0,
+        }
+    }
+
+    /// The state the agent sees: Cleaning's reward and score from state changes.
+    fn rescore(&mut self, mut state: GameState) -> GameState {
+        if self.game == SuiteGame::Clean {
+            let now = state.facts.clone().unwrap_or_default();
+            state.reward = cleaning_reward(&self.facts, &now);
+            self.score += state.reward;
+            self.facts = now;
+            state.score = self.score;
+            state.max_score = CLEAN_MAX_SCORE;
+            state.won = self.score >= CLEAN_MAX_SCORE;
+            state.done = state.done || state.won;
+        }
+        state
+    }
+}
+
+#[async_trait]
+impl Environment for SuiteEnv {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        let mut state = self.inner.reset().await?;
+        self.facts = state.facts.clone().unwrap_or_default();
+        self.score = 0;
+        state.observation = format!("{}\n{}", state.observation.trim_end(), self.game.task());
+        state.objective = self.game.main_goal().to_string();
+        state.walkthrough = self
+            .game
+            .walkthrough()
+            .map(|w| w.iter().map(|c| c.to_string()).collect());
+        let mut state = self.rescore(state);
+        state.reward = 0;
+        Ok(state)
+    }
+
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        let state = self.inner.step(command).await?;
+        Ok(self.rescore(state))
+    }
+
+    async fn close(self: Box<Self>) {
+        self.inner.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(p: &str, args: &[&str]) -> Fact {
+        Fact {
+            predicate: p.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The reference's reward on hand-built states: taking a misplaced item +1, putting
+    /// it where it belongs +1, moving 0, opening 0, taking an item from its place -1,
+    /// putting an item in a wrong place -1, nothing changed 0.
+    #[test]
+    fn cleaning_reward_follows_the_reference() {
+        let base = vec![
+            fact("at", &["P", "bathroom"]),
+            fact("on", &["toothbrush", "kitchen table"]),
+            fact("on", &["wet towel", "towel rack"]),
+            fact("closed", &["refrigerator"]),
+        ];
+        let with = |from: &Fact, to: Fact| -> Vec<Fact> {
+            let mut v: Vec<Fact> = base.iter().filter(|f| *f != from).cloned().collect();
+            v.push(to);
+            v
+        };
+        // Taking a misplaced item.
+        let taken = with(&base[1], fact("in", &["toothbrush", "I"]));
+        assert_eq!(cleaning_reward(&base, &taken), 1);
+        // Putting it where it belongs.
+        let mut put = taken.clone();
+        put.retain(|f| f.args[0] != "toothbrush");
+        put.push(fact("on", &["toothbrush", "bathroom sink"]));
+        assert_eq!(cleaning_reward(&taken, &put), 1);
+        // Putting it in a wrong place.
+        let mut wrong = taken.clone();
+        wrong.retain(|f| f.args[0] != "toothbrush");
+        wrong.push(fact("on", &["toothbrush", "sofa"]));
+        assert_eq!(cleaning_reward(&taken, &wrong), -1);
+        // Taking an item that was in its place.
+        let towel = with(&base[2], fact("in", &["wet towel", "I"]));
+        assert_eq!(cleaning_reward(&base, &towel), -1);
+        // Moving and opening.
+        let moved = with(&base[0], fact("at", &["P", "kitchen"]));
+        assert_eq!(cleaning_reward(&base, &moved), 0);
+        let opened = with(&base[3], fact("open", &["refrigerator"]));
+        assert_eq!(cleaning_reward(&base, &opened), 0);
+        assert_eq!(cleaning_reward(&base, &base), 0);
+    }
+
+    /// A game whose true state is scripted: each step moves to the next state.
+    struct Scripted {
+        states: Vec<Vec<Fact>>,
+        at: usize,
+    }
+
+    #[async_trait]
+    impl Environment for Scripted {
+        async fn reset(&mut self) -> Result<GameState, EnvError> {
+            self.at = 0;
+            Ok(GameState {
+                observation: "-= Bathroom =-".into(),
+                objective: "the game's own".into(),
+                facts: Some(self.states[0].clone()),
+                ..GameState::default()
+            })
+        }
+        async fn step(&mut self, _command: &str) -> Result<GameState, EnvError> {
+            self.at += 1;
+            Ok(GameState {
+                observation: "ok".into(),
+                facts: Some(self.states[self.at].clone()),
+                ..GameState::default()
+            })
+        }
+        async fn close(self: Box<Self>) {}
+    }
+
+    /// The wrapper gives the reference's goal, task text and walkthrough, and scores
+    /// Cleaning from state changes (the game's own score is 0 throughout).
+    #[tokio::test]
+    async fn the_suite_env_scores_cleaning_from_state_changes() {
+        let s0 = vec![
+            fact("at", &["P", "bathroom"]),
+            fact("on", &["toothbrush", "sofa"]),
+        ];
+        let s1 = vec![
+            fact("at", &["P", "bathroom"]),
+            fact("in", &["toothbrush", "I"]),
+        ];
+        let s2 = vec![
+            fact("at", &["P", "bathroom"]),
+            fact("on", &["toothbrush", "bathroom sink"]),
+        ];
+        let inner = Scripted {
+            states: vec![s0, s1, s2],
+            at: 0,
+        };
+        let mut env = SuiteEnv::new(Box::new(inner), SuiteGame::Clean);
+        let first = env.reset().await.unwrap();
+        assert!(
+            first.observation.ends_with(CLEAN_TASK),
+            "{}",
+            first.observation
+        );
+        assert_eq!(first.objective, SuiteGame::Clean.main_goal());
+        assert_eq!(
+            first.walkthrough.as_ref().map(Vec::len),
+            Some(CLEAN_WALKTHROUGH.len())
+        );
+        assert_eq!((first.score, first.max_score), (0, CLEAN_MAX_SCORE));
+        let a = env.step("take toothbrush").await.unwrap();
+        assert_eq!((a.reward, a.score), (1, 1));
+        let b = env.step("put toothbrush on bathroom sink").await.unwrap();
+        assert_eq!((b.reward, b.score, b.max_score), (1, 2, CLEAN_MAX_SCORE));
+        assert!(!b.won);
+    }
+
+    #[test]
+    fn specs_name_the_game_and_its_folder() {
+        let s = SuiteSpec::parse("clean@/x/envs").unwrap();
+        assert_eq!(s.game, SuiteGame::Clean);
+        assert_eq!(s.path(), Path::new("/x/envs/clean_3x3/clean_3x3_mess_2.z8"));
+        assert_eq!(s.to_string(), "arigraph-paper:clean@/x/envs");
+        assert!(SuiteSpec::parse("cleaning@/x").is_err());
+        assert_eq!(
+            CLEAN_WALKTHROUGH
+                .iter()
+                .filter(|c| c.starts_with("take ") || c.starts_with("put "))
+                .count() as i64,
+            CLEAN_MAX_SCORE
+        );
+    }
+}
