@@ -269,8 +269,17 @@ pub struct LlmArgs {
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
     /// A .z8 game path (its .json sidecar beside it), a bundled game name
-    /// (games/NAME.z8), or a TextWorld-Express game: twx:<game>[?seed=N&key=value...].
+    /// (games/NAME.z8), a TextWorld-Express game: twx:<game>[?seed=N&key=value...], or a
+    /// game of the authors' suite: arigraph-paper:NAME[@DIR].
     pub game: String,
+    /// Play as the agent of an older revision (1-8), with the settings runs recorded
+    /// before profiles had: for the replay fixtures that hold old revisions still.
+    #[arg(long, hide = true, conflicts_with = "profile")]
+    pub legacy_agent: Option<u32>,
+    /// Play with the memory of an older memory-rules version (1-4), as runs recorded
+    /// before profiles had it (see `--legacy-agent`).
+    #[arg(long, hide = true, conflicts_with = "profile")]
+    pub legacy_memory: Option<u32>,
     /// Play the game's walkthrough instead of the agent (no LLM); exit 1 unless it wins.
     #[arg(long)]
     pub walkthrough: bool,

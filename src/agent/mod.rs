@@ -141,6 +141,23 @@ pub const SHORT_HISTORY_CHARS: usize = 300;
 pub const REPEAT_WARNING: usize = 3;
 
 impl AgentSettings {
+    /// The settings a run of agent revision `revision` recorded before profiles existed
+    /// reads as (its manifest's fields; those added since take their defaults for old
+    /// runs): for recording the replay fixtures of older revisions.
+    ///
+    /// # Errors
+    /// A revision this build does not know.
+    pub fn legacy(revision: u32) -> Result<Self, String> {
+        AgentRevision::from_number(revision)?;
+        serde_json::from_value(serde_json::json!({
+            "history": 4, "feedback_chars": 300, "repeat_warning": 3, "stall_warning": 10,
+            "exploration": true, "go_to": true, "show_score": false,
+            "plan_progress": true, "loop_breaking": true, "show_note": true,
+            "revision": revision
+        }))
+        .map_err(|e| e.to_string())
+    }
+
     /// The agent settings of a profile's resolved rules (the switches `exploration`,
     /// `go_to` and `show_score` as the paper has them: on, on, off).
     pub fn with_rules(rules: &crate::profile::Rules) -> Self {

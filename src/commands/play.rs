@@ -13,6 +13,7 @@ use crate::env::pyenv::{self, Needs};
 use crate::env::{GameSpec, games};
 use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
+use crate::error::UserError;
 use crate::llm::connect;
 use crate::llm::prompts::Prompts;
 use crate::memory::MemoryDesign;
@@ -63,7 +64,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         &resolver.without(&args.memory_args)?,
     );
     let rules = profile.resolved();
-    let config = EpisodeConfig {
+    let mut config = EpisodeConfig {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
@@ -77,6 +78,15 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         script: None,
         profile: Some(profile),
     };
+    // An older revision, as runs recorded before profiles were (replay fixtures).
+    if let Some(r) = args.legacy_agent {
+        config.agent = crate::agent::AgentSettings::legacy(r).map_err(UserError::new)?;
+        config.profile = None;
+    }
+    if let Some(m) = args.legacy_memory {
+        config.memory = crate::memory::MemorySettings::legacy(m).map_err(UserError::new)?;
+        config.profile = None;
+    }
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;
     let py = pyenv::ensure(Needs {

@@ -262,8 +262,10 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     let m = &run.manifest;
     // The game as recorded: its absolute path, else the path as given (from the run's
     // working directory), else a bundled game of the same name; a TextWorld-Express game
-    // as its specification.
-    let game = if m.game.path.starts_with(crate::env::twx::PREFIX) {
+    // and a game of the authors' suite as their specifications.
+    let game = if m.game.path.starts_with(crate::env::twx::PREFIX)
+        || m.game.path.starts_with(crate::env::suite::SUITE)
+    {
         GameSpec::parse(&m.game.path)?
     } else {
         let path = [&m.game.abs_path, &m.game.path, &m.game.name]

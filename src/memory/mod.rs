@@ -148,6 +148,21 @@ pub struct MemorySettings {
 }
 
 impl MemorySettings {
+    /// The settings a run of memory-rules version `rules` recorded before profiles
+    /// existed reads as (for recording the replay fixtures of older versions).
+    ///
+    /// # Errors
+    /// A version this build does not know.
+    pub fn legacy(rules: u32) -> Result<Self, String> {
+        MemoryRevision::from_number(rules)?;
+        serde_json::from_value(serde_json::json!({
+            "depth": 2, "width": 6, "episodes": 2, "max_triplets": 15, "query_chars": 600,
+            "outdated_scope": "incident", "hop_scope": "all", "retrieval": "bfs",
+            "rules": rules
+        }))
+        .map_err(|e| e.to_string())
+    }
+
     /// Whether outdated verdicts are checked against relation kinds (rule
     /// `verdict-guard`; in runs recorded before profiles, from memory rules 2).
     pub fn guards(&self) -> bool {

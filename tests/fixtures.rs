@@ -1,0 +1,207 @@
+//! Frozen recorded runs, one per profile, agent revision and memory-rules version
+//! (`tests/fixtures/runs/`), replayed by the current build: a change that alters what an
+//! old revision does fails here. The runs were recorded against the scripted server by
+//! `record_fixtures` (ignored; `cargo test --test fixtures -- --ignored` records them
+//! again, `ARIADNE_FIXTURE_BIN` naming another build to record with, as
+//! `before-profiles` was, by the build before profiles existed).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Scripted, bin, game, play_command, run_dir, setup_bridge};
+use serde_json::Value;
+
+/// A walk of `simple` with a take/put cycle (loop breaking has something to do).
+const WALK: &[&str] = &[
+    "open antique trunk",
+    "take old key from antique trunk",
+    "put old key in antique trunk",
+    "take old key from antique trunk",
+    "put old key in antique trunk",
+    "take old key from antique trunk",
+    "unlock wooden door with old key",
+    "open wooden door",
+    "go east",
+];
+
+fn fixtures() -> PathBuf {
+    common::root().join("tests/fixtures/runs")
+}
+
+/// Each fixture: its directory name and the flags it was recorded with.
+fn specs() -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = vec![
+        ("paper".into(), vec![]),
+        (
+            "extended".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+    ];
+    for r in 1..=8 {
+        out.push((
+            format!("agent-{r}"),
+            vec![
+                "--legacy-agent".into(),
+                r.to_string(),
+                "--legacy-memory".into(),
+                "4".into(),
+            ],
+        ));
+    }
+    for m in 1..=3 {
+        out.push((
+            format!("memory-rules-{m}"),
+            vec![
+                "--legacy-agent".into(),
+                "8".into(),
+                "--legacy-memory".into(),
+                m.to_string(),
+            ],
+        ));
+    }
+    out
+}
+
+/// Replay `dir` with no endpoint reachable.
+fn replay(dir: &Path) -> std::process::Output {
+    setup_bridge();
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let work = tempfile::tempdir().unwrap();
+    Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{dead}/v1"))
+        .env(
+            "ARIADNE_EMBED_BASE_URL",
+            format!("http://127.0.0.1:{dead}/v1"),
+        )
+        .args(["replay", dir.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_frozen_run_replays_exactly() {
+    let mut agents = std::collections::BTreeSet::new();
+    let mut rules = std::collections::BTreeSet::new();
+    let mut profiles = std::collections::BTreeSet::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .expect("tests/fixtures/runs")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in &dirs {
+        let out = replay(dir);
+        assert!(
+            out.status.success(),
+            "{}: {}{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let m: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        agents.insert(m["agent"]["revision"].as_u64().unwrap());
+        rules.insert(m["memory"]["rules"].as_u64().unwrap());
+        if let Some(p) = m["profile"]["profile"].as_str() {
+            profiles.insert(p.to_string());
+        }
+    }
+    // Every revision and version this build knows, and both profiles, are held.
+    assert_eq!(
+        agents.into_iter().collect::<Vec<_>>(),
+        (1..=8).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        rules.into_iter().collect::<Vec<_>>(),
+        (1..=4).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        profiles.into_iter().collect::<Vec<_>>(),
+        ["extended", "paper"]
+    );
+}
+
+/// A frozen run whose step log was changed no longer replays: the check can fail.
+#[test]
+fn a_tampered_frozen_run_is_refused() {
+    let src = fixtures().join("paper");
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("paper");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["manifest.json", "embeddings.jsonl", "summary.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).unwrap();
+    }
+    let steps = std::fs::read_to_string(src.join("steps.jsonl")).unwrap();
+    let mut lines: Vec<Value> = steps
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[1]["plan"][0]["sub_goal"] = Value::from("something else");
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(dir.join("steps.jsonl"), text.join("\n") + "\n").unwrap();
+    let out = replay(&dir);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("replay diverged at step 2"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Record the fixtures again (`ARIADNE_FIXTURE_BIN`: another build to record with;
+/// `ARIADNE_FIXTURE_ONLY`: one name, e.g. `before-profiles`).
+#[test]
+#[ignore]
+fn record_fixtures() {
+    let only = std::env::var("ARIADNE_FIXTURE_ONLY").ok();
+    let mut specs = specs();
+    specs.push(("before-profiles".into(), vec![]));
+    for (name, flags) in specs {
+        if only.as_deref().is_some_and(|o| o != name)
+            || (only.is_none() && name == "before-profiles")
+        {
+            continue;
+        }
+        let server = Scripted::start(WALK);
+        let work = tempfile::tempdir().unwrap();
+        let g = game("simple.z8");
+        let mut args: Vec<&str> = vec![&g, "--max-steps", "8", "--quiet"];
+        args.extend(flags.iter().map(String::as_str));
+        let mut cmd = play_command(work.path(), &server.base_url, &args);
+        if let Ok(other) = std::env::var("ARIADNE_FIXTURE_BIN") {
+            cmd = Command::new(other);
+            cmd.current_dir(work.path())
+                .env("OPENAI_BASE_URL", &server.base_url)
+                .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+                .env("OPENAI_API_KEY", "sk-test-secret-key-123")
+                .arg("play")
+                .args(&args);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let from = run_dir(work.path());
+        let to = fixtures().join(&name);
+        let _ = std::fs::remove_dir_all(&to);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in [
+            "manifest.json",
+            "steps.jsonl",
+            "embeddings.jsonl",
+            "summary.json",
+        ] {
+            std::fs::copy(from.join(f), to.join(f)).unwrap();
+        }
+    }
+}
