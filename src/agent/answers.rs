@@ -69,8 +69,8 @@ pub fn match_admissible<'a>(answer: &str, admissible: &'a [String]) -> Option<(&
 /// Under revision 2 (see [`super::AgentSettings::revision`]): at most
 /// [`super::PLAN_ITEMS_COMPACT`] sub-goals of [`SUB_GOAL_CHARS_COMPACT`] characters with
 /// reasons of [`REASON_CHARS_COMPACT`].
-pub(super) fn plan_schema(revision: u32) -> Value {
-    let (items, sub_goal, reason) = if revision >= 2 {
+pub(super) fn plan_schema(revision: super::AgentRevision) -> Value {
+    let (items, sub_goal, reason) = if revision.shares_prefix() {
         (
             super::PLAN_ITEMS_COMPACT,
             SUB_GOAL_CHARS_COMPACT,
@@ -113,8 +113,8 @@ pub const REASON_CHARS_COMPACT: usize = 60;
 /// Longest rationale under revision 2, characters.
 pub const RATIONALE_CHARS_COMPACT: usize = 150;
 
-pub(super) fn action_schema(admissible: &[String], revision: u32) -> Value {
-    let rationale = if revision >= 2 {
+pub(super) fn action_schema(admissible: &[String], revision: super::AgentRevision) -> Value {
+    let rationale = if revision.shares_prefix() {
         RATIONALE_CHARS_COMPACT
     } else {
         bounds::RATIONALE_CHARS

@@ -141,6 +141,12 @@ pub const SHORT_HISTORY_CHARS: usize = 300;
 pub const REPEAT_WARNING: usize = 3;
 
 impl AgentSettings {
+    /// The revision as its typed enum (checked when the settings were loaded; an
+    /// unknown number reads as the current revision).
+    pub fn rev(&self) -> AgentRevision {
+        AgentRevision::from_number(self.revision).unwrap_or(AgentRevision::CURRENT)
+    }
+
     /// The settings a run of agent revision `revision` recorded before profiles existed
     /// reads as (its manifest's fields; those added since take their defaults for old
     /// runs): for recording the replay fixtures of older revisions.
@@ -208,6 +214,44 @@ pub enum AgentRevision {
 }
 
 impl AgentRevision {
+    /// The revision new runs record.
+    pub const CURRENT: AgentRevision = AgentRevision::R8;
+
+    /// One system prompt for the plan and action calls with the working memory first
+    /// (the action call reuses the plan call's cached prompt), compact answers, cycles
+    /// detected on the commands sent and blocked in the room they were sent from, a
+    /// `go to` blocked with the first move of its route (from 2).
+    pub fn shares_prefix(self) -> bool {
+        self >= Self::R2
+    }
+    /// A cycle detected again is blocked longer: 3, 6, then 12 steps (from 3).
+    pub fn blocks_longer(self) -> bool {
+        self >= Self::R3
+    }
+    /// The exact reversal of the last accepted command is left out for one step
+    /// (from 4).
+    pub fn leaves_out_reversals(self) -> bool {
+        self >= Self::R4
+    }
+    /// Walks back into visited rooms are held, and "find X" is done once X is carried
+    /// (from 5).
+    pub fn holds_walks(self) -> bool {
+        self >= Self::R5
+    }
+    /// A sub-goal to be in a room is done once the agent is there (from 6).
+    pub fn settles_arrivals(self) -> bool {
+        self >= Self::R6
+    }
+    /// A sub-goal without a letter is dropped as a repair (from 7).
+    pub fn drops_placeholders(self) -> bool {
+        self >= Self::R7
+    }
+    /// The room rule of 6 applies only at the front of the plan and never to a
+    /// direction (from 8).
+    pub fn arrivals_at_front_only(self) -> bool {
+        self >= Self::R8
+    }
+
     /// The revision of a recorded number.
     ///
     /// # Errors
@@ -442,7 +486,7 @@ impl Agent {
             self.history.pop_front();
         }
         self.actions.push(action.to_string());
-        let sent = if command.is_empty() || self.settings.revision < 2 {
+        let sent = if command.is_empty() || !self.settings.rev().shares_prefix() {
             action
         } else {
             command
@@ -511,7 +555,7 @@ impl Agent {
         let hold_due = self.roaming.decide(
             state.room.is_some().then_some(here.as_str()),
             &state.admissible_commands,
-            self.settings.revision >= 5,
+            self.settings.rev().holds_walks(),
         );
         let map = self.spatial_map();
         // The reference asks, from the previous plan, whether exploring is needed.
@@ -566,7 +610,7 @@ impl Agent {
         let mut offered = state.admissible_commands.clone();
         offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
         let blocked_commands = self.blocked_now(step, &here);
-        let by_route = self.settings.revision >= 2;
+        let by_route = self.settings.rev().shares_prefix();
         // A `go to` is routed (an A* search) only when some command is blocked.
         let route_check = by_route && !blocked_commands.is_empty();
         let reversals = self.reversals_now(&here, &offered);
@@ -687,15 +731,16 @@ impl Agent {
             unexplored => exits,
             go_to_targets => &go_to_targets,
         };
-        let revision = self.settings.revision;
-        let plan_items = if revision >= 2 {
+        let revision = self.settings.rev();
+        let layout = self.settings.revision;
+        let plan_items = if revision.shares_prefix() {
             PLAN_ITEMS_COMPACT
         } else {
             crate::llm::bounds::PLAN_ITEMS
         };
         let messages = self.llm.prompts.render(
             "plan",
-            context! { plan => &self.plan, layout => revision, max_items => plan_items, ..wm.clone() },
+            context! { plan => &self.plan, layout => layout, max_items => plan_items, ..wm.clone() },
         )?;
         let plan: Option<PlanAnswer> = self
             .llm
@@ -708,7 +753,9 @@ impl Agent {
                 |p: &PlanAnswer| {
                     if p.plan.is_empty() {
                         Err("the plan is empty".into())
-                    } else if revision >= 7 && !p.plan.iter().any(|g| has_words(&g.sub_goal)) {
+                    } else if revision.drops_placeholders()
+                        && !p.plan.iter().any(|g| has_words(&g.sub_goal))
+                    {
                         Err("no sub-goal says what to do (placeholders such as \"...\")".into())
                     } else {
                         Ok(())
@@ -717,7 +764,7 @@ impl Agent {
             )
             .await?;
         if let Some(mut p) = plan {
-            if revision >= 7 {
+            if revision.drops_placeholders() {
                 // Placeholder sub-goals ("...") beside real ones: dropped, a repair.
                 let before = p.plan.len();
                 p.plan.retain(|g| has_words(&g.sub_goal));
@@ -733,7 +780,7 @@ impl Agent {
         let admissible = &offered;
         let messages = self.llm.prompts.render(
             "action",
-            context! { plan => &self.plan, admissible => admissible, layout => revision, ..wm },
+            context! { plan => &self.plan, admissible => admissible, layout => layout, ..wm },
         )?;
         let answer: Option<ActionAnswer> = self
             .llm

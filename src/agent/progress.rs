@@ -27,6 +27,7 @@
 
 use std::collections::HashSet;
 
+use super::AgentRevision;
 use crate::env::GameState;
 use crate::memory::names::fold;
 use crate::nav::Direction;
@@ -40,8 +41,8 @@ pub const MAX_BLOCK_STEPS: u32 = 12;
 
 /// Steps a command stays out the `times`-th time it is blocked in a room (1-based):
 /// 3, 6, 12, 12, ... under revision 3; always [`BLOCK_STEPS`] before it.
-pub fn block_steps(times: u32, revision: u32) -> u32 {
-    if revision < 3 {
+pub fn block_steps(times: u32, revision: AgentRevision) -> u32 {
+    if !revision.blocks_longer() {
         return BLOCK_STEPS;
     }
     let doubled = BLOCK_STEPS.saturating_mul(1u32 << times.saturating_sub(1).min(8));
@@ -381,8 +382,8 @@ pub fn succeeded(feedback: &str) -> bool {
 /// up"; from agent revision 5 also "find", "locate", "search for", "look for",
 /// "obtain", "collect", "grab" (a small model keeps "find the steel key" first for
 /// many steps with the key in its inventory).
-fn carry_verbs(revision: u32) -> &'static [&'static str] {
-    if revision >= 5 {
+fn carry_verbs(revision: AgentRevision) -> &'static [&'static str] {
+    if revision.holds_walks() {
         &[
             "take ",
             "get ",
@@ -402,12 +403,12 @@ fn carry_verbs(revision: u32) -> &'static [&'static str] {
 
 /// The object of a sub-goal or action done once its object is carried ([`carry_verbs`]):
 /// "take old key from trunk" -> "old key".
-fn taken(s: &str, revision: u32) -> Option<String> {
+fn taken(s: &str, revision: AgentRevision) -> Option<String> {
     let g = gist(s);
     let rest = carry_verbs(revision)
         .iter()
         .find_map(|v| g.strip_prefix(v))?;
-    let object = if revision >= 5 {
+    let object = if revision.holds_walks() {
         // "find key in drawer" -> "key".
         split_place(rest).map_or(rest, |(o, _)| o).trim()
     } else {
@@ -423,7 +424,7 @@ pub fn achieved(
     last_action: &str,
     feedback: &str,
     inventory: &str,
-    revision: u32,
+    revision: AgentRevision,
 ) -> bool {
     let g = gist(sub_goal);
     if !last_action.is_empty() && g == gist(last_action) && succeeded(feedback) {
@@ -431,7 +432,7 @@ pub fn achieved(
     }
     taken(sub_goal, revision).is_some_and(|x| {
         let carried = gist(inventory);
-        if revision >= 5 {
+        if revision.holds_walks() {
             // Whole words: "find the ring" is not done by "you are carrying nothing".
             format!(" {carried} ").contains(&format!(" {x} "))
         } else {
@@ -464,7 +465,7 @@ const ARRIVE_FILLER: &[&str] = &["back", "into", "inside", "toward", "towards"];
 /// and the plan drops such a sub-goal only at its front
 /// ([`super::Agent::drop_achieved`]): "return to the kitchen" after "take the tomato" is
 /// a later visit.
-pub fn arrived(sub_goal: &str, room: &str, revision: u32) -> bool {
+pub fn arrived(sub_goal: &str, room: &str, revision: AgentRevision) -> bool {
     let g = gist(sub_goal);
     let Some(rest) = ARRIVE_VERBS.iter().find_map(|v| g.strip_prefix(v)) else {
         return false;
@@ -475,7 +476,9 @@ pub fn arrived(sub_goal: &str, room: &str, revision: u32) -> bool {
         .collect();
     let room = gist(room);
     let target = target.join(" ");
-    !room.is_empty() && target == room && (revision < 8 || Direction::parse(&target).is_none())
+    !room.is_empty()
+        && target == room
+        && (!revision.arrivals_at_front_only() || Direction::parse(&target).is_none())
 }
 
 /// Verb pairs where the second undoes the first.
@@ -627,22 +630,17 @@ impl super::Agent {
         let here = state
             .room
             .as_deref()
-            .filter(|_| self.settings.revision >= 6);
+            .filter(|_| self.settings.rev().settles_arrivals());
         let mut dropped = Vec::new();
         // From revision 8, being in a room settles a sub-goal only at the front of the
         // plan: one further back ("return to the kitchen" after "take the tomato") is a
         // later visit. Revisions 6 and 7 settled it anywhere in the plan.
-        let revision = self.settings.revision;
+        let revision = self.settings.rev();
         let mut front = true;
         self.plan.retain(|p| {
-            let done = achieved(
-                &p.sub_goal,
-                &action,
-                &feedback,
-                &state.inventory,
-                self.settings.revision,
-            ) || ((front || revision < 8)
-                && here.is_some_and(|room| arrived(&p.sub_goal, room, revision)));
+            let done = achieved(&p.sub_goal, &action, &feedback, &state.inventory, revision)
+                || ((front || !revision.arrivals_at_front_only())
+                    && here.is_some_and(|room| arrived(&p.sub_goal, room, revision)));
             if done {
                 dropped.push(p.sub_goal.clone());
             } else {
@@ -681,7 +679,7 @@ impl super::Agent {
     /// exactly what the last command did ([`reverses`]), when the game accepted it and
     /// it was sent from room `here` (an entity key); they stay out for this step only.
     pub(super) fn reversals_now(&self, here: &str, offered: &[String]) -> Vec<String> {
-        if !self.settings.loop_breaking || self.settings.revision < 4 {
+        if !self.settings.loop_breaking || !self.settings.rev().leaves_out_reversals() {
             return Vec::new();
         }
         let (Some((last, answer)), Some(from)) = (self.answers.last(), self.sent_from.last())
@@ -708,7 +706,7 @@ impl super::Agent {
         if let Some(cycle) = detect_cycle(&self.answers) {
             for command in cycle {
                 // Revision 1 blocked an action in every room.
-                let from = if self.settings.revision < 2 {
+                let from = if !self.settings.rev().shares_prefix() {
                     String::new()
                 } else {
                     self.answers
@@ -722,7 +720,7 @@ impl super::Agent {
                     .blocked
                     .iter()
                     .any(|(r, c, until)| *r == from && *c == command && *until >= step);
-                let steps = if self.settings.revision < 3 {
+                let steps = if !self.settings.rev().blocks_longer() {
                     // Revisions 1 and 2: every detection (re)starts a block of 3 steps.
                     BLOCK_STEPS
                 } else if active {
@@ -735,7 +733,7 @@ impl super::Agent {
                         .entry((from.clone(), command.clone()))
                         .or_insert(0);
                     *times += 1;
-                    block_steps(*times, self.settings.revision)
+                    block_steps(*times, self.settings.rev())
                 };
                 self.blocked
                     .retain(|(r, c, _)| !(*r == from && *c == command));
@@ -754,6 +752,11 @@ impl super::Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Agent revision `n`.
+    fn r(n: u32) -> AgentRevision {
+        AgentRevision::from_number(n).unwrap()
+    }
 
     fn v(xs: &[&str]) -> Vec<String> {
         xs.iter().map(|s| s.to_string()).collect()
@@ -821,10 +824,10 @@ mod tests {
     #[test]
     fn a_cycle_that_comes_back_is_blocked_longer() {
         assert_eq!(
-            (1..=5).map(|k| block_steps(k, 3)).collect::<Vec<_>>(),
+            (1..=5).map(|k| block_steps(k, r(3))).collect::<Vec<_>>(),
             [3, 6, 12, 12, 12]
         );
-        assert_eq!(block_steps(4, 2), BLOCK_STEPS);
+        assert_eq!(block_steps(4, r(2)), BLOCK_STEPS);
     }
 
     #[test]
@@ -856,7 +859,7 @@ mod tests {
             "take old key from antique trunk",
             "You take the old key from the antique trunk.",
             "",
-            5
+            r(5)
         ));
         // Refused: not done.
         assert!(!achieved(
@@ -864,7 +867,7 @@ mod tests {
             "unlock wooden door with old key",
             "You can't do that: you don't have the key.",
             "",
-            5
+            r(5)
         ));
         // The inventory shows it done, whatever the last action was.
         assert!(achieved(
@@ -872,52 +875,58 @@ mod tests {
             "insert old key into antique trunk",
             "You put the old key into the antique trunk.",
             "You are carrying: an old key",
-            5
+            r(5)
         ));
         assert!(!achieved(
             "open the wooden door",
             "look",
             "You are in a bedroom.",
             "",
-            5
+            r(5)
         ));
         // "Find" is done once the thing is carried, from revision 5 on.
         let carried = "You are carrying: a steel key.";
-        assert!(achieved("find the steel key", "look", "", carried, 5));
-        assert!(!achieved("find the steel key", "look", "", carried, 4));
-        assert!(!achieved("find the golden locker", "look", "", carried, 5));
+        assert!(achieved("find the steel key", "look", "", carried, r(5)));
+        assert!(!achieved("find the steel key", "look", "", carried, r(4)));
+        assert!(!achieved(
+            "find the golden locker",
+            "look",
+            "",
+            carried,
+            r(5)
+        ));
         assert!(achieved(
             "find the steel key in the drawer",
             "look",
             "",
             carried,
-            5
+            r(5)
         ));
         // Whole words from revision 5: a keycard is no key.
         let keycard = "You are carrying: a keycard.";
-        assert!(!achieved("find the key", "look", "", keycard, 5));
-        assert!(achieved("take the key", "look", "", keycard, 4));
+        assert!(!achieved("find the key", "look", "", keycard, r(5)));
+        assert!(achieved("take the key", "look", "", keycard, r(4)));
     }
 
     #[test]
     fn a_sub_goal_to_be_in_a_room_is_done_there() {
-        assert!(arrived("go to bedroom", "Bedroom", 8));
-        assert!(arrived("Go to the bedroom.", "bedroom", 8));
-        assert!(arrived("return to the kitchen", "Kitchen", 8));
-        assert!(arrived("go back into the cellar", "Cellar", 8));
-        assert!(arrived("enter the master bedroom", "Master Bedroom", 8));
+        assert!(arrived("go to bedroom", "Bedroom", r(8)));
+        assert!(arrived("Go to the bedroom.", "bedroom", r(8)));
+        assert!(arrived("return to the kitchen", "Kitchen", r(8)));
+        assert!(arrived("go back into the cellar", "Cellar", r(8)));
+        assert!(arrived("enter the master bedroom", "Master Bedroom", r(8)));
         // Another room, part of a name, a direction, another verb: not done.
-        assert!(!arrived("go to bedroom", "Bathroom", 8));
-        assert!(!arrived("go to bedroom", "Master Bedroom", 8));
-        assert!(!arrived("go to master bedroom", "Bedroom", 8));
-        assert!(!arrived("go east", "Bedroom", 8));
-        assert!(!arrived("open the bedroom door", "Bedroom", 8));
-        assert!(!arrived("explore the bedroom", "Bedroom", 8));
-        assert!(!arrived("go to bedroom", "", 8));
+        assert!(!arrived("go to bedroom", "Bathroom", r(8)));
+        assert!(!arrived("go to bedroom", "Master Bedroom", r(8)));
+        assert!(!arrived("go to master bedroom", "Bedroom", r(8)));
+        assert!(!arrived("go east", "Bedroom", r(8)));
+        assert!(!arrived("open the bedroom door", "Bedroom", r(8)));
+        assert!(!arrived("explore the bedroom", "Bedroom", r(8)));
+        assert!(!arrived("go to bedroom", "", r(8)));
         // A direction is no room, even where a room is named like one.
-        assert!(!arrived("go east", "East", 8));
-        assert!(!arrived("move north", "North", 8));
-        assert!(arrived("go east", "East", 7));
+        assert!(!arrived("go east", "East", r(8)));
+        assert!(!arrived("move north", "North", r(8)));
+        assert!(arrived("go east", "East", r(7)));
     }
 
     #[test]
