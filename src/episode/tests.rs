@@ -20,6 +20,20 @@ struct House {
     score: i64,
     /// A key in the hall, in its box or carried.
     carried: bool,
+    /// A note to read in the hall ("examine note").
+    note: bool,
+}
+
+impl House {
+    fn new(note: bool) -> Self {
+        House {
+            room: "Hall",
+            done: false,
+            score: 0,
+            carried: false,
+            note,
+        }
+    }
 }
 
 fn exits(room: &str) -> Vec<(&'static str, &'static str)> {
@@ -39,6 +53,9 @@ impl House {
         admissible.push("look".into());
         if self.room == "Pantry" {
             admissible.push("take apple".into());
+        }
+        if self.room == "Hall" && self.note {
+            admissible.push("examine note".into());
         }
         if self.room == "Hall" {
             admissible.push(
@@ -89,6 +106,12 @@ impl Environment for House {
         if command == "put key in box" && self.carried {
             self.carried = false;
             return Ok(self.state("You put the key in the box.", 0));
+        }
+        if command == "examine note" && self.note {
+            return Ok(self.state(
+                "The note says: the apple in the pantry is the prize, and the key in the box is for later.",
+                0,
+            ));
         }
         if command == "take apple" && self.room == "Pantry" {
             self.done = true;
@@ -178,8 +201,19 @@ async fn play_with(
     play_shared(Arc::new(script), cancel, config).await
 }
 
-/// [`play_with`] on a script the caller keeps (to read its requests afterwards).
+/// [`play_in`] in the house without a note.
 async fn play_shared(
+    script: Arc<Scripted>,
+    cancel: CancellationToken,
+    config: EpisodeConfig,
+) -> (Result<EpisodeResult>, Vec<StepRecord>, Option<Summary>) {
+    play_in(House::new(false), script, cancel, config).await
+}
+
+/// [`play_with`] on a script the caller keeps (to read its requests afterwards), in
+/// `house`.
+async fn play_in(
+    house: House,
     script: Arc<Scripted>,
     cancel: CancellationToken,
     config: EpisodeConfig,
@@ -187,12 +221,7 @@ async fn play_shared(
     let sink = Collect::default();
     let episode = Episode {
         config: &config,
-        env: Box::new(House {
-            room: "Hall",
-            done: false,
-            score: 0,
-            carried: false,
-        }),
+        env: Box::new(house),
         llm: Llm {
             backend: script,
             prompts: Prompts::load(None).expect("prompts"),
@@ -767,8 +796,23 @@ async fn under_the_paper_profile_a_route_is_one_step() {
 /// their whole observations, and the graph holds no fact the admissible list wrote.
 #[tokio::test]
 async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
-    // A take/put cycle and repeats: the extended profile would block and warn.
+    for design in [
+        MemoryDesign::Arigraph,
+        MemoryDesign::FullHistory,
+        MemoryDesign::Summary,
+        MemoryDesign::Rag,
+        MemoryDesign::Simulacra,
+    ] {
+        no_extended_aid_reaches_a_prompt(design).await;
+    }
+}
+
+/// See [`under_the_paper_profile_no_extended_aid_reaches_a_prompt`].
+async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
+    // A note read, a take/put cycle and repeats: the extended profile would keep the
+    // note, block and warn.
     let actions = [
+        "examine note",
         "take key from box",
         "put key in box",
         "take key from box",
@@ -780,8 +824,15 @@ async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
     ];
     let script = Arc::new(Scripted::default().actions(&actions));
     let mut c = paper_config();
+    c.design = design;
     c.max_steps = actions.len() as u32;
-    let (result, steps, _) = play_shared(script.clone(), CancellationToken::new(), c).await;
+    let (result, steps, _) = play_in(
+        House::new(true),
+        script.clone(),
+        CancellationToken::new(),
+        c,
+    )
+    .await;
     result.expect("episode");
     let played: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
     assert_eq!(
@@ -821,15 +872,15 @@ async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
             assert!(!p.contains(aid), "{aid:?} in a paper prompt:\n{p}");
         }
     }
-    // The last prompt shows steps 3-7: five recent steps, each observation whole.
+    // The last prompt shows steps 4-8: five recent steps, each observation whole.
     let last = prompts.last().expect("a prompt");
     let recent = last
         .split("Recent steps (oldest first):")
         .nth(1)
         .expect("recent steps");
     let shown: Vec<&str> = recent.lines().filter(|l| l.starts_with("step ")).collect();
-    assert_eq!(shown.len(), PAPER_HISTORY, "{recent}");
-    assert!(shown[0].starts_with("step 3:"), "{shown:?}");
+    assert_eq!(shown.len(), PAPER_HISTORY, "{design:?}: {recent}");
+    assert!(shown[0].starts_with("step 4:"), "{shown:?}");
     assert!(shown[0].contains("-= Hall =-"), "{shown:?}");
 }
 
@@ -890,4 +941,42 @@ async fn under_the_paper_profile_key_items_are_the_queries_and_exploring_is_aske
         purposes,
         ["extract_triplets", "explore", "key_items", "plan", "action"]
     );
+}
+
+/// The contrast of the paper's test above: under the extended profile the same walk
+/// keeps the note read and blocks the take/put cycle, so those checks can fail.
+#[tokio::test]
+async fn under_the_extended_profile_the_same_walk_keeps_the_note_and_blocks() {
+    let actions = [
+        "examine note",
+        "take key from box",
+        "put key in box",
+        "take key from box",
+        "put key in box",
+        "look",
+    ];
+    let script = Arc::new(Scripted::default().actions(&actions));
+    let mut c = config();
+    c.max_steps = actions.len() as u32;
+    let (result, steps, _) = play_in(
+        House::new(true),
+        script.clone(),
+        CancellationToken::new(),
+        c,
+    )
+    .await;
+    result.expect("episode");
+    assert!(steps.iter().any(|s| !s.blocked.is_empty()));
+    let last_plan = script
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose == "plan")
+        .last()
+        .expect("a plan call");
+    let text: String = last_plan
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(text.contains("Latest note read"), "{text}");
 }
