@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use super::*;
 use crate::agent::PAPER_HISTORY;
 use crate::env::EnvError;
+use crate::llm::ChatRequest;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
 use crate::memory::{KeyItem, MemoryDesign, Triplet};
@@ -807,33 +808,43 @@ async fn under_the_paper_profile_no_extended_aid_reaches_a_prompt() {
     }
 }
 
-/// See [`under_the_paper_profile_no_extended_aid_reaches_a_prompt`].
-async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
-    // A note read, a take/put cycle and repeats: the extended profile would keep the
-    // note, block and warn.
-    let actions = [
-        "examine note",
-        "take key from box",
-        "put key in box",
-        "take key from box",
-        "put key in box",
-        "look",
-        "look",
-        "look",
-        "look",
-    ];
-    let script = Arc::new(Scripted::default().actions(&actions));
-    let mut c = paper_config();
-    c.design = design;
-    c.max_steps = actions.len() as u32;
+/// A note read, a take/put cycle and repeats: the extended profile keeps the note,
+/// blocks and warns; the paper's does none of it.
+const NOTE_WALK: [&str; 9] = [
+    "examine note",
+    "take key from box",
+    "put key in box",
+    "take key from box",
+    "put key in box",
+    "look",
+    "look",
+    "look",
+    "look",
+];
+
+/// Play the first `n` commands of [`NOTE_WALK`] in the house with a note under
+/// `config`; the steps and every chat request.
+async fn note_walk(mut config: EpisodeConfig, n: usize) -> (Vec<StepRecord>, Vec<ChatRequest>) {
+    let actions = &NOTE_WALK[..n];
+    let script = Arc::new(Scripted::default().actions(actions));
+    config.max_steps = n as u32;
     let (result, steps, _) = play_in(
         House::new(true),
         script.clone(),
         CancellationToken::new(),
-        c,
+        config,
     )
     .await;
     result.expect("episode");
+    (steps, script.requests())
+}
+
+/// See [`under_the_paper_profile_no_extended_aid_reaches_a_prompt`].
+async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
+    let actions = NOTE_WALK;
+    let mut c = paper_config();
+    c.design = design;
+    let (steps, requests) = note_walk(c, actions.len()).await;
     let played: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
     assert_eq!(
         played, actions,
@@ -849,7 +860,6 @@ async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
             s.memory.added
         );
     }
-    let requests = script.requests();
     let prompts: Vec<String> = requests
         .iter()
         .filter(|r| r.purpose == "plan" || r.purpose == "action")
@@ -947,31 +957,11 @@ async fn under_the_paper_profile_key_items_are_the_queries_and_exploring_is_aske
 /// keeps the note read and blocks the take/put cycle, so those checks can fail.
 #[tokio::test]
 async fn under_the_extended_profile_the_same_walk_keeps_the_note_and_blocks() {
-    let actions = [
-        "examine note",
-        "take key from box",
-        "put key in box",
-        "take key from box",
-        "put key in box",
-        "look",
-    ];
-    let script = Arc::new(Scripted::default().actions(&actions));
-    let mut c = config();
-    c.max_steps = actions.len() as u32;
-    let (result, steps, _) = play_in(
-        House::new(true),
-        script.clone(),
-        CancellationToken::new(),
-        c,
-    )
-    .await;
-    result.expect("episode");
+    let (steps, requests) = note_walk(config(), 6).await;
     assert!(steps.iter().any(|s| !s.blocked.is_empty()));
-    let last_plan = script
-        .requests()
+    let last_plan = requests
         .into_iter()
-        .filter(|r| r.purpose == "plan")
-        .last()
+        .rfind(|r| r.purpose == "plan")
         .expect("a plan call");
     let text: String = last_plan
         .messages
