@@ -436,9 +436,17 @@ impl Variant {
         self.row().paper_tokens
     }
 
-    /// Chat calls per step, about (extraction, outdated check, plan, action for AriGraph).
+    /// Chat calls per step, about (for AriGraph: extraction, outdated check, exploration
+    /// check, key items, plan, action).
     pub fn calls_per_step(self) -> u64 {
-        self.row().calls_per_step
+        // A design with a graph also asks for the key items (the retrieval queries)
+        // and, when exploring, whether the plan needs exploration.
+        let agent = if self.design.has_graph() {
+            1 + u64::from(self.exploration)
+        } else {
+            0
+        };
+        self.row().calls_per_step + agent
     }
 }
 
