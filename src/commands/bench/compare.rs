@@ -46,6 +46,9 @@ pub struct Settings {
     /// Agent revisions (`agent.revision` of the manifests; 1 for runs recorded before
     /// revisions were numbered).
     pub revisions: Vec<u32>,
+    /// Profiles (`profile.profile` of the manifests; "before profiles" for runs
+    /// recorded before they existed).
+    pub profiles: Vec<String>,
     /// Chat models.
     pub models: Vec<String>,
     /// The embedded server's CPU threads and context ("2 threads, ctx 16384"), or
@@ -140,6 +143,12 @@ impl Side {
             };
             push_new(&mut settings.ariadne, m.ariadne_version.clone());
             push_new(&mut settings.revisions, m.agent.revision);
+            push_new(
+                &mut settings.profiles,
+                m.profile
+                    .as_ref()
+                    .map_or("before profiles".to_string(), |p| p.profile.to_string()),
+            );
             push_new(&mut settings.models, m.chat_model());
             let local = &m.llm["chat"]["local_model"];
             push_new(
@@ -150,7 +159,10 @@ impl Side {
                     _ => "?".to_string(),
                 },
             );
-            if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
+            if m.llm["chat"]["temperatures"].is_object() {
+                // No --temperature: the reference's temperature per module.
+                push_new(&mut settings.temperatures, "per module".to_string());
+            } else if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
                 // Written from an f32: shown as one.
                 push_new(&mut settings.temperatures, format!("{}", t as f32));
             }
@@ -335,6 +347,7 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
         ),
         ("Ariadne", list(&bs.ariadne), list(&as_.ariadne)),
         ("agent revision", list(&bs.revisions), list(&as_.revisions)),
+        ("profile", list(&bs.profiles), list(&as_.profiles)),
         ("chat model", list(&bs.models), list(&as_.models)),
         ("embedded server", list(&bs.servers), list(&as_.servers)),
         (
