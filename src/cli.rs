@@ -190,6 +190,15 @@ pub struct ReplayArgs {
     /// Step cap of a continued run (default: the original's).
     #[arg(long, requires = "continue_from", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
+    /// The profile whose rules a continued run follows after step N (paper or extended;
+    /// the replayed steps follow the run's own; settings that are no rule, such as the
+    /// cut-off and temperatures, stay the run's).
+    #[arg(long, requires = "continue_from")]
+    pub profile: Option<String>,
+    /// Rules of the extended profile to turn off after the handover (see `play
+    /// --without`).
+    #[arg(long, requires = "profile")]
+    pub without: Option<String>,
     /// What-if: semantic search depth d to recompute retrieval with.
     #[arg(long, help_heading = "What-if")]
     pub depth: Option<u32>,

@@ -177,14 +177,11 @@ fn truncated_trajectory_is_replayed_up_to_the_partial_line_with_a_warning() {
     assert!(stdout.contains("replayed 4 steps"), "{stdout}");
 }
 
-#[test]
-fn continue_from_hands_over_to_the_live_llm_and_records_the_parent() {
-    let work = tempfile::tempdir().unwrap();
-    let dir = scripted_run(work.path(), 3);
-    // The live LLM picks up the walkthrough where step 2 left it.
-    let live = Scripted::start(&WALK[2..]);
+/// Continue the scripted run `dir` from step 2 to step 6 against `live` (with `extra`
+/// flags); the continued run's directory.
+fn continue_run(work: &Path, dir: &Path, live: &Scripted, extra: &[&str]) -> std::path::PathBuf {
     let out = Command::new(bin())
-        .current_dir(work.path())
+        .current_dir(work)
         .env("OPENAI_BASE_URL", &live.base_url)
         .env("ARIADNE_EMBED_BASE_URL", &live.base_url)
         .args([
@@ -196,17 +193,27 @@ fn continue_from_hands_over_to_the_live_llm_and_records_the_parent() {
             "6",
             "--quiet",
         ])
+        .args(extra)
         .output()
         .unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    let runs: Vec<_> = std::fs::read_dir(work.path().join("runs"))
+    let runs: Vec<_> = std::fs::read_dir(work.join("runs"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir() && *p != dir)
         .collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
-    let child = &runs[0];
+    runs[0].clone()
+}
+
+#[test]
+fn continue_from_hands_over_to_the_live_llm_and_records_the_parent() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 3);
+    // The live LLM picks up the walkthrough where step 2 left it.
+    let live = Scripted::start(&WALK[2..]);
+    let child = &continue_run(work.path(), &dir, &live, &[]);
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(child.join("manifest.json")).unwrap())
             .unwrap();
@@ -645,4 +652,40 @@ fn exclude_errors_are_one_clear_line() {
         assert!(stderr.contains(expected), "{stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
+}
+
+/// `--continue-from N --profile extended`: steps 1..N are the paper run's, the later
+/// ones follow the extended rules (working memory shows 4 recent steps, not the paper's
+/// 5), the handover is in the manifest, and the continued run replays exactly with it.
+#[test]
+fn continue_from_hands_over_to_another_profile_and_replays_with_it() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 3);
+    let live = Scripted::start(&WALK[2..]);
+    let child = continue_run(work.path(), &dir, &live, &["--profile", "extended"]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(child.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["profile"]["profile"], "paper");
+    assert_eq!(manifest["handover"]["step"], 2);
+    assert_eq!(manifest["handover"]["profile"]["profile"], "extended");
+    let steps = read_jsonl(&child.join("steps.jsonl"));
+    assert_eq!(steps.len(), 6);
+    // Step 6's plan prompt: the extended rule short-history shows steps 2-5 only.
+    let plan = steps[5]["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["purpose"] == "plan")
+        .unwrap()["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let recent = plan.split("Recent steps (oldest first):").nth(1).unwrap();
+    let shown: Vec<&str> = recent.lines().filter(|l| l.starts_with("step ")).collect();
+    assert_eq!(shown.len(), 4, "{recent}");
+    assert!(shown[0].starts_with("step 2:"), "{shown:?}");
+    let out = replay(work.path(), &[child.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
 }

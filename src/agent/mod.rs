@@ -832,6 +832,15 @@ impl Agent {
         })
     }
 
+    /// Follow `rules` from now on (a profile handed over to mid-run): the agent's
+    /// settings, its memory's and its explorer's.
+    pub fn hand_over(&mut self, rules: &crate::profile::Rules) {
+        let mut memory = crate::memory::MemorySettings::default();
+        crate::profile::apply(rules, &mut self.settings, &mut memory);
+        self.memory.hand_over(rules);
+        self.explorer.hand_over(rules);
+    }
+
     /// The key items of the observation and the current plan, each with its relevance
     /// (the reference's `item_processing_scores`); `None` when the call gave no usable
     /// answer or no item (the caller then searches the observation, goal and sub-goals).

@@ -317,6 +317,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                     walkthrough: false,
                     script: None,
                     profile,
+                    handover: None,
                 };
                 let bar = pb.clone();
                 let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {

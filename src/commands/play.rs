@@ -77,6 +77,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         walkthrough: driven,
         script: None,
         profile: Some(profile),
+        handover: None,
     };
     // An older revision, as runs recorded before profiles were (replay fixtures).
     if let Some(r) = args.legacy_agent {

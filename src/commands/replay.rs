@@ -40,6 +40,17 @@ pub async fn run(args: ReplayArgs) -> Result<ExitCode> {
         Some(_) => Some(Resolver::load(args.llm.config.as_deref())?.llm(&args.llm)?),
         None => None,
     };
+    let handover = match &args.profile {
+        Some(name) => {
+            let profile: crate::profile::Profile = name
+                .parse()
+                .map_err(|e: String| UserError::new(format!("--profile: {e}")))?;
+            let without = crate::profile::parse_rules(args.without.as_deref())
+                .map_err(|e| UserError::new(format!("--without: {e}")))?;
+            Some(crate::profile::ProfileRecord::new(profile, &without))
+        }
+        None => None,
+    };
     replay(ReplayOptions {
         run: args.run,
         step: args.step,
@@ -52,6 +63,7 @@ pub async fn run(args: ReplayArgs) -> Result<ExitCode> {
         csv: args.csv,
         accuracy: args.accuracy,
         quiet: args.quiet,
+        handover,
         llm,
     })
     .await?;
@@ -201,6 +213,8 @@ pub struct ReplayOptions {
     pub accuracy: bool,
     /// One line per step.
     pub quiet: bool,
+    /// The profile a continued run hands over to after its step (`--profile`).
+    pub handover: Option<crate::profile::ProfileRecord>,
     /// LLM settings for `continue_from`.
     pub llm: Option<LlmSettings>,
 }
@@ -353,6 +367,12 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                 if let Some(cap) = opts.max_steps {
                     manifest.max_steps = cap;
                 }
+                if let Some(profile) = &opts.handover {
+                    manifest.handover = Some(crate::profile::Handover {
+                        step: n,
+                        profile: profile.clone(),
+                    });
+                }
                 let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
                 let conn = connect::connect(&llm, true, m.seed, &py, writer.dir()).await?;
                 let live = conn.backend(m.seed)?;
@@ -398,6 +418,15 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         walkthrough: m.walkthrough && opts.continue_from.is_none(),
         script: (!m.walkthrough_commands.is_empty()).then(|| m.walkthrough_commands.clone()),
         profile: m.profile.clone(),
+        // A continued run of this replay hands over as asked; a run that was continued
+        // so replays with its own handover.
+        handover: match (opts.continue_from, &opts.handover) {
+            (Some(step), Some(profile)) => Some(crate::profile::Handover {
+                step,
+                profile: profile.clone(),
+            }),
+            _ => m.handover.clone(),
+        },
     };
 
     let recorded = run.steps.clone();

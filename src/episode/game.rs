@@ -70,6 +70,7 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
         memory: config.memory.clone(),
         agent: config.agent.clone(),
         profile: config.profile.clone(),
+        handover: config.handover.clone(),
         llm,
         versions: Versions {
             ariadne: env!("CARGO_PKG_VERSION").into(),

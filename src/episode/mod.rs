@@ -66,6 +66,9 @@ pub struct EpisodeConfig {
     /// and memory settings say what they did).
     #[serde(default)]
     pub profile: Option<crate::profile::ProfileRecord>,
+    /// A profile handed over to after a step (`replay --continue-from N --profile P`).
+    #[serde(default)]
+    pub handover: Option<crate::profile::Handover>,
 }
 
 /// The instructions the paper gave agents and human players of the Cooking games at
@@ -267,6 +270,9 @@ impl Run<'_> {
         while self.counted() < self.config.max_steps {
             let step = self.finished + 1;
             self.decisions += 1;
+            if let Some(h) = self.config.handover.as_ref().filter(|h| h.step + 1 == step) {
+                self.agent.hand_over(&h.profile.resolved());
+            }
             let started = Instant::now();
             for s in self.sinks.iter_mut() {
                 s.thinking(step);

@@ -171,6 +171,7 @@ fn config() -> EpisodeConfig {
             crate::profile::Profile::Extended,
             &[],
         )),
+        handover: None,
     }
 }
 

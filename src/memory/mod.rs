@@ -576,6 +576,10 @@ pub trait MemoryModule: Send + Sync {
     /// The game's answer to the step's action (full history keeps it).
     fn observe_result(&mut self, _step: u32, _action: &str, _feedback: &str) {}
 
+    /// Follow the memory rules of `rules` from now on (a profile handed over to
+    /// mid-run); designs without such rules ignore it.
+    fn hand_over(&mut self, _rules: &crate::profile::Rules) {}
+
     /// Retrieval under other settings from cached vectors only (AriGraph's what-if).
     fn what_if(&self, _queries: &Queries<'_>, _settings: &MemorySettings) -> Option<Retrieval> {
         None

@@ -43,6 +43,13 @@ impl Explorer {
         }
     }
 
+    /// Follow the rules `move-overrides` and `admitted-exits` of `rules` from now on (a
+    /// profile handed over to mid-run).
+    pub fn hand_over(&mut self, rules: &crate::profile::Rules) {
+        self.overrides = Some(rules.move_overrides);
+        self.admits = rules.admitted_exits;
+    }
+
     /// An explorer of a run recorded before profiles, under memory rules `rules`.
     pub fn of_rules(rules: u32) -> Self {
         Self::new(&MemorySettings {

@@ -328,6 +328,16 @@ pub fn apply(
     memory.move_overrides = Some(rules.move_overrides);
 }
 
+/// A profile handed over to mid-run (`replay --continue-from N --profile P`): steps
+/// 1..=`step` follow the run's own profile, the later ones `profile`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handover {
+    /// The last step under the run's own profile.
+    pub step: u32,
+    /// The profile from the next step on.
+    pub profile: ProfileRecord,
+}
+
 /// The profile and the rules a run follows, as its manifest records them (absent in
 /// runs recorded before profiles).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

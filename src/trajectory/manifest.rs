@@ -119,6 +119,10 @@ pub struct Manifest {
     /// and `memory` settings, resolved from their versions, say what they did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::profile::ProfileRecord>,
+    /// A continued run's handover to another profile after its parent's step
+    /// (`replay --continue-from N --profile P`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<crate::profile::Handover>,
 }
 
 fn default_design() -> MemoryDesign {

@@ -49,6 +49,7 @@ fn prose(seed: usize, chars: usize) -> String {
 pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
     let manifest = Manifest {
         profile: None,
+        handover: None,
         format_version: ariadne::trajectory::FORMAT_VERSION,
         ariadne_version: "test".into(),
         run_id: String::new(),

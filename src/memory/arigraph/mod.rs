@@ -840,6 +840,11 @@ impl MemoryModule for AriGraphMemory {
         Some(&self.graph)
     }
 
+    fn hand_over(&mut self, rules: &crate::profile::Rules) {
+        let mut agent = crate::agent::AgentSettings::default();
+        crate::profile::apply(rules, &mut agent, &mut self.settings);
+    }
+
     fn graph_mut(&mut self) -> Option<&mut AriGraph> {
         Some(&mut self.graph)
     }
