@@ -120,7 +120,7 @@ pub struct BenchArgs {
     /// full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
-    /// Step cap (default: the paper's, 60 for cooking games and 150 otherwise).
+    /// Step cap (default: the reference code's 150 for every game).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
     /// Episodes played at once.
@@ -292,7 +292,7 @@ pub struct PlayArgs {
     /// Play the game's walkthrough instead of the agent (no LLM); exit 1 unless it wins.
     #[arg(long)]
     pub walkthrough: bool,
-    /// Step cap (the paper uses 150; Cooking 60).
+    /// Step cap (the reference code's 150).
     #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: u32,
     /// Seed sent with every chat request (where the endpoint supports it).

@@ -50,7 +50,7 @@ pub struct BenchPlan {
     pub variants: Vec<Variant>,
     /// Attempts per game and row.
     pub runs: u32,
-    /// Step cap; `None`: 60 for cooking games, 150 otherwise (the paper's caps).
+    /// Step cap; `None`: the reference code's 150 for every game.
     pub max_steps: Option<u32>,
     /// Base seed; attempt i uses seed + i.
     pub seed: u64,
@@ -96,7 +96,7 @@ pub fn row_settings(
     (agent, memory, record)
 }
 
-/// The step cap of a game: the plan's, or the paper's (Cooking 60, else 150).
+/// The step cap of a game: the plan's, or the reference code's (150).
 pub fn step_cap(plan: &BenchPlan, game: &GameSpec) -> u32 {
     plan.max_steps.unwrap_or_else(|| game.default_step_cap())
 }

@@ -223,14 +223,10 @@ impl GameSpec {
         }
     }
 
-    /// The step cap this game has by default: the reference's 150 for a suite game,
-    /// else the paper's (Cooking 60, others 150).
+    /// The step cap this game has by default: the reference code's 150 for every game
+    /// (`pipeline_arigraph.py`: `max_steps`; the paper's text gives no cap per family).
     pub fn default_step_cap(&self) -> u32 {
-        match self {
-            GameSpec::Suite(_) => suite::STEP_CAP,
-            _ if self.is_cooking() => 60,
-            _ => 150,
-        }
+        suite::STEP_CAP
     }
 
     /// Check that the game exists before any process is started.

@@ -500,7 +500,8 @@ mod tests {
         assert_eq!(beam.option, VariantOption::Retrieval(Strategy::Beam));
         assert_eq!(beam.label(), "AriGraph + BeamSearch");
         assert_eq!(beam.name(), "arigraph+beam");
-        assert_eq!(beam.calls_per_step(), 4);
+        // Extraction, outdated check, exploration check, key items, plan, action.
+        assert_eq!(beam.calls_per_step(), 6);
         let bench = MemorySettings {
             depth: 3,
             ..MemorySettings::default()

@@ -202,7 +202,7 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         row(
             "Protocol",
             "section 4.1; `pipeline_arigraph.py` (`max_steps = 150`)",
-            "5 attempts, mean of the best 3; step cap 150 (Cooking 60)".into(),
+            "5 attempts, mean of the best 3; step cap 150 for every game".into(),
             "`bench --runs`, `--max-steps`",
         ),
     ]
