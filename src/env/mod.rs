@@ -189,16 +189,18 @@ impl GameSpec {
     /// # Errors
     /// A malformed `twx:` specification.
     pub fn parse(arg: &str) -> Result<Self, EnvError> {
-        if let Some(rest) = arg.strip_prefix(twx::PREFIX) {
-            return Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?));
+        Self::prefixed(arg).unwrap_or_else(|| Ok(GameSpec::TextWorld(resolve_game(arg))))
+    }
+
+    /// A specification with a prefix (`twx:`, `arigraph-paper:`); `None` for a
+    /// TextWorld file or name.
+    fn prefixed(s: &str) -> Option<Result<Self, EnvError>> {
+        if let Some(rest) = s.strip_prefix(twx::PREFIX) {
+            return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
         }
-        if let Some(rest) = arg
-            .strip_prefix(suite::SUITE)
+        s.strip_prefix(suite::SUITE)
             .and_then(|r| r.strip_prefix(':'))
-        {
-            return Ok(GameSpec::Suite(suite::SuiteSpec::parse(rest)?));
-        }
-        Ok(GameSpec::TextWorld(resolve_game(arg)))
+            .map(|rest| suite::SuiteSpec::parse(rest).map(GameSpec::Suite))
     }
 
     /// A short name for run directories and tables (`simple`, `twx-coin-s3`).
@@ -298,16 +300,7 @@ impl From<GameSpec> for String {
 impl TryFrom<String> for GameSpec {
     type Error = EnvError;
     fn try_from(s: String) -> Result<Self, EnvError> {
-        if let Some(rest) = s.strip_prefix(twx::PREFIX) {
-            return Ok(GameSpec::Twx(twx::TwxGame::parse(rest)?));
-        }
-        if let Some(rest) = s
-            .strip_prefix(suite::SUITE)
-            .and_then(|r| r.strip_prefix(':'))
-        {
-            return Ok(GameSpec::Suite(suite::SuiteSpec::parse(rest)?));
-        }
-        Ok(GameSpec::TextWorld(PathBuf::from(s)))
+        GameSpec::prefixed(&s).unwrap_or_else(|| Ok(GameSpec::TextWorld(PathBuf::from(s))))
     }
 }
 
