@@ -2,7 +2,7 @@
 //! Anokhin et al., "AriGraph: Learning Knowledge Graph World Models with Episodic
 //! Memory for LLM Agents" (arXiv:2407.04363).
 //!
-//! One module per concern (the README's architecture section draws the tree):
+//! One module per concern (`docs/architecture.md` draws the tree):
 //! - [`env`]: the [`env::Environment`] seam; TextWorld and TextWorld-Express bridges;
 //!   the managed Python environment; the paper's game families.
 //! - [`llm`]: OpenAI-compatible client, structured answers, prompts, the embedded

@@ -8,7 +8,7 @@
 //!   with the step that computed it.
 //! - `summary.json`: the [`Summary`], written at the end (also after Ctrl-C or an error).
 //!
-//! The format is versioned by [`FORMAT_VERSION`] and documented in the README.
+//! The format is versioned by [`FORMAT_VERSION`] and documented in `docs/trajectory-format.md`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
