@@ -303,8 +303,7 @@ impl Resolver {
             .map_err(UserError::new)?,
             ..d
         };
-        let mut agent = AgentSettings::default();
-        crate::profile::apply(rules, &mut agent, &mut m);
+        crate::profile::apply_memory(rules, &mut m);
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
             bail!(UserError::new(format!(
                 "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",

@@ -167,24 +167,9 @@ impl AgentSettings {
     /// The agent settings of a profile's resolved rules (the switches `exploration`,
     /// `go_to` and `show_score` as the paper has them: on, on, off).
     pub fn with_rules(rules: &crate::profile::Rules) -> Self {
-        let (history, feedback_chars) = if rules.short_history {
-            (SHORT_HISTORY, SHORT_HISTORY_CHARS)
-        } else {
-            (PAPER_HISTORY, 0)
-        };
-        Self {
-            history,
-            feedback_chars,
-            repeat_warning: if rules.repeat_warning {
-                REPEAT_WARNING
-            } else {
-                0
-            },
-            plan_progress: rules.plan_progress,
-            loop_breaking: rules.loop_breaking,
-            show_note: rules.kept_note,
-            ..Self::default()
-        }
+        let mut settings = Self::default();
+        crate::profile::apply_agent(rules, &mut settings);
+        settings
     }
 }
 
@@ -835,8 +820,7 @@ impl Agent {
     /// Follow `rules` from now on (a profile handed over to mid-run): the agent's
     /// settings, its memory's and its explorer's.
     pub fn hand_over(&mut self, rules: &crate::profile::Rules) {
-        let mut memory = crate::memory::MemorySettings::default();
-        crate::profile::apply(rules, &mut self.settings, &mut memory);
+        crate::profile::apply_agent(rules, &mut self.settings);
         self.memory.hand_over(rules);
         self.explorer.hand_over(rules);
     }

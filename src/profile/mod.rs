@@ -316,13 +316,32 @@ pub fn apply(
     agent: &mut crate::agent::AgentSettings,
     memory: &mut crate::memory::MemorySettings,
 ) {
-    let ruled = crate::agent::AgentSettings::with_rules(rules);
-    agent.history = ruled.history;
-    agent.feedback_chars = ruled.feedback_chars;
-    agent.repeat_warning = ruled.repeat_warning;
-    agent.plan_progress = ruled.plan_progress;
-    agent.loop_breaking = ruled.loop_breaking;
-    agent.show_note = ruled.show_note;
+    apply_agent(rules, agent);
+    apply_memory(rules, memory);
+}
+
+/// The agent's side of [`apply`]: history, warnings, plan progress, loop breaking and
+/// the kept note.
+pub fn apply_agent(rules: &Rules, agent: &mut crate::agent::AgentSettings) {
+    use crate::agent::{PAPER_HISTORY, REPEAT_WARNING, SHORT_HISTORY, SHORT_HISTORY_CHARS};
+    (agent.history, agent.feedback_chars) = if rules.short_history {
+        (SHORT_HISTORY, SHORT_HISTORY_CHARS)
+    } else {
+        (PAPER_HISTORY, 0)
+    };
+    agent.repeat_warning = if rules.repeat_warning {
+        REPEAT_WARNING
+    } else {
+        0
+    };
+    agent.plan_progress = rules.plan_progress;
+    agent.loop_breaking = rules.loop_breaking;
+    agent.show_note = rules.kept_note;
+}
+
+/// The memory's side of [`apply`]: the verdict guard, admitted exits and move
+/// overrides.
+pub fn apply_memory(rules: &Rules, memory: &mut crate::memory::MemorySettings) {
     memory.verdict_guard = Some(rules.verdict_guard);
     memory.admitted_exits = Some(rules.admitted_exits);
     memory.move_overrides = Some(rules.move_overrides);

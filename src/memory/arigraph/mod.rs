@@ -841,8 +841,7 @@ impl MemoryModule for AriGraphMemory {
     }
 
     fn hand_over(&mut self, rules: &crate::profile::Rules) {
-        let mut agent = crate::agent::AgentSettings::default();
-        crate::profile::apply(rules, &mut agent, &mut self.settings);
+        crate::profile::apply_memory(rules, &mut self.settings);
     }
 
     fn graph_mut(&mut self) -> Option<&mut AriGraph> {
