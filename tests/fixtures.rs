@@ -3,7 +3,8 @@
 //! old revision does fails here. The runs were recorded against the scripted server by
 //! `record_fixtures` (ignored; `cargo test --test fixtures -- --ignored` records them
 //! again, `ARIADNE_FIXTURE_BIN` naming another build to record with, as
-//! `before-profiles` was, by the build before profiles existed).
+//! `before-profiles` was, by the build before profiles existed, and `paper-rules-4` and
+//! `extended-rules-4` by the build before memory rules 5, 19e2f0c).
 
 mod common;
 
@@ -121,7 +122,7 @@ fn every_frozen_run_replays_exactly() {
     );
     assert_eq!(
         rules.into_iter().collect::<Vec<_>>(),
-        (1..=4).collect::<Vec<_>>()
+        (1..=5).collect::<Vec<_>>()
     );
     assert_eq!(
         profiles.into_iter().collect::<Vec<_>>(),
@@ -156,18 +157,31 @@ fn a_tampered_frozen_run_is_refused() {
     );
 }
 
+/// Fixtures recorded by an older build (named with `ARIADNE_FIXTURE_ONLY` and that
+/// build in `ARIADNE_FIXTURE_BIN`), with the flags they were recorded with.
+fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
+    vec![
+        ("before-profiles".into(), vec![]),
+        ("paper-rules-4".into(), vec![]),
+        (
+            "extended-rules-4".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+    ]
+}
+
 /// Record the fixtures again (`ARIADNE_FIXTURE_BIN`: another build to record with;
 /// `ARIADNE_FIXTURE_ONLY`: one name, e.g. `before-profiles`).
 #[test]
 #[ignore]
 fn record_fixtures() {
     let only = std::env::var("ARIADNE_FIXTURE_ONLY").ok();
+    let older = recorded_by_older_builds();
     let mut specs = specs();
-    specs.push(("before-profiles".into(), vec![]));
+    specs.extend(older.iter().cloned());
     for (name, flags) in specs {
-        if only.as_deref().is_some_and(|o| o != name)
-            || (only.is_none() && name == "before-profiles")
-        {
+        let by_older_build = older.iter().any(|(n, _)| *n == name);
+        if only.as_deref().is_some_and(|o| o != name) || (only.is_none() && by_older_build) {
             continue;
         }
         let server = Scripted::start(WALK);

@@ -876,6 +876,12 @@ async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
         })
         .collect();
     assert!(!prompts.is_empty());
+    // The extractor gets the reference's prompt, never the known facts in view.
+    for r in requests.iter().filter(|r| r.purpose == "extract_triplets") {
+        let text: String = r.messages.iter().map(|m| m.content.clone()).collect();
+        assert!(!text.contains("Facts already known"), "{design:?}: {text}");
+        assert!(text.contains("Example of triplets you have extracted before"));
+    }
     for p in &prompts {
         for aid in [
             "Warning:",
@@ -963,6 +969,16 @@ async fn under_the_paper_profile_key_items_are_the_queries_and_exploring_is_aske
 async fn under_the_extended_profile_the_same_walk_keeps_the_note_and_blocks() {
     let (steps, requests) = note_walk(config(), 6).await;
     assert!(steps.iter().any(|s| !s.blocked.is_empty()));
+    assert!(
+        requests
+            .iter()
+            .filter(|r| r.purpose == "extract_triplets")
+            .any(|r| r
+                .messages
+                .iter()
+                .any(|m| m.content.contains("Facts already known"))),
+        "rule known-facts shows the known facts to the extractor"
+    );
     let last_plan = requests
         .into_iter()
         .rfind(|r| r.purpose == "plan")

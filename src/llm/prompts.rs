@@ -17,6 +17,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "extract_triplets",
         include_str!("../../prompts/extract_triplets.md"),
     ),
+    (
+        "extract_reference",
+        include_str!("../../prompts/extract_reference.md"),
+    ),
     ("outdated", include_str!("../../prompts/outdated.md")),
     ("plan", include_str!("../../prompts/plan.md")),
     ("action", include_str!("../../prompts/action.md")),

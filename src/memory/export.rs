@@ -1,4 +1,4 @@
-//! Export of the memory graph: JSON (documented in the README) and Graphviz DOT (a small
+//! Export of the memory graph: JSON (documented in `docs/replay.md`) and Graphviz DOT (a small
 //! adapter: semantic vertices as ellipses, triplets as labelled edges, episodic vertices
 //! as dashed boxes joined to the vertices of their alive triplets).
 

@@ -82,7 +82,9 @@ pub struct MemorySettings {
     /// when it disagrees with one that is (same room and direction to another room, or
     /// the same two rooms joined by other directions), after every memory update and
     /// move; and a route move the game refused retires the unproven facts that sent
-    /// the agent that way ([`crate::nav::Explorer::reconcile`]).
+    /// the agent that way ([`crate::nav::Explorer::reconcile`]). 5: the reference's
+    /// extraction prompt with the previous step's retrieved facts, and a step's own
+    /// extracted facts left out of its retrieved facts ([`MemoryRevision::V5`]).
     #[serde(default = "legacy_rules")]
     pub rules: u32,
     /// What a retired fact becomes ([`temporal`], AriadneMem's conflict-aware
@@ -122,6 +124,10 @@ pub struct MemorySettings {
     /// recorded before profiles: on from memory rules 2 (see [`MemorySettings::guards`]).
     #[serde(default)]
     pub verdict_guard: Option<bool>,
+    /// Rule `known-facts`; `None` in runs recorded before it: the extractor sees the
+    /// known facts from memory rules 2 (see [`MemorySettings::extraction_prompt`]).
+    #[serde(default)]
+    pub known_facts: Option<bool>,
     /// Rule `admitted-exits`; `None` in runs recorded before profiles: always on.
     #[serde(default)]
     pub admitted_exits: Option<bool>,
@@ -176,6 +182,18 @@ impl MemorySettings {
         self.guards() && self.revision().prefilters_candidates()
     }
 
+    /// Which extraction prompt a run uses: from memory rules 5 the reference's, unless
+    /// rule `known-facts`; before, Ariadne's (with the known facts from rules 2).
+    pub fn extraction_prompt(&self) -> ExtractionPrompt {
+        let rev = self.revision();
+        let known = self.known_facts.unwrap_or_else(|| rev.shows_known_facts());
+        if rev.reference_extraction() && !known {
+            ExtractionPrompt::Reference
+        } else {
+            ExtractionPrompt::Ariadne { known }
+        }
+    }
+
     /// Whether the exits the game admits are written into the graph (rule
     /// `admitted-exits`; in runs recorded before profiles, always).
     pub fn admits_exits(&self) -> bool {
@@ -207,8 +225,22 @@ impl MemorySettings {
     }
 }
 
+/// The extraction prompt of a run ([`MemorySettings::extraction_prompt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtractionPrompt {
+    /// The reference's `prompt_extraction_current` (`prompts/extract_reference.md`): the
+    /// observation and the previous step's retrieved facts as the example.
+    Reference,
+    /// Ariadne's prompt (`prompts/extract_triplets.md`): location, last action,
+    /// observation, inventory, and with `known` the known facts about things in view.
+    Ariadne {
+        /// Whether the known facts about the things in view are shown.
+        known: bool,
+    },
+}
+
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 4;
+pub const RULES: u32 = 5;
 
 /// RAG's entries retrieved per step under the reference code (`pipeline_smartrag.py`:
 /// `n_retrieve = 5`).
@@ -227,11 +259,16 @@ pub enum MemoryRevision {
     V3,
     /// Moves override contradicting extracted spatial facts.
     V4,
+    /// The reference's extraction: its prompt, with the previous step's retrieved facts
+    /// as the example (Ariadne's prompt with the known facts in view only under rule
+    /// `known-facts`); the facts extracted at a step are left out of that step's
+    /// retrieved facts (`graphs/contriever_graph.py`, `update`).
+    V5,
 }
 
 impl MemoryRevision {
     /// The version new runs record.
-    pub const CURRENT: MemoryRevision = MemoryRevision::V4;
+    pub const CURRENT: MemoryRevision = MemoryRevision::V5;
 
     /// The version of a recorded number.
     ///
@@ -243,6 +280,7 @@ impl MemoryRevision {
             2 => Ok(Self::V2),
             3 => Ok(Self::V3),
             4 => Ok(Self::V4),
+            5 => Ok(Self::V5),
             _ => Err(format!(
                 "memory rules version {n} is unknown to this build of Ariadne, which knows versions 1 to {RULES}; replay it with the build that recorded it"
             )),
@@ -281,6 +319,14 @@ impl MemoryRevision {
     /// Moves override contradicting extracted spatial facts (before profiles).
     pub fn overrides_moves(self) -> bool {
         self >= Self::V4
+    }
+    /// The extraction follows the reference (its prompt unless rule `known-facts`).
+    pub fn reference_extraction(self) -> bool {
+        self >= Self::V5
+    }
+    /// The facts extracted at a step are left out of that step's retrieved facts.
+    pub fn drops_fresh_facts(self) -> bool {
+        self >= Self::V5
     }
 }
 
@@ -351,6 +397,7 @@ impl Default for MemorySettings {
             exclude: Vec::new(),
             cutoff: Some(retrieval::PAPER_CUTOFF),
             verdict_guard: Some(false),
+            known_facts: Some(false),
             admitted_exits: Some(false),
             move_overrides: Some(false),
             rag_entries: Some(RAG_ENTRIES),

@@ -1,7 +1,7 @@
 //! The Fidelity table: per element of the paper, what a profile does, where it comes
 //! from, and every departure with its switch. Built from the same constants the engine
-//! uses, so `ariadne profile show` and the README cannot drift from the code (a test
-//! compares the README with [`fidelity_table`]).
+//! uses, so `ariadne profile show` and `docs/fidelity.md` cannot drift from the code (a test
+//! compares that file with [`fidelity_table`]).
 
 use super::{Profile, Rule, Rules};
 use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
@@ -72,10 +72,13 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "Triplet extraction",
             "section 2, Appendix E; `prompts/prompts.py` (`prompt_extraction_current`), `graphs/contriever_graph.py`",
             format!(
-                "a one-shot prompt with the paper's conventions (`item, is in, inventory`, `room, has exit, direction`; atomic names), at most {} triplets a step, temperature {}",
+                "the reference's prompt (`prompts/extract_reference.md`) over the step's observation, with the facts retrieved at the previous step as the example of triplets extracted before; at most {} triplets a step; temperature {}",
                 m.max_triplets, t.extraction
             ),
-            "the prompt is Ariadne's wording of the same conventions, not the reference's text, and it shows the known facts about the things in view where the reference shows the previous step's retrieved facts (not switchable yet); the reference's temperature 0.001 is 0 here",
+            &join([
+                Some("form: the answer is JSON `{\"triplets\": [[s, r, o], ...]}` where the reference parses `s, r, o; ...`; the reference has no cap (50 bounds a runaway answer); its temperature 0.001 is 0 here".into()),
+                note(Rule::KnownFacts),
+            ]),
         ),
         row(
             "Outdated-edge detection",
@@ -108,10 +111,10 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "Retrieval queries",
             "not in the paper; `agents/parent_agent.py` (`item_processing_scores`: the LLM names the key items, each with a relevance of 1-2 used as its depth)",
             format!(
-                "one LLM call (`prompts/key_items.md`, the reference's wording) names the key entities of the observation and plan, each with a relevance of 1 or 2; each is searched to the depth of its relevance; temperature {}",
+                "one LLM call (`prompts/key_items.md`, the reference's wording) names the key entities of the observation and plan, each with a relevance of 1 or 2; each is searched to the depth of its relevance; the facts extracted at the same step are searched through but left out of what is retrieved; temperature {}",
                 t.other
             ),
-            "form: the answer is a JSON list, not a dictionary; a call with no usable item falls back to the observation, goal and sub-goals at depth d (the reference would stop); the reference also leaves out of the retrieved facts those extracted at the same step (not done)",
+            "form: the answer is a JSON list, not a dictionary; a call with no usable item falls back to the observation, goal and sub-goals at depth d (the reference would stop)",
         ),
         row(
             "Episodic search",
@@ -244,9 +247,9 @@ pub fn fidelity_table(profile: Profile) -> String {
 mod tests {
     use super::*;
 
-    /// The README's copy of a profile's table: the text between
+    /// `docs/fidelity.md`'s copy of a profile's table: the text between
     /// `<!-- fidelity:NAME -->` and `<!-- /fidelity:NAME -->`.
-    fn readme_table(readme: &str, profile: Profile) -> Option<&str> {
+    fn documented_table(readme: &str, profile: Profile) -> Option<&str> {
         let open = format!("<!-- fidelity:{profile} -->\n");
         let close = format!("<!-- /fidelity:{profile} -->");
         let start = readme.find(&open)? + open.len();
@@ -254,17 +257,17 @@ mod tests {
         Some(&readme[start..end])
     }
 
-    /// The README's Fidelity tables are what `ariadne profile show` prints.
+    /// The Fidelity tables of `docs/fidelity.md` are what `ariadne profile show` prints.
     #[test]
-    fn the_readme_tables_are_the_generated_ones() {
-        let readme = include_str!("../../README.md");
+    fn the_documented_tables_are_the_generated_ones() {
+        let readme = include_str!("../../docs/fidelity.md");
         for p in Profile::ALL {
-            let got = readme_table(readme, p)
-                .unwrap_or_else(|| panic!("README.md has no fidelity:{p} block"));
+            let got = documented_table(readme, p)
+                .unwrap_or_else(|| panic!("docs/fidelity.md has no fidelity:{p} block"));
             assert_eq!(
                 got,
                 fidelity_table(p),
-                "README.md's {p} table differs from `ariadne profile show {p}`: paste its output"
+                "docs/fidelity.md's {p} table differs from `ariadne profile show {p}`: paste its output"
             );
         }
     }

@@ -15,8 +15,8 @@
 //! ([`crate::memory::MemorySettings::rules`]).
 //!
 //! [`fidelity_table`] prints, for a profile, what each element of the paper does and where
-//! it comes from: `ariadne profile show paper` prints it, and the README's Fidelity table
-//! is that output (a test holds them equal).
+//! it comes from: `ariadne profile show paper` prints it, and `docs/fidelity.md` holds
+//! that output (a test holds them equal).
 
 mod fidelity;
 
@@ -92,6 +92,9 @@ pub enum Rule {
     /// The outdated check is asked only about facts a new triplet may retire, and a
     /// verdict that retires a fact of another relation kind is refused.
     VerdictGuard,
+    /// The extractor gets Ariadne's prompt with the known facts about the things in
+    /// view, not the reference's prompt with the previous step's retrieved facts.
+    KnownFacts,
     /// The exits the game admits are written into the graph as protected facts.
     AdmittedExits,
     /// A spatial fact the extractor read that a move actually made contradicts is
@@ -103,12 +106,13 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order tables list them.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 9] = [
         Rule::PlanProgress,
         Rule::LoopBreaking,
         Rule::RepeatWarning,
         Rule::KeptNote,
         Rule::VerdictGuard,
+        Rule::KnownFacts,
         Rule::AdmittedExits,
         Rule::MoveOverrides,
         Rule::ShortHistory,
@@ -122,6 +126,7 @@ impl Rule {
             Rule::RepeatWarning => "repeat-warning",
             Rule::KeptNote => "kept-note",
             Rule::VerdictGuard => "verdict-guard",
+            Rule::KnownFacts => "known-facts",
             Rule::AdmittedExits => "admitted-exits",
             Rule::MoveOverrides => "move-overrides",
             Rule::ShortHistory => "short-history",
@@ -145,6 +150,9 @@ impl Rule {
             }
             Rule::VerdictGuard => {
                 "the outdated check is asked only about facts that a new triplet of the same relation kind (location, state, spatial) could retire, and a verdict retiring a fact of another kind is refused"
+            }
+            Rule::KnownFacts => {
+                "the extractor is given Ariadne's prompt (location, last action, observation, inventory, the paper's conventions with a worked example) and the known facts about the things in view, instead of the reference's prompt with the previous step's retrieved facts"
             }
             Rule::AdmittedExits => {
                 "the movement commands the game admits in a room are written into the graph as `room, has exit, dir`, never offered for deletion"
@@ -173,6 +181,9 @@ impl Rule {
             }
             Rule::VerdictGuard => {
                 "the small model, given every incident fact, deleted every fact about a room on the second step"
+            }
+            Rule::KnownFacts => {
+                "without the facts already known about a thing, the small model named it differently from step to step (\"door\", \"wooden door\"), so its facts never met in the graph"
             }
             Rule::AdmittedExits => {
                 "extracted exits are often missing or misnamed; the game's admissible moves are ground truth for exploration"
@@ -238,6 +249,8 @@ pub struct Rules {
     pub kept_note: bool,
     /// [`Rule::VerdictGuard`].
     pub verdict_guard: bool,
+    /// [`Rule::KnownFacts`].
+    pub known_facts: bool,
     /// [`Rule::AdmittedExits`].
     pub admitted_exits: bool,
     /// [`Rule::MoveOverrides`].
@@ -254,6 +267,7 @@ impl Rules {
         repeat_warning: false,
         kept_note: false,
         verdict_guard: false,
+        known_facts: false,
         admitted_exits: false,
         move_overrides: false,
         short_history: false,
@@ -266,6 +280,7 @@ impl Rules {
         repeat_warning: true,
         kept_note: true,
         verdict_guard: true,
+        known_facts: true,
         admitted_exits: true,
         move_overrides: true,
         short_history: true,
@@ -278,6 +293,7 @@ impl Rules {
             Rule::RepeatWarning => &mut self.repeat_warning,
             Rule::KeptNote => &mut self.kept_note,
             Rule::VerdictGuard => &mut self.verdict_guard,
+            Rule::KnownFacts => &mut self.known_facts,
             Rule::AdmittedExits => &mut self.admitted_exits,
             Rule::MoveOverrides => &mut self.move_overrides,
             Rule::ShortHistory => &mut self.short_history,
@@ -309,7 +325,7 @@ impl Rules {
 }
 
 /// Set the fields of `agent` and `memory` that the rules decide (the agent's history,
-/// warnings, plan progress, loop breaking and kept note; the memory's verdict guard,
+/// warnings, plan progress, loop breaking and kept note; the memory's verdict guard, known facts,
 /// admitted exits and move overrides), leaving every other setting as it is.
 pub fn apply(
     rules: &Rules,
@@ -339,10 +355,11 @@ pub fn apply_agent(rules: &Rules, agent: &mut crate::agent::AgentSettings) {
     agent.show_note = rules.kept_note;
 }
 
-/// The memory's side of [`apply`]: the verdict guard, admitted exits and move
+/// The memory's side of [`apply`]: the verdict guard, known facts, admitted exits and move
 /// overrides.
 pub fn apply_memory(rules: &Rules, memory: &mut crate::memory::MemorySettings) {
     memory.verdict_guard = Some(rules.verdict_guard);
+    memory.known_facts = Some(rules.known_facts);
     memory.admitted_exits = Some(rules.admitted_exits);
     memory.move_overrides = Some(rules.move_overrides);
 }
@@ -407,7 +424,7 @@ mod tests {
             assert!(AgentRevision::from_number(n).is_ok());
         }
         let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
-        assert!(e.contains("versions 1 to 4") && !e.contains('\n'), "{e}");
+        assert!(e.contains("versions 1 to 5") && !e.contains('\n'), "{e}");
         let e = AgentRevision::from_number(0).unwrap_err();
         assert!(e.contains("revisions 1 to 8"), "{e}");
     }

@@ -188,14 +188,30 @@ fn field<'a>(text: &'a str, name: &str) -> &'a str {
         .unwrap_or("")
 }
 
-/// The rule-based triplet extractor.
+/// The rule-based triplet extractor. It reads both extraction prompts: Ariadne's
+/// (`Location:`, `Last action:`, `Observation:`, `Inventory:` fields) and the
+/// reference's (the observation alone: the room from its `-= Room =-` header, what was
+/// opened or taken from the game's own feedback).
 pub fn extract(user: &str) -> Vec<Value> {
-    let room = field(user, "Location:").to_lowercase();
     let obs = user
         .split_once("Observation:")
-        .map(|(_, rest)| rest.split("\nInventory:").next().unwrap_or(rest))
+        .map(|(_, rest)| {
+            rest.split("\nInventory:")
+                .next()
+                .unwrap_or(rest)
+                .split("\n\nRemember that triplets")
+                .next()
+                .unwrap_or(rest)
+        })
         .unwrap_or("")
         .to_lowercase();
+    let mut room = field(user, "Location:").to_lowercase();
+    if room.is_empty()
+        && let Some((_, rest)) = obs.split_once("-= ")
+        && let Some((name, _)) = rest.split_once(" =-")
+    {
+        room = name.trim().to_string();
+    }
     let action = field(user, "Last action:").to_lowercase();
     let mut out = Vec::new();
     let mut push =
@@ -223,12 +239,29 @@ pub fn extract(user: &str) -> Vec<Value> {
         && (obs.starts_with("you open") || obs.contains("you open"))
     {
         push(thing, "is", "open");
+    } else if action.is_empty()
+        && let Some((_, rest)) = obs.split_once("you open the ")
+    {
+        push(
+            rest.split(['.', '\n']).next().unwrap_or(rest).trim(),
+            "is",
+            "open",
+        );
     }
     if let Some(rest) = action.strip_prefix("take ")
         && obs.contains("you take")
     {
         let item = rest.split(" from ").next().unwrap_or(rest);
         push(item, "is in", "inventory");
+    } else if action.is_empty()
+        && let Some((_, rest)) = obs.split_once("you take the ")
+    {
+        let item = rest.split(" from ").next().unwrap_or(rest);
+        push(
+            item.split(['.', '\n']).next().unwrap_or(item).trim(),
+            "is in",
+            "inventory",
+        );
     }
     out
 }

@@ -20,9 +20,9 @@ use super::retrieval::{self, Retrieved};
 use super::strategies;
 use super::thesis::{self, VertexKind};
 use super::{
-    AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, OutdatedScope, Queries, Retire,
-    Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet, Triplet, TripletId,
-    UpdateReport,
+    AriGraph, ExtractionPrompt, MemoryDesign, MemoryModule, MemorySettings, Observed,
+    OutdatedScope, Queries, Retire, Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet,
+    Triplet, TripletId, UpdateReport,
 };
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{CallLog, EmbedKind, Llm};
@@ -37,6 +37,12 @@ pub struct AriGraphMemory {
     query_cache: HashMap<String, Vec<f32>>,
     /// Recent observations, for `--gating`.
     gate: Gate,
+    /// The facts retrieved at the last step, as text: the reference's extraction
+    /// example (`prev_subgraph` in `graphs/contriever_graph.py`).
+    last_retrieved: Vec<String>,
+    /// The step of the last update and the triplets it extracted: left out of that
+    /// step's retrieved facts from memory rules 5.
+    fresh: (u32, HashSet<TripletId>),
 }
 
 /// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
@@ -253,8 +259,7 @@ impl AriGraphMemory {
         Self {
             graph: AriGraph::new(),
             settings,
-            query_cache: HashMap::new(),
-            gate: Gate::default(),
+            ..Self::default()
         }
     }
 
@@ -326,15 +331,24 @@ impl AriGraphMemory {
             return Ok(report);
         }
         let rules = self.settings.rules;
-        let known = if self.settings.revision().shows_known_facts() {
-            self.known_in_view(seen.observation)
-        } else {
-            Vec::new()
+        let thesis = self.settings.thesis;
+        let messages = match self.settings.extraction_prompt() {
+            ExtractionPrompt::Reference => llm.prompts.render(
+                "extract_reference",
+                context! { example => &self.last_retrieved, thesis => thesis, ..minijinja::Value::from_serialize(seen) },
+            )?,
+            ExtractionPrompt::Ariadne { known } => {
+                let known = if known {
+                    self.known_in_view(seen.observation)
+                } else {
+                    Vec::new()
+                };
+                llm.prompts.render(
+                    "extract_triplets",
+                    context! { known => known, rules => rules, thesis => thesis, ..minijinja::Value::from_serialize(seen) },
+                )?
+            }
         };
-        let messages = llm.prompts.render(
-            "extract_triplets",
-            context! { known => known, rules => rules, thesis => self.settings.thesis, ..minijinja::Value::from_serialize(seen) },
-        )?;
         let extraction: Option<Extraction> = llm
             .ask(
                 log,
@@ -461,6 +475,7 @@ impl AriGraphMemory {
             }
             ids.push(id);
         }
+        self.fresh = (seen.step, ids.iter().copied().collect());
         // Closing (AriadneMem's conflict-aware coarsening): each retired fact keeps its
         // interval and a link to the new facts that may retire it (the verdict guard's
         // match; any new fact sharing a vertex with it when none is of its kind).
@@ -573,7 +588,8 @@ impl AriGraphMemory {
     }
 
     /// [`AriGraphMemory::retrieve_list`] with a search depth per query (the key items
-    /// of the paper's profile, each at its relevance).
+    /// of the paper's profile, each at its relevance). The retrieved facts are kept as
+    /// the next extraction's example (memory rules 5).
     ///
     /// # Errors
     /// Transport errors from the embedding endpoint.
@@ -606,7 +622,13 @@ impl AriGraphMemory {
         for (q, v) in missing.into_iter().zip(vectors) {
             self.query_cache.insert(q, v);
         }
-        Ok(self.retrieve_at(queries_at, current_step, &self.settings))
+        let retrieval = self.retrieve_at(queries_at, current_step, &self.settings);
+        self.last_retrieved = retrieval
+            .triplets
+            .iter()
+            .map(|t| t.triplet.clone())
+            .collect();
+        Ok(retrieval)
     }
 
     /// The pure part of retrieval, over cached query vectors (queries without a vector
@@ -699,6 +721,12 @@ impl AriGraphMemory {
                     }
                 }
             }
+        }
+        // From memory rules 5 the facts this step extracted are searched through but
+        // not retrieved: the observation holding them is in working memory already
+        // (the reference's `update` drops `new_triplets_str` from the subgraph).
+        if settings.revision().drops_fresh_facts() && self.fresh.0 == current_step {
+            best.retain(|r| !self.fresh.1.contains(&r.id));
         }
         let mut bridges: Vec<BridgeRecord> = Vec::new();
         let mut bridged: HashSet<TripletId> = HashSet::new();

@@ -166,9 +166,11 @@ async fn compact_triplets_are_asked_for_and_read() {
     );
     let request = &script.requests()[0];
     assert!(
-        request.messages[0]
+        request.messages[1]
             .content
-            .contains(r#"["fridge","is in","kitchen"]"#)
+            .contains(r#"[["subject_1", "relation_1", "object_1"]"#),
+        "{}",
+        request.messages[1].content
     );
     let schema = request.schema.as_ref().expect("schema").1.to_string();
     assert!(schema.contains(r#""minItems":3"#), "{schema}");
@@ -222,7 +224,12 @@ async fn the_incident_scope_offers_facts_that_end_in_the_vertex() {
 /// The extractor is shown what is known about the things in view.
 #[tokio::test]
 async fn the_extractor_sees_known_facts_about_things_in_view() {
-    let (_, _, script) = two_steps(&[("antique trunk", "is in", "bedroom")], &[], "{}").await;
+    let known = MemorySettings {
+        known_facts: Some(true),
+        ..MemorySettings::default()
+    };
+    let (_, _, script) =
+        two_steps_with(known, &[("antique trunk", "is in", "bedroom")], &[], "{}").await;
     let prompts: Vec<String> = script
         .requests()
         .iter()
@@ -238,6 +245,75 @@ async fn the_extractor_sees_known_facts_about_things_in_view() {
     );
     let system = &script.requests()[0].messages[0].content;
     assert!(system.contains("a note, a recipe or a book"));
+}
+
+/// Memory rules 5 (the paper's profile): the extractor gets the reference's prompt with
+/// the facts retrieved at the previous step as its example (`prev_subgraph`), and a
+/// step's own extracted facts are searched through but not retrieved at that step.
+#[tokio::test]
+async fn the_paper_extraction_shows_the_last_retrieval_and_fresh_facts_are_not_retrieved() {
+    let script = Arc::new(Scripted::default().answer(
+        "extract_triplets",
+        &[
+            r#"{"triplets":[["antique trunk","is in","bedroom"],["antique trunk","is","closed"]]}"#,
+            r#"{"triplets":[["old key","is in","antique trunk"]]}"#,
+            r#"{"triplets":[]}"#,
+        ],
+    ));
+    let llm = Llm {
+        backend: script.clone(),
+        prompts: Prompts::load(None).expect("prompts"),
+    };
+    let mut memory = AriGraphMemory::new(MemorySettings {
+        cutoff: None,
+        ..MemorySettings::default()
+    });
+    let mut log = CallLog::default();
+    let queries = vec!["antique trunk".to_string(), "old key".to_string()];
+    let mut retrieved = Vec::new();
+    for step in 1..=3 {
+        memory
+            .update_graph(&llm, &mut log, &observed(step))
+            .await
+            .expect("update");
+        let r = memory
+            .retrieve_list(&llm, &mut log, &queries, step)
+            .await
+            .expect("retrieve");
+        let mut texts: Vec<String> = r.triplets.into_iter().map(|t| t.triplet).collect();
+        texts.sort();
+        retrieved.push(texts);
+    }
+    // Step 1 extracted every fact there is: nothing is retrieved. Step 2 retrieves the
+    // trunk's facts but not the key's, extracted at step 2; step 3 retrieves all three.
+    assert!(retrieved[0].is_empty(), "{:?}", retrieved[0]);
+    assert_eq!(
+        retrieved[1],
+        ["antique trunk, is in, bedroom", "antique trunk, is, closed"]
+    );
+    assert_eq!(retrieved[2].len(), 3, "{:?}", retrieved[2]);
+    let users: Vec<String> = script
+        .requests()
+        .iter()
+        .filter(|r| r.purpose == "extract_triplets")
+        .map(|r| r.messages[1].content.clone())
+        .collect();
+    assert!(users[0].contains("extracted before: []"), "{}", users[0]);
+    assert!(
+        users[0].contains("Game step #1\n-= Bedroom =-"),
+        "{}",
+        users[0]
+    );
+    assert!(
+        users[2].contains("'antique trunk, is in, bedroom'")
+            && users[2].contains("'antique trunk, is, closed'")
+            && !users[2].contains("old key"),
+        "{}",
+        users[2]
+    );
+    let system = &script.requests()[0].messages[0].content;
+    assert!(system.contains("meticulously gather information from game observations"));
+    assert!(!users[1].contains("Facts already known"));
 }
 
 /// The semantic step follows `retrieval`; the episodic step (Eq. 1) scores the
