@@ -13,7 +13,7 @@ Replies (one JSON object per line on stdout):
   {"ok": false, "kind": "missing_game"|"missing_sidecar"|"episode_over"|"bad_request"|"textworld",
    "error": str}
 
-Facts this bridge handles (also in the README, "The Python side"): admissible commands need the .json sidecar
+Facts this bridge handles (also in docs/games.md, "The Python side"): admissible commands need the .json sidecar
 (TextWorld silently returns none without it, so a missing sidecar is an error); env.step
 returns the cumulative score, so reward is the score delta; after the end TextWorld keeps
 answering, so `done` is tracked here; the room name is read from the `-= Room =-` header

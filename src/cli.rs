@@ -38,7 +38,7 @@ pub enum Command {
     /// agent saw, planned and did, every LLM call, and charts over the run.
     View(ViewArgs),
     /// Show a profile: per element of the paper, what it does, its source, and every
-    /// departure with its switch (the README's Fidelity table).
+    /// departure with its switch (docs/fidelity.md).
     #[command(subcommand)]
     Profile(ProfileCommand),
 }

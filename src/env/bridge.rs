@@ -1,5 +1,5 @@
 //! The bridge subprocess both game families use: one game per Python process, JSON
-//! lines over stdin/stdout (protocol in `python/textworld_bridge.py` and the README).
+//! lines over stdin/stdout (protocol in `python/textworld_bridge.py` and `docs/games.md`).
 //! Every request has a timeout: a dead or hung bridge is an [`EnvError`], never a hang.
 
 use std::path::{Path, PathBuf};
