@@ -332,8 +332,8 @@ pub struct MemoryArgs {
     #[arg(long, value_name = "PROFILE", help_heading = "Agent")]
     pub profile: Option<String>,
     /// Rules of the extended profile to turn off, a comma-separated list (plan-progress,
-    /// loop-breaking, repeat-warning, kept-note, verdict-guard, admitted-exits,
-    /// move-overrides, short-history).
+    /// loop-breaking, repeat-warning, kept-note, verdict-guard, known-facts,
+    /// admitted-exits, move-overrides, short-history).
     #[arg(long, value_name = "RULES", help_heading = "Agent")]
     pub without: Option<String>,
     /// The similarity cut-off of the semantic search (default 0.75, the reference
@@ -439,4 +439,25 @@ fn parse_design(s: &str) -> Result<MemoryDesign, String> {
 
 fn parse_from_str<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {
     s.parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// `--without`'s help names every rule of the extended profile.
+    #[test]
+    fn the_without_help_names_every_rule() {
+        let mut cmd = super::Cli::command();
+        let play = cmd.find_subcommand_mut("play").expect("play");
+        let help = play
+            .get_arguments()
+            .find(|a| a.get_id() == "without")
+            .and_then(|a| a.get_help())
+            .expect("--without has a help")
+            .to_string();
+        for rule in crate::profile::Rule::ALL {
+            assert!(help.contains(rule.name()), "{rule} is not in: {help}");
+        }
+    }
 }
