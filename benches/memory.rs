@@ -23,10 +23,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ariadne::memory::retrieval::{
-    APPROX_THRESHOLD, HopScope, Scan, cosine_with_norms, dot, episodic_search,
-    semantic_search_many_with, top_w_all,
+    APPROX_THRESHOLD, HopScope, Scan, episodic_search, semantic_search_many_with, top_w_all,
 };
-use ariadne::memory::{AriGraph, Triplet};
+use ariadne::memory::similarity::{cosine_with_norms, dot};
+use ariadne::memory::{AriGraph, Triplet, TripletId};
 use ariadne::nav::{Direction, SpatialMap, move_triplets};
 
 const DIM: usize = 384;
@@ -67,12 +67,12 @@ impl Rng {
         let mut v: Vec<f32> = (0..DIM)
             .map(|_| (self.next() % 2001) as f32 / 1000.0 - 1.0)
             .collect();
-        ariadne::memory::retrieval::normalize(&mut v);
+        ariadne::memory::similarity::normalize(&mut v);
         if let Some(m) = &self.mean {
             for (x, c) in v.iter_mut().zip(m) {
                 *x = 0.92 * c + 0.39 * *x;
             }
-            ariadne::memory::retrieval::normalize(&mut v);
+            ariadne::memory::similarity::normalize(&mut v);
         }
         v
     }
@@ -170,15 +170,15 @@ fn main() {
         let (mut g, rooms) = build(n, &mut rng);
         let runs = if n > 10_000 { 15 } else { 101 };
         let query = rng.unit();
-        let alive: Vec<usize> = g.alive_ids().collect();
+        let alive: Vec<TripletId> = g.alive_ids().collect();
 
         // Baseline: one cosine pass of a query over every alive triplet embedding, as
         // plainly as it can be written.
         let baseline = median(runs, || {
             let q = black_box(&query);
             let nq = dot(q, q);
-            let mut best = (usize::MAX, f32::MIN);
-            for id in 0..g.triplet_slots() {
+            let mut best = (TripletId(usize::MAX), f32::MIN);
+            for id in (0..g.triplet_slots()).map(TripletId) {
                 if let Some((e, ne)) = g.triplet_embedding(id) {
                     let c = cosine_with_norms(q, e, nq, ne);
                     if c > best.1 {
@@ -208,11 +208,11 @@ fn main() {
                 .flat_map(|t| [t.subject.as_str(), t.object.as_str()])
                 .collect();
             let incident = g.incident_to(vertices);
-            let removed: Vec<usize> = incident.iter().copied().take(2).collect();
+            let removed: Vec<TripletId> = incident.iter().copied().take(2).collect();
             for id in &removed {
                 g.remove(*id);
             }
-            let ids: Vec<usize> = new.into_iter().map(|t| g.add(t).0).collect();
+            let ids: Vec<TripletId> = new.into_iter().map(|t| g.add(t).0).collect();
             for id in &removed {
                 let t = g.triplet(*id).clone();
                 g.add(t);
@@ -257,7 +257,7 @@ fn main() {
             .iter()
             .zip(&got)
             .map(|(a, b)| {
-                let a: HashSet<usize> = a.iter().map(|x| x.0).collect();
+                let a: HashSet<TripletId> = a.iter().map(|x| x.0).collect();
                 b.iter().filter(|x| a.contains(&x.0)).count() as f64 / a.len().max(1) as f64
             })
             .sum::<f64>()

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::AriGraph;
+use super::{AriGraph, TripletId};
 
 /// The graph as JSON: `{"semantic_vertices": [name], "semantic_edges": [{"id", "subject",
 /// "relation", "object", "since"}], "closed_edges": [{"id", "subject", "relation",
@@ -41,7 +41,7 @@ pub fn to_json(graph: &AriGraph) -> Value {
         .episodes()
         .iter()
         .map(|e| {
-            let removed: Vec<usize> = e.triplets.iter().copied().filter(|id| !graph.is_alive(*id)).collect();
+            let removed: Vec<TripletId> = e.triplets.iter().copied().filter(|id| !graph.is_alive(*id)).collect();
             let mut v = json!({"step": e.step, "observation": e.observation, "triplets": e.triplets, "removed": removed});
             if !e.theses.is_empty() {
                 v["theses"] = json!(e.theses);

@@ -73,8 +73,7 @@ impl std::fmt::Display for Triplet {
     }
 }
 
-/// Stable index of a triplet in the graph.
-pub type TripletId = usize;
+pub use super::ids::{ThesisId, TripletId};
 
 /// Where a triplet's embedding is kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,13 +110,10 @@ pub struct Episode {
     pub theses: Vec<ThesisId>,
 }
 
-/// Stable index of a thesis vertex in the graph (`0..AriGraph::theses().len()`).
-pub type ThesisId = usize;
-
 /// A thesis vertex (PersonalAI, arXiv:2506.17001, section III: a complete atomic
 /// statement expressed in the source text, e.g. "the recipe asks for a grilled red
 /// pepper"). Its hyper-edge is the set of object vertices it mentions, fixed when it is
-/// added ([`super::thesis::mentions`]); it is never retired (statements are not
+/// added ([`super::names::mentions`]); it is never retired (statements are not
 /// checked for being outdated) and is not a triplet, so it takes no part in the
 /// world-model accuracy.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -177,7 +173,7 @@ impl AriGraph {
 
     /// The triplet with this id (alive or not).
     pub fn triplet(&self, id: TripletId) -> &Triplet {
-        &self.triplets[id].triplet
+        &self.triplets[id.0].triplet
     }
 
     /// The id of a triplet if it is in the graph now (alive).
@@ -185,12 +181,14 @@ impl AriGraph {
         self.index
             .get(t)
             .copied()
-            .filter(|&id| self.triplets[id].alive)
+            .filter(|&id| self.triplets[id.0].alive)
     }
 
     /// Ids of the triplets in the graph now, in insertion order.
     pub fn alive_ids(&self) -> impl Iterator<Item = TripletId> + '_ {
-        (0..self.triplets.len()).filter(|&i| self.triplets[i].alive)
+        (0..self.triplets.len())
+            .filter(|&i| self.triplets[i].alive)
+            .map(TripletId)
     }
 
     /// Number of semantic edges now (alive triplets).
@@ -217,7 +215,7 @@ impl AriGraph {
 
     /// Whether a triplet id is in the graph now.
     pub fn is_alive(&self, id: TripletId) -> bool {
-        self.triplets.get(id).is_some_and(|r| r.alive)
+        self.triplets.get(id.0).is_some_and(|r| r.alive)
     }
 
     /// The episodic vertices, oldest first.
@@ -229,19 +227,19 @@ impl AriGraph {
     /// current graph (false for a duplicate of an alive triplet).
     pub fn add(&mut self, t: Triplet) -> (TripletId, bool) {
         if let Some(&id) = self.index.get(&t) {
-            let was_alive = self.triplets[id].alive;
-            self.triplets[id].alive = true;
+            let was_alive = self.triplets[id.0].alive;
+            self.triplets[id.0].alive = true;
             if !was_alive {
                 self.alive += 1;
-                self.triplets[id].since = self.step;
-                if self.triplets[id].embedding == Embedding::Row {
-                    self.vectors.set_live(id, true);
+                self.triplets[id.0].since = self.step;
+                if self.triplets[id.0].embedding == Embedding::Row {
+                    self.vectors.set_live(id.0, true);
                 }
             }
             self.link(id);
             return (id, !was_alive);
         }
-        let id = self.triplets.len();
+        let id = TripletId(self.triplets.len());
         self.index.insert(t.clone(), id);
         self.triplets.push(TripletRecord {
             triplet: t,
@@ -256,7 +254,7 @@ impl AriGraph {
     }
 
     fn link(&mut self, id: TripletId) {
-        let t = &self.triplets[id].triplet;
+        let t = &self.triplets[id.0].triplet;
         let (s, r, o) = (t.subject.clone(), t.relation.clone(), t.object.clone());
         self.incident.entry(s).or_default().insert(id);
         self.incident.entry(o).or_default().insert(id);
@@ -280,7 +278,7 @@ impl AriGraph {
     /// Remove an outdated triplet from the semantic layer (episodes keep their link).
     /// Returns false if it was not alive.
     pub fn remove(&mut self, id: TripletId) -> bool {
-        let Some(rec) = self.triplets.get_mut(id) else {
+        let Some(rec) = self.triplets.get_mut(id.0) else {
             return false;
         };
         if !rec.alive {
@@ -288,7 +286,7 @@ impl AriGraph {
         }
         rec.alive = false;
         self.alive -= 1;
-        self.vectors.set_live(id, false);
+        self.vectors.set_live(id.0, false);
         self.pinned.remove(&id);
         let t = rec.triplet.clone();
         unlink(&mut self.incident, &t.subject, id);
@@ -314,7 +312,7 @@ impl AriGraph {
     /// Record in the history that the triplet `id`, already removed at this step, was
     /// superseded by `by` (for callers that add the replacements after the removal).
     pub fn supersede(&mut self, id: TripletId, by: &[TripletId]) {
-        if let Some(r) = self.triplets.get(id) {
+        if let Some(r) = self.triplets.get(id.0) {
             self.history.close(id, r.since, self.step, by);
         }
     }
@@ -343,7 +341,7 @@ impl AriGraph {
 
     /// The step at which a triplet last entered the graph (0 for an unknown id).
     pub fn since(&self, id: TripletId) -> u32 {
-        self.triplets.get(id).map_or(0, |r| r.since)
+        self.triplets.get(id.0).map_or(0, |r| r.since)
     }
 
     /// Alive triplets incident to any of `vertices` (E_s^rel of section 2), sorted by id.
@@ -371,15 +369,15 @@ impl AriGraph {
 
     /// Add a thesis vertex from the observation of `step`; its hyper-edge is the known
     /// object vertices (alive now, so including this step's new triplets) that its text
-    /// mentions ([`super::thesis::mentions`]). A statement already held (same text after
+    /// mentions ([`super::names::mentions`]). A statement already held (same text after
     /// [`fold`]) is not added again: its existing id is returned with `false`.
     pub fn add_thesis(&mut self, text: &str, step: u32) -> (ThesisId, bool) {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let key = fold(&text);
         if let Some(id) = self.theses.iter().position(|r| fold(&r.thesis.text) == key) {
-            return (id, false);
+            return (ThesisId(id), false);
         }
-        let vertices = super::thesis::mentions(&text, &self.vertices());
+        let vertices = super::names::mentions(&text, &self.vertices());
         self.theses.push(ThesisRecord {
             thesis: ThesisVertex {
                 text,
@@ -389,7 +387,7 @@ impl AriGraph {
             embedding: None,
             norm_sq: 0.0,
         });
-        (self.theses.len() - 1, true)
+        (ThesisId(self.theses.len() - 1), true)
     }
 
     /// Link thesis vertices to the latest episodic vertex (the observation they came
@@ -398,7 +396,7 @@ impl AriGraph {
         let n = self.theses.len();
         if let Some(e) = self.episodes.last_mut() {
             for &id in ids {
-                if id < n && !e.theses.contains(&id) {
+                if id.0 < n && !e.theses.contains(&id) {
                     e.theses.push(id);
                 }
             }
@@ -412,7 +410,7 @@ impl AriGraph {
 
     /// The thesis vertex with this id.
     pub fn thesis(&self, id: ThesisId) -> Option<&ThesisVertex> {
-        self.theses.get(id).map(|r| &r.thesis)
+        self.theses.get(id.0).map(|r| &r.thesis)
     }
 
     /// Number of thesis vertices.
@@ -426,29 +424,29 @@ impl AriGraph {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.embedding.is_none())
-            .map(|(id, r)| (id, r.thesis.text.clone()))
+            .map(|(id, r)| (ThesisId(id), r.thesis.text.clone()))
             .collect()
     }
 
     /// Store a thesis vertex's embedding (a passage vector, unit length expected).
     pub fn set_thesis_embedding(&mut self, id: ThesisId, v: Vec<f32>) {
-        if let Some(r) = self.theses.get_mut(id) {
-            r.norm_sq = super::retrieval::dot(&v, &v);
+        if let Some(r) = self.theses.get_mut(id.0) {
+            r.norm_sq = super::similarity::dot(&v, &v);
             r.embedding = Some(v);
         }
     }
 
     /// The embedding of a thesis vertex with its squared norm.
     pub fn thesis_embedding(&self, id: ThesisId) -> Option<(&[f32], f32)> {
-        let r = self.theses.get(id)?;
+        let r = self.theses.get(id.0)?;
         r.embedding.as_deref().map(|e| (e, r.norm_sq))
     }
 
     /// Alive triplets that have no embedding yet: (id, text).
     pub fn triplets_missing_embeddings(&self) -> Vec<(TripletId, String)> {
         self.alive_ids()
-            .filter(|&id| self.triplets[id].embedding == Embedding::None)
-            .map(|id| (id, self.triplets[id].triplet.text()))
+            .filter(|&id| self.triplets[id.0].embedding == Embedding::None)
+            .map(|id| (id, self.triplets[id.0].triplet.text()))
             .collect()
     }
 
@@ -469,18 +467,18 @@ impl AriGraph {
     /// ([`AriGraph::triplet_vectors`]); any other length is kept apart
     /// ([`AriGraph::odd_embedded`]).
     pub fn set_triplet_embedding(&mut self, id: TripletId, v: Vec<f32>) {
-        let Some(r) = self.triplets.get_mut(id) else {
+        let Some(r) = self.triplets.get_mut(id.0) else {
             return;
         };
-        r.norm_sq = super::retrieval::dot(&v, &v);
-        if self.vectors.set(id, &v, r.norm_sq) {
+        r.norm_sq = super::similarity::dot(&v, &v);
+        if self.vectors.set(id.0, &v, r.norm_sq) {
             r.embedding = Embedding::Row;
             self.odd.remove(&id);
-            self.vectors.set_live(id, r.alive);
+            self.vectors.set_live(id.0, r.alive);
         } else {
             r.embedding = Embedding::Odd(v);
             self.odd.insert(id);
-            self.vectors.set_live(id, false);
+            self.vectors.set_live(id.0, false);
         }
     }
 
@@ -496,7 +494,7 @@ impl AriGraph {
         self.odd
             .iter()
             .copied()
-            .filter(|&id| self.triplets[id].alive)
+            .filter(|&id| self.triplets[id.0].alive)
     }
 
     /// Store a vertex's embedding (unit length expected).
@@ -524,10 +522,10 @@ impl AriGraph {
 
     /// The embedding of an alive triplet with its squared norm.
     pub fn triplet_embedding(&self, id: TripletId) -> Option<(&[f32], f32)> {
-        let r = self.triplets.get(id).filter(|r| r.alive)?;
+        let r = self.triplets.get(id.0).filter(|r| r.alive)?;
         match &r.embedding {
             Embedding::None => None,
-            Embedding::Row => Some(self.vectors.row(id)),
+            Embedding::Row => Some(self.vectors.row(id.0)),
             Embedding::Odd(v) => Some((v.as_slice(), r.norm_sq)),
         }
     }

@@ -42,6 +42,35 @@ pub fn entity_key(s: &str) -> String {
     t.to_string()
 }
 
+/// Whether `name` occurs in `text` as whole words: the characters either side of an
+/// occurrence are not letters or digits.
+fn occurs(text: &str, name: &str) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    text.match_indices(name).any(|(i, m)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + m.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// A thesis's hyper-edge: the `vertices` (canonical names, as the graph stores them)
+/// that occur in `text` as whole words after [`fold`] (case, spaces, Unicode). Sorted,
+/// each once. "the Red Key opens the locker" mentions "red key", "key" and "locker",
+/// not "keyboard".
+pub fn mentions(text: &str, vertices: &[&str]) -> Vec<String> {
+    let text = fold(text);
+    let mut out: Vec<String> = vertices
+        .iter()
+        .filter(|v| occurs(&text, v))
+        .map(|v| v.to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use super::names::entity_key;
 use super::truth::{Tracker, mapping};
 use super::{
     AriGraph, AriGraphMemory, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries,
-    Retrieval, UpdateReport,
+    Retrieval, TripletId, UpdateReport,
 };
 use crate::llm::{CallLog, Llm};
 
@@ -60,7 +60,7 @@ impl MemoryModule for OracleMemory {
         // (pinned ground truth of moves stays).
         let claims: HashSet<mapping::Claim> = truth.iter().filter_map(mapping::claim_of).collect();
         let g: &mut AriGraph = &mut self.inner.graph;
-        let stale: Vec<usize> = g
+        let stale: Vec<TripletId> = g
             .alive_ids()
             .filter(|&id| {
                 !g.is_pinned(id)

@@ -1,9 +1,8 @@
 //! Two-step retrieval of paper section 2 (Algorithm 1) as pure functions over an
 //! [`AriGraph`]: semantic search (Algorithm 2, embedding-seeded BFS with depth `d` and
-//! width `w`), episodic search (Eq. 1), and the vector math they share.
-//!
-//! Similarities are cosines computed by [`dot`] in a fixed order, so a replay
-//! recomputes every similarity bit for bit.
+//! width `w`), and episodic search (Eq. 1). Similarities are cosines of
+//! [`super::similarity`], computed in a fixed order, so a replay recomputes every
+//! similarity bit for bit.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -11,51 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, TripletId};
 use super::int_dot::{self, Kernel, QueryCodes};
-
-/// Dot product over the common length, accumulated in 8 independent lanes (so the
-/// compiler can use SIMD) and summed in a fixed order: deterministic.
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut lanes = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            lanes[i] += x[i] * y[i];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-        + tail
-}
-
-/// Cosine similarity with squared norms `na = dot(a, a)` and `nb = dot(b, b)` given
-/// (0.0 when either is zero).
-pub fn cosine_with_norms(a: &[f32], b: &[f32], na: f32, nb: f32) -> f32 {
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        cosine_from_dot(dot(a, b), na, nb)
-    }
-}
-
-/// Cosine similarity of two vectors of equal length (0.0 when either is zero).
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    cosine_with_norms(a, b, dot(a, a), dot(b, b))
-}
-
-/// Scale a vector to unit length in place (left as is when zero).
-pub fn normalize(v: &mut [f32]) {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if n > 0.0 {
-        v.iter_mut().for_each(|x| *x /= n);
-    }
-}
+use super::similarity::{cosine_from_dot, cosine_with_norms, dot};
 
 /// Which semantic edges a BFS hop from a vertex ranks (Algorithm 2's
 /// `EmbedAndRetrieve(Es, q', w)`).
@@ -201,17 +156,6 @@ pub enum Scan {
     Approximate,
 }
 
-/// `dot / (sqrt(na) * sqrt(nb))`, or 0.0 when a squared norm is zero: the one formula
-/// of [`cosine_with_norms`].
-#[inline]
-fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
-    if na == 0.0 || nb == 0.0 {
-        0.0
-    } else {
-        dot / (na.sqrt() * nb.sqrt())
-    }
-}
-
 /// `[dot(q[0], e), ..., dot(q[N-1], e)]` bit for bit, for queries as long as `e`: every
 /// query keeps [`dot`]'s 8 lanes, chunk order, tail and final sum; only the loads of `e`
 /// are shared.
@@ -317,7 +261,7 @@ pub fn top_w_all(
                             let row = vectors.code_factor(id);
                             for j in 0..$n {
                                 let approx = (sums[r * $n + j] as f32 * row) * codes[b[j]].1;
-                                candidates[b[j]].offer(id, approx);
+                                candidates[b[j]].offer(TripletId(id), approx);
                             }
                         }
                     }};
@@ -337,7 +281,7 @@ pub fn top_w_all(
         for (j, c) in candidates.into_iter().enumerate() {
             let k = blocked[j];
             for (id, _) in c.items {
-                let (e, ne) = vectors.row(id);
+                let (e, ne) = vectors.row(id.0);
                 scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
             }
         }
@@ -356,7 +300,7 @@ pub fn top_w_all(
                             let d = dot_block(&q, e);
                             for j in 0..$n {
                                 let k = b[j];
-                                scored[k].offer(id, cosine_from_dot(d[j], norms[k], ne));
+                                scored[k].offer(TripletId(id), cosine_from_dot(d[j], norms[k], ne));
                             }
                         }
                     }};
@@ -375,7 +319,10 @@ pub fn top_w_all(
         for id in 0..rows {
             if vectors.is_live(id) {
                 let (e, ne) = vectors.row(id);
-                scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
+                scored[k].offer(
+                    TripletId(id),
+                    cosine_with_norms(queries[k], e, norms[k], ne),
+                );
             }
         }
     }
@@ -633,6 +580,7 @@ fn episodic_search_by(
 mod tests {
     use super::*;
     use crate::memory::Triplet;
+    use crate::memory::similarity::{cosine, normalize};
 
     fn t(s: &str, r: &str, o: &str) -> Triplet {
         Triplet::new(s, r, o).unwrap()
@@ -885,14 +833,14 @@ mod tests {
             }
         }
         for (id, _) in g.triplets_missing_embeddings() {
-            let len = if odd && id % 50 == 3 { dim + 5 } else { dim };
+            let len = if odd && id.0 % 50 == 3 { dim + 5 } else { dim };
             g.set_triplet_embedding(id, vector(len, &mut next));
         }
         for v in g.vertices_missing_embeddings() {
             g.set_vertex_embedding(v, vector(dim, &mut next));
         }
         for id in (0..g.triplet_slots()).step_by(7) {
-            g.remove(id);
+            g.remove(TripletId(id));
         }
         let queries = (0..9).map(|_| vector(dim, &mut next)).collect();
         (g, queries)
@@ -901,7 +849,7 @@ mod tests {
     /// The straightforward top-w: every alive triplet scored by `cosine_with_norms`.
     fn reference_top_w(g: &AriGraph, q: &[f32], w: usize) -> Vec<(TripletId, f32)> {
         let mut top = TopW::new(w);
-        for id in 0..g.triplet_slots() {
+        for id in (0..g.triplet_slots()).map(TripletId) {
             if let Some((e, ne)) = g.triplet_embedding(id) {
                 top.offer(id, cosine_with_norms(q, e, dot(q, q), ne));
             }

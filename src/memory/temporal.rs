@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::graph::TripletId;
+use super::ids::TripletId;
 
 /// What happens to a fact that a newer fact retires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

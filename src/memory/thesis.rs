@@ -34,8 +34,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, ThesisId, TripletId};
-use super::names::fold;
-use super::retrieval::{cosine_with_norms, dot};
+use super::similarity::{cosine_with_norms, dot};
 use super::strategies::{MATCHED_VERTICES, matched_vertices};
 
 /// Most theses asked for in one extraction and most retrieved for one step.
@@ -108,35 +107,6 @@ pub fn parse_exclude<'a>(
     Ok(kinds.into_iter().collect())
 }
 
-/// Whether `name` occurs in `text` as whole words: the characters either side of an
-/// occurrence are not letters or digits.
-fn occurs(text: &str, name: &str) -> bool {
-    if name.is_empty() {
-        return false;
-    }
-    text.match_indices(name).any(|(i, m)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + m.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
-}
-
-/// A thesis's hyper-edge: the `vertices` (canonical names, as the graph stores them)
-/// that occur in `text` as whole words after [`fold`] (case, spaces, Unicode). Sorted,
-/// each once. "the Red Key opens the locker" mentions "red key", "key" and "locker",
-/// not "keyboard".
-pub fn mentions(text: &str, vertices: &[&str]) -> Vec<String> {
-    let text = fold(text);
-    let mut out: Vec<String> = vertices
-        .iter()
-        .filter(|v| occurs(&text, v))
-        .map(|v| v.to_string())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
 /// The anchors of thesis retrieval: the vertices of the retrieved triplets and the
 /// [`MATCHED_VERTICES`] vertices matched to each query vector.
 pub fn anchors<'g>(
@@ -183,7 +153,8 @@ pub fn rank(
         .theses()
         .into_iter()
         .enumerate()
-        .filter_map(|(id, t)| {
+        .filter_map(|(i, t)| {
+            let id = ThesisId(i);
             let matched = match anchors {
                 Some(a) => {
                     let n = t.vertices.iter().filter(|v| a.contains(v.as_str())).count();
@@ -228,6 +199,7 @@ pub fn rank(
 mod tests {
     use super::*;
     use crate::memory::Triplet;
+    use crate::memory::names::mentions;
 
     #[test]
     fn hyper_edges_are_whole_word_mentions_of_known_names() {
@@ -312,12 +284,18 @@ mod tests {
     #[test]
     fn theses_rank_by_anchors_held_then_similarity_then_age() {
         let g = kitchen();
-        assert_eq!(g.thesis(0).unwrap().vertices, ["recipe", "red pepper"]);
-        assert_eq!(g.thesis(3).unwrap().vertices, ["fridge", "red pepper"]);
+        assert_eq!(
+            g.thesis(ThesisId(0)).unwrap().vertices,
+            ["recipe", "red pepper"]
+        );
+        assert_eq!(
+            g.thesis(ThesisId(3)).unwrap().vertices,
+            ["fridge", "red pepper"]
+        );
         let q: &[f32] = &[1.0, 0.0, 0.0];
         let a: BTreeSet<&str> = ["recipe", "red pepper", "knife"].into();
         let r = rank(&g, &[q], Some(&a), 10);
-        let order: Vec<ThesisId> = r.iter().map(|r| r.id).collect();
+        let order: Vec<usize> = r.iter().map(|r| r.id.0).collect();
         // Two anchors: 2 (cos 0.6) before 0 (cos 0); one anchor: 1 (cos 1.0), then 3
         // (cos 0.6).
         assert_eq!(order, [2, 0, 1, 3]);
@@ -325,9 +303,9 @@ mod tests {
         assert!((r[0].similarity - 0.6).abs() < 1e-6);
         // At equal anchors and similarity the older thesis wins: 2 (step 3) before 3.
         let only_pepper: BTreeSet<&str> = ["red pepper"].into();
-        let order: Vec<ThesisId> = rank(&g, &[q], Some(&only_pepper), 2)
+        let order: Vec<usize> = rank(&g, &[q], Some(&only_pepper), 2)
             .iter()
-            .map(|r| r.id)
+            .map(|r| r.id.0)
             .collect();
         assert_eq!(order, [2, 3]);
         // No anchor in a hyper-edge: not a candidate.
@@ -336,7 +314,7 @@ mod tests {
         // Object vertices excluded: similarity alone over every thesis, best of the
         // queries; ties (2 and 3) by age.
         let q2: &[f32] = &[0.0, 0.0, 1.0];
-        let order: Vec<ThesisId> = rank(&g, &[q, q2], None, 3).iter().map(|r| r.id).collect();
+        let order: Vec<usize> = rank(&g, &[q, q2], None, 3).iter().map(|r| r.id.0).collect();
         assert_eq!(order, [0, 1, 2]);
     }
 
@@ -344,7 +322,7 @@ mod tests {
     fn anchors_are_retrieved_triplet_ends_and_matched_vertices() {
         let g = kitchen();
         let q: &[f32] = &[0.0, 0.0, 1.0];
-        let a = anchors(&g, &[q], [0]);
+        let a = anchors(&g, &[q], [TripletId(0)]);
         // recipe, kitchen (triplet 0); fridge, knife, counter (nearest three to q).
         assert_eq!(
             a.into_iter().collect::<Vec<_>>(),
@@ -356,7 +334,7 @@ mod tests {
     fn a_thesis_held_already_is_not_added_again() {
         let mut g = kitchen();
         let (id, fresh) = g.add_thesis("the recipe asks for a GRILLED red pepper", 9);
-        assert_eq!((id, fresh), (0, false));
+        assert_eq!((id, fresh), (ThesisId(0), false));
         assert_eq!(g.thesis_count(), 4);
     }
 }

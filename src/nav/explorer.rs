@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{Direction, Move, SpatialMap, UnexploredExit, move_triplets, relation_direction};
 use crate::memory::names::entity_key;
-use crate::memory::{AriGraph, MemoryRevision, MemorySettings, Retire, Triplet};
+use crate::memory::{AriGraph, MemoryRevision, MemorySettings, Retire, Triplet, TripletId};
 
 /// Rooms visited and exits taken in one episode.
 #[derive(Debug, Clone, Default)]
@@ -191,7 +191,7 @@ impl Explorer {
             // A route move the game refused: the unproven facts that promised it (to the
             // room expected, or to another room the agent knows) go; a door or thing
             // said to be that way stays (it may be why the move was refused).
-            let refuted: Vec<usize> = spatial_ids(graph)
+            let refuted: Vec<TripletId> = spatial_ids(graph)
                 .into_iter()
                 .filter(|&id| !graph.is_pinned(id))
                 .filter(|&id| {
@@ -276,19 +276,19 @@ impl Explorer {
             return Vec::new();
         }
         let spatial = spatial_ids(graph);
-        let proven: Vec<(usize, Vec<Lead>)> = spatial
+        let proven: Vec<(TripletId, Vec<Lead>)> = spatial
             .iter()
             .filter(|&&id| graph.is_pinned(id))
             .map(|&id| (id, leads(graph.triplet(id))))
             .filter(|(_, l)| !l.is_empty())
             .collect();
-        let mut doomed: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut doomed: Vec<(TripletId, Vec<TripletId>)> = Vec::new();
         for id in spatial.into_iter().filter(|&id| !graph.is_pinned(id)) {
             let claimed = leads(graph.triplet(id));
             if claimed.is_empty() {
                 continue;
             }
-            let by: Vec<usize> = proven
+            let by: Vec<TripletId> = proven
                 .iter()
                 .filter(|(_, known)| disagree(&claimed, known))
                 .map(|(p, _)| *p)
@@ -357,7 +357,7 @@ fn disagree(claimed: &[Lead], proven: &[Lead]) -> bool {
 
 /// Alive spatial triplets that a move `from` -`dir`-> `to` proves wrong: those that send
 /// `from` going `dir` elsewhere, or `to` going back (the opposite way) elsewhere.
-fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<usize> {
+fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<TripletId> {
     spatial_ids(graph)
         .into_iter()
         .filter(|&id| {
@@ -371,7 +371,7 @@ fn contradicted(graph: &AriGraph, from: &str, dir: Direction, to: &str) -> Vec<u
 
 /// Ids of the alive triplets whose relation is a direction (`is north of`, ...), oldest
 /// first.
-fn spatial_ids(graph: &AriGraph) -> Vec<usize> {
+fn spatial_ids(graph: &AriGraph) -> Vec<TripletId> {
     graph.alive_ids_with_relation(|r| relation_direction(r).is_some())
 }
 

@@ -17,12 +17,13 @@ use super::bridge::{self, BridgeRecord};
 use super::gating::{self, Gate, Judgement};
 use super::relations;
 use super::retrieval::{self, Retrieved};
+use super::similarity;
 use super::strategies;
 use super::thesis::{self, VertexKind};
 use super::{
     AriGraph, ExtractionPrompt, MemoryDesign, MemoryModule, MemorySettings, Observed,
     OutdatedScope, Queries, Retire, Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet,
-    Triplet, TripletId, UpdateReport,
+    ThesisId, Triplet, TripletId, UpdateReport,
 };
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{CallLog, EmbedKind, Llm};
@@ -296,7 +297,7 @@ impl AriGraphMemory {
                     Some(now) => recent.iter().any(|(_, q)| {
                         self.query_cache
                             .get(q)
-                            .is_some_and(|old| retrieval::cosine(now, old) >= gating::THRESHOLD)
+                            .is_some_and(|old| similarity::cosine(now, old) >= gating::THRESHOLD)
                     }),
                     None => false,
                 }
@@ -509,7 +510,7 @@ impl AriGraphMemory {
         }
         // Thesis vertices: added once this step's triplets are in (their hyper-edges
         // see the new vertices), embedded in the same batch, linked to the episode.
-        let thesis_ids: Vec<usize> = report
+        let thesis_ids: Vec<ThesisId> = report
             .theses
             .iter()
             .map(|t| self.graph.add_thesis(t, seen.step).0)
@@ -551,8 +552,8 @@ impl AriGraphMemory {
         let theses = self.graph.theses_missing_embeddings();
         let texts: Vec<String> = missing
             .iter()
-            .chain(&theses)
             .map(|(_, t)| t.clone())
+            .chain(theses.iter().map(|(_, t)| t.clone()))
             .collect();
         let mut vectors = llm.embed(log, texts, EmbedKind::Passage).await?.into_iter();
         for ((id, _), v) in missing.into_iter().zip(vectors.by_ref()) {
@@ -783,7 +784,7 @@ impl AriGraphMemory {
         } else if objects {
             retrieval::episodic_search(&self.graph, &ids, settings.episodes, Some(current_step))
         } else {
-            let found: HashSet<usize> = theses.iter().map(|r| r.id).collect();
+            let found: HashSet<ThesisId> = theses.iter().map(|r| r.id).collect();
             retrieval::episodic_search_by_theses(
                 &self.graph,
                 &found,

@@ -627,13 +627,13 @@ async fn theses_come_from_the_extraction_call_and_a_bad_field_is_a_repair() {
     let text = "The antique trunk in the Bedroom may hold the key";
     assert_eq!(first.theses, [text]);
     assert_eq!(log.repairs, 1);
-    let t = memory.graph.thesis(0).expect("a thesis vertex");
+    let t = memory.graph.thesis(ThesisId(0)).expect("a thesis vertex");
     assert_eq!(
         (t.step, t.vertices.clone()),
         (1, vec!["antique trunk".to_string(), "bedroom".into()])
     );
-    assert_eq!(memory.graph.episodes()[0].theses, [0]);
-    assert!(memory.graph.thesis_embedding(0).is_some());
+    assert_eq!(memory.graph.episodes()[0].theses, [ThesisId(0)]);
+    assert!(memory.graph.thesis_embedding(ThesisId(0)).is_some());
     let passages = &log.embeds[0];
     assert_eq!(passages.kind, EmbedKind::Passage);
     assert_eq!(passages.texts.last().map(String::as_str), Some(text));

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::{MEMORY_CHARS, clip, embed_one};
 use crate::llm::{EmbedKind, Llm};
-use crate::memory::retrieval::cosine;
+use crate::memory::similarity::cosine;
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval,
     RetrievedEpisode, UpdateReport,

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{MEMORY_CHARS, clip, embed_one};
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{EmbedKind, Llm};
-use crate::memory::retrieval::cosine;
+use crate::memory::similarity::cosine;
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval,
     RetrievedEpisode, UpdateReport,

@@ -32,7 +32,8 @@ use serde::{Deserialize, Serialize};
 
 use super::MemorySettings;
 use super::graph::{AriGraph, TripletId};
-use super::retrieval::{Retrieved, cosine, cosine_with_norms, dot};
+use super::retrieval::Retrieved;
+use super::similarity::{cosine, cosine_with_norms, dot};
 
 /// The semantic-search strategy of AriGraph's retrieval (`--retrieval`; recorded as
 /// `memory.retrieval` in every manifest; runs recorded before it existed used `bfs`).
