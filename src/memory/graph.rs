@@ -97,7 +97,7 @@ struct TripletRecord {
 
 /// An episodic vertex with its episodic edge.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Episode {
+pub struct EpisodicVertex {
     /// Step number (1-based) of the observation.
     pub step: u32,
     /// The raw observation.
@@ -156,7 +156,7 @@ pub struct AriGraph {
     vectors: TripletVectors,
     /// Ids whose embedding is [`Embedding::Odd`].
     odd: BTreeSet<TripletId>,
-    episodes: Vec<Episode>,
+    episodes: Vec<EpisodicVertex>,
     alive: usize,
     pinned: HashSet<TripletId>,
     /// The current step (1-based; 0 before any step).
@@ -219,7 +219,7 @@ impl AriGraph {
     }
 
     /// The episodic vertices, oldest first.
-    pub fn episodes(&self) -> &[Episode] {
+    pub fn episodes(&self) -> &[EpisodicVertex] {
         &self.episodes
     }
 
@@ -359,7 +359,7 @@ impl AriGraph {
     pub fn add_episode(&mut self, step: u32, observation: String, triplets: Vec<TripletId>) {
         let mut seen = HashSet::new();
         let triplets = triplets.into_iter().filter(|id| seen.insert(*id)).collect();
-        self.episodes.push(Episode {
+        self.episodes.push(EpisodicVertex {
             step,
             observation,
             triplets,

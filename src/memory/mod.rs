@@ -10,14 +10,14 @@
 //! - [`baselines`]: the memories the paper compares (one file each);
 //! - [`registry`]: every design's name, table label, cost and constructor;
 //! - [`export`]: DOT and JSON views of a graph;
-//! - [`temporal`], [`gating`], [`bridge`]: AriadneMem's conflict-aware coarsening,
+//! - [`temporal`], [`gating`], [`bridge_discovery`]: AriadneMem's conflict-aware coarsening,
 //!   entropy-aware gating and bridge discovery, options of the AriGraph memory;
 //! - [`thesis`]: PersonalAI's thesis vertices and traversal constraints, options of the
 //!   AriGraph memory.
 
 pub mod arigraph;
 pub mod baselines;
-pub mod bridge;
+pub mod bridge_discovery;
 pub mod export;
 pub mod gating;
 pub mod graph;
@@ -38,7 +38,7 @@ pub mod vectors;
 use serde::{Deserialize, Serialize};
 
 pub use arigraph::AriGraphMemory;
-pub use graph::{AriGraph, Episode, Triplet};
+pub use graph::{AriGraph, EpisodicVertex, Triplet};
 pub use ids::{ThesisId, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
@@ -102,7 +102,7 @@ pub struct MemorySettings {
     #[serde(default)]
     pub gating: bool,
     /// Join the disconnected parts of what a query retrieved through the vertex that
-    /// best connects them in the full graph ([`bridge`], AriadneMem's bridge discovery;
+    /// best connects them in the full graph ([`bridge_discovery`], AriadneMem's bridge discovery;
     /// off by default and in runs recorded before this setting).
     #[serde(default)]
     pub bridge: bool,
@@ -469,7 +469,7 @@ pub struct RetrievedTriplet {
     pub depth: u32,
     /// Similarity to the query or vertex that found it (0 for a bridge triplet).
     pub similarity: f32,
-    /// Added by bridge discovery ([`bridge`], `--bridge`), not by the semantic search.
+    /// Added by bridge discovery ([`bridge_discovery`], `--bridge`), not by the semantic search.
     #[serde(default, skip_serializing_if = "is_false")]
     pub bridge: bool,
 }
@@ -520,9 +520,9 @@ pub struct Retrieval {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// The bridges that joined disconnected parts of the retrieved subgraph
-    /// ([`bridge`], `--bridge`); their triplets are also in `triplets`.
+    /// ([`bridge_discovery`], `--bridge`); their triplets are also in `triplets`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub bridges: Vec<bridge::BridgeRecord>,
+    pub bridges: Vec<bridge_discovery::BridgeRecord>,
     /// Retrieved thesis vertices, best first (`--thesis`; [`thesis`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub theses: Vec<RetrievedThesis>,

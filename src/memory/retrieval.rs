@@ -552,7 +552,7 @@ fn episodic_search_by(
     g: &AriGraph,
     k: usize,
     exclude_step: Option<u32>,
-    count: impl Fn(&super::graph::Episode) -> (usize, usize),
+    count: impl Fn(&super::graph::EpisodicVertex) -> (usize, usize),
 ) -> Vec<ScoredEpisode> {
     let mut scored: Vec<ScoredEpisode> = g
         .episodes()

@@ -3,7 +3,7 @@
 //! edge) and read by two-step retrieval (Algorithm 1: semantic search, then episodic
 //! search). AriadneMem's options plug in here: closing retired facts
 //! ([`super::temporal`]), gating repeated observations ([`super::gating`]) and bridge
-//! discovery in retrieval ([`super::bridge`]); so do PersonalAI's thesis vertices and
+//! discovery in retrieval ([`super::bridge_discovery`]); so do PersonalAI's thesis vertices and
 //! traversal constraints ([`super::thesis`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -13,7 +13,7 @@ use minijinja::context;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::bridge::{self, BridgeRecord};
+use super::bridge_discovery::{self, BridgeRecord};
 use super::gating::{self, Gate, Judgement};
 use super::relations;
 use super::retrieval::{self, Retrieved};
@@ -744,7 +744,7 @@ impl AriGraphMemory {
                         }
                     }
                 }
-                for b in bridge::discover(&self.graph, &names, &sub, budget) {
+                for b in bridge_discovery::discover(&self.graph, &names, &sub, budget) {
                     budget -= b.triplets.len();
                     for &id in &b.triplets {
                         sub.insert(id);

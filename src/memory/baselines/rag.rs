@@ -7,7 +7,7 @@
 
 use anyhow::Result;
 
-use super::{MEMORY_CHARS, clip, embed_one};
+use super::{MEMORY_CHARS, embed_one, first_chars};
 use crate::llm::{EmbedKind, Llm};
 use crate::memory::similarity::cosine;
 use crate::memory::{
@@ -44,7 +44,7 @@ impl MemoryModule for Rag {
         log: &mut CallLog,
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
-        let text = clip(seen.observation, MEMORY_CHARS);
+        let text = first_chars(seen.observation, MEMORY_CHARS);
         if let Some(v) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push((seen.step, text, v));
         }

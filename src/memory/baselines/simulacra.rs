@@ -5,7 +5,7 @@ use minijinja::context;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{MEMORY_CHARS, clip, embed_one};
+use super::{MEMORY_CHARS, embed_one, first_chars};
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{EmbedKind, Llm};
 use crate::memory::similarity::cosine;
@@ -148,12 +148,12 @@ impl MemoryModule for Simulacra {
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
         let text = if seen.action.is_empty() {
-            clip(seen.observation, MEMORY_CHARS)
+            first_chars(seen.observation, MEMORY_CHARS)
         } else {
             format!(
                 "After \"{}\": {}",
                 seen.action,
-                clip(seen.observation, MEMORY_CHARS)
+                first_chars(seen.observation, MEMORY_CHARS)
             )
         };
         let messages = llm.prompts.render(
@@ -203,7 +203,7 @@ impl MemoryModule for Simulacra {
                 .rev()
                 .take(15)
                 .rev()
-                .map(|e| clip(&e.text, 300))
+                .map(|e| first_chars(&e.text, 300))
                 .collect();
             let messages = llm.prompts.render(
                 "reflection",
