@@ -14,11 +14,11 @@ pub fn watch_ctrl_c() -> CancellationToken {
     tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
             if cancel.is_cancelled() {
-                eprintln!("\ninterrupted twice: exiting now");
+                crate::report::notice("\ninterrupted twice: exiting now");
                 std::process::exit(130);
             }
-            eprintln!(
-                "\ninterrupted: the step in flight is dropped; saving what is done (Ctrl-C again to exit now)"
+            crate::report::notice(
+                "\ninterrupted: the step in flight is dropped; saving what is done (Ctrl-C again to exit now)",
             );
             cancel.cancel();
         }

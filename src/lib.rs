@@ -27,6 +27,7 @@ pub mod llm;
 pub mod memory;
 pub mod nav;
 pub mod profile;
+pub mod report;
 pub mod settings;
 pub mod trajectory;
 pub mod view;

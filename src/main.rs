@@ -17,6 +17,7 @@ async fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    ariadne::report::install();
     let cli = Cli::parse();
     match commands::run(cli).await {
         Ok(code) => code,

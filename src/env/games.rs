@@ -333,7 +333,7 @@ pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResu
         bail!(UserError::new(format!("{game} has no walkthrough")));
     };
     if !quiet {
-        println!("{}\n", state.observation);
+        crate::report::out(format!("{}\n", state.observation));
     }
     let mut steps = 0;
     for cmd in &commands {
@@ -348,7 +348,7 @@ pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResu
             } else {
                 String::new()
             };
-            println!(
+            crate::report::out(format!(
                 "> {cmd}{reward}\n{}\n",
                 state
                     .observation
@@ -356,7 +356,7 @@ pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResu
                     .take(4)
                     .collect::<Vec<_>>()
                     .join("\n")
-            );
+            ));
         }
     }
     env.close().await;

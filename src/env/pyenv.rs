@@ -181,10 +181,10 @@ async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Res
     .await;
     pb.finish_and_clear();
     res?;
-    eprintln!(
+    crate::report::notice(format!(
         "ariadne: installed {what} in {}",
         env.home.join("venv").display()
-    );
+    ));
     std::fs::write(&stamp_path, want)
         .with_context(|| format!("cannot write {}", stamp_path.display()))
 }
@@ -334,11 +334,11 @@ async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
     std::fs::rename(&tmp, &path)
         .with_context(|| format!("cannot move the weights to {}", path.display()))?;
     std::fs::write(&ok_stamp, model.sha256)?;
-    eprintln!(
+    crate::report::notice(format!(
         "ariadne: model ready: {} ({} bytes, sha256 verified)",
         path.display(),
         bytes
-    );
+    ));
     Ok(())
 }
 

@@ -97,10 +97,10 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
 /// empty run would only puzzle `replay`. The error says what went wrong.
 fn discard(dir: &std::path::Path) {
     if let Err(e) = std::fs::remove_dir_all(dir) {
-        eprintln!(
+        crate::report::notice(format!(
             "warning: cannot remove the unused run directory {}: {e}",
             dir.display()
-        );
+        ));
     }
 }
 
@@ -136,7 +136,7 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
         let writer = RunWriter::create(&run.runs_dir, &run_id, &m)?;
         let dir = writer.dir().to_path_buf();
         if trials > 1 && run.announce {
-            println!("ariadne: Reflexion trial {trial} of {trials}");
+            crate::report::out(format!("ariadne: Reflexion trial {trial} of {trials}"));
         }
         let env = match config.game.start(run.py, &dir.join("bridge.log")).await {
             Ok(env) => env,
@@ -216,7 +216,7 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
             RunWriter::rewrite_summary(&dir, &this)?;
             if let Some(l) = lesson {
                 if run.announce {
-                    println!("lesson for the next trial: {l}");
+                    crate::report::out(format!("lesson for the next trial: {l}"));
                 }
                 lessons.push(l);
             }

@@ -157,14 +157,14 @@ impl Transport {
                 });
             }
             retries += 1;
-            eprintln!(
+            crate::report::notice(format!(
                 "ariadne: the {} endpoint at {} {why}; retry {retries} in {:.1} s ({:.0} s of the {} s retry budget left)",
                 self.what,
                 self.base,
                 delay.as_secs_f64(),
                 (self.policy.budget - spent).as_secs_f64(),
                 self.policy.budget.as_secs()
-            );
+            ));
             tokio::time::sleep(delay).await;
         }
     }

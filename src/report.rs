@@ -1,0 +1,53 @@
+//! One reporting seam. The engine never prints: what it has to tell the person at the
+//! terminal (a retry and its wait, a set-up step done, a Reflexion trial starting, a
+//! walkthrough's transcript) is a `tracing` event, and the binary decides how it is
+//! shown ([`install`], called by `main`): events of target [`OUT`] go to stdout, every
+//! other event to stderr, each as its message alone. A library user (or a test) that
+//! installs no subscriber sees nothing.
+
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// The target of events that are a command's output (stdout).
+pub const OUT: &str = "ariadne::out";
+
+/// The target of notices (stderr): retries, set-up, warnings.
+pub const NOTICE: &str = "ariadne::notice";
+
+/// A notice for stderr, one line (a retry, a set-up step, a warning).
+pub fn notice(line: impl std::fmt::Display) {
+    tracing::warn!(target: NOTICE, "{line}");
+}
+
+/// A line of a command's output for stdout (a walkthrough's transcript, a trial begun).
+pub fn out(line: impl std::fmt::Display) {
+    tracing::info!(target: OUT, "{line}");
+}
+
+/// Render the events as the terminal shows them: [`OUT`] to stdout, the rest to
+/// stderr, message only (no time, level or target). Called once by the binary; a
+/// second call does nothing.
+pub fn install() {
+    let stdout = tracing_subscriber::fmt::layer()
+        .without_time()
+        .with_level(false)
+        .with_target(false)
+        .with_ansi(false)
+        .with_writer(std::io::stdout)
+        .with_filter(filter_fn(|m| m.target() == OUT));
+    let stderr = tracing_subscriber::fmt::layer()
+        .without_time()
+        .with_level(false)
+        .with_target(false)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .with_filter(filter_fn(|m| {
+            m.target() != OUT && m.target().starts_with("ariadne")
+        }));
+    let _ = tracing_subscriber::registry()
+        .with(stdout)
+        .with(stderr)
+        .try_init();
+}
