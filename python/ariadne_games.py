@@ -8,6 +8,8 @@ Prints one JSON line on stdout: the manifest entry (family, size, seed, rooms,
 max_score, task, main_goal, walkthrough, file). Exit code 2 with a message on stderr
 for bad arguments.
 """
+from __future__ import annotations
+
 import argparse
 import json
 import os
@@ -15,6 +17,7 @@ import random
 import subprocess
 import sys
 from collections import deque
+from typing import Any
 
 _proto = sys.stdout
 sys.stdout = sys.stderr
@@ -65,7 +68,7 @@ class UsageError(Exception):
     pass
 
 
-def grid_layout(rng, n):
+def grid_layout(rng: random.Random, n: int) -> tuple[list[tuple[int, int]], list[tuple[int, str, int]]]:
     """n cells on a grid grown as a random tree, plus a few extra links between
     neighbours; returns (cells, edges) with edges as (a, direction, b)."""
     cells = [(0, 0)]
@@ -91,7 +94,7 @@ def grid_layout(rng, n):
     return cells, edges
 
 
-def route(edges, n, src, dst):
+def route(edges: list[tuple[int, str, int]], n: int, src: int, dst: int) -> list[str]:
     """Shortest list of directions from room src to room dst (BFS)."""
     adj = {i: [] for i in range(n)}
     for a, d, b in edges:
@@ -116,7 +119,7 @@ def route(edges, n, src, dst):
     return list(reversed(moves))
 
 
-def build_rooms(M, rng, n):
+def build_rooms(M: GameMaker, rng: random.Random, n: int) -> tuple[list[str], list[Any], list[tuple[int, str, int]]]:
     names = rng.sample(ROOM_NAMES, n)
     cells, edges = grid_layout(rng, n)
     rooms = [M.new_room(name) for name in names]
@@ -125,7 +128,7 @@ def build_rooms(M, rng, n):
     return names, rooms, edges
 
 
-def compile_game(M, objective, walkthrough, out, extra):
+def compile_game(M: GameMaker, objective: str, walkthrough: list[str], out: str, extra: dict[str, Any]) -> Any:
     game = M.build()
     game.objective = objective
     game.metadata["walkthrough"] = walkthrough
@@ -137,7 +140,7 @@ def compile_game(M, objective, walkthrough, out, extra):
     return game
 
 
-def treasure_hunt(size, seed, out):
+def treasure_hunt(size: str, seed: int, out: str) -> dict[str, Any]:
     n_rooms, n_keys, distractors_per_room = SIZES["treasure-hunt"][size]
     rng = random.Random(seed)
     opts = textworld.GameOptions()
@@ -232,7 +235,7 @@ HOUSE = {
 }
 
 
-def cleaning(size, seed, out):
+def cleaning(size: str, seed: int, out: str) -> dict[str, Any]:
     n_rooms, n_misplaced = SIZES["cleaning"][size]
     rng = random.Random(seed)
     opts = textworld.GameOptions()
@@ -310,11 +313,11 @@ def cleaning(size, seed, out):
     }
 
 
-def cooking(size, seed, out):
+def cooking(size: str, seed: int, out: str) -> dict[str, Any]:
     flags = SIZES["cooking"][size]
     tw_make = os.path.join(os.path.dirname(sys.executable), "tw-make")
     cmd = [tw_make, "tw-cooking", *flags, "--seed", str(seed), "--output", out, "-f", "--silent"]
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise RuntimeError("tw-make failed: %s" % res.stderr.strip()[-500:])
     with open(os.path.splitext(out)[0] + ".json") as f:
@@ -335,7 +338,7 @@ def cooking(size, seed, out):
 FAMILIES = {"treasure-hunt": treasure_hunt, "cleaning": cleaning, "cooking": cooking}
 
 
-def pin_serial(path):
+def pin_serial(path: str) -> None:
     """Inform 7 stamps the compile date (YYMMDD) into the Z-machine header's serial
     number (bytes 0x12-0x17), so a game made on another day differs by two bytes. Pin it
     to 000000: the same family and seed then give the same file on any day. The header
@@ -345,7 +348,7 @@ def pin_serial(path):
         f.write(b"000000")
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(prog="ariadne_games")
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")

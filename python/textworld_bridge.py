@@ -20,15 +20,26 @@ answering, so `done` is tracked here; the room name is read from the `-= Room =-
 (TextWorld's `location` info is empty for .z8 games); the banner and the status line are
 stripped from observations.
 """
+from __future__ import annotations
+
 import json
 import os
 import re
-import sys
-import traceback
+from typing import Any
+
+from ariadne_bridge import (
+    KIND_BAD_REQUEST,
+    KIND_EPISODE_OVER,
+    KIND_MISSING_GAME,
+    KIND_MISSING_SIDECAR,
+    Reply,
+    error,
+    guard_stdout,
+    serve,
+)
 
 # Everything TextWorld prints goes to stderr; stdout carries only protocol lines.
-_proto = sys.stdout
-sys.stdout = sys.stderr
+_proto = guard_stdout()
 
 import textworld  # noqa: E402
 
@@ -36,7 +47,7 @@ ROOM_RE = re.compile(r"-=\s*(.+?)\s*=-")
 BANNER_CHARS = set(" _|\\/$<>-")
 
 
-def clean(text):
+def clean(text: str) -> tuple[str, str | None]:
     """Strip the ASCII-art banner, the trailing prompt and status line; return (text, room)."""
     room = None
     kept = []
@@ -59,7 +70,7 @@ def clean(text):
     return out, room
 
 
-def facts(state):
+def facts(state: Any) -> list[list[str]] | None:
     """The true state as [predicate, arg, ...] lists, sorted; None when unavailable."""
     props = state.get("facts")
     if props is None:
@@ -74,16 +85,18 @@ def facts(state):
 
 
 class Session:
-    def __init__(self):
-        self.env = None
+    """One TextWorld game at a time."""
+
+    def __init__(self) -> None:
+        self.env: Any = None
         self.done = False
         self.score = 0
         self.max_score = 0
-        self.room = None
+        self.room: str | None = None
         self.objective = ""
-        self.walkthrough = None
+        self.walkthrough: list[str] | None = None
 
-    def reply(self, state, reward, observation=None):
+    def reply(self, state: Any, reward: int, observation: str | None = None) -> Reply:
         obs, room = clean(state.feedback if observation is None else observation)
         if room:
             self.room = room
@@ -109,15 +122,15 @@ class Session:
             "facts": facts(state),
         }
 
-    def reset(self, game):
+    def reset(self, game: Any) -> Reply:
         if not isinstance(game, str) or not game:
-            return error("bad_request", "reset needs a 'game' path")
+            return error(KIND_BAD_REQUEST, "reset needs a 'game' path")
         if not os.path.isfile(game):
-            return error("missing_game", "game file not found: %s" % game)
+            return error(KIND_MISSING_GAME, "game file not found: %s" % game)
         sidecar = os.path.splitext(game)[0] + ".json"
         if not os.path.isfile(sidecar):
             return error(
-                "missing_sidecar",
+                KIND_MISSING_SIDECAR,
                 "the game's .json sidecar is missing: %s (TextWorld gives no score and no "
                 "admissible commands without it; regenerate the game with tw-make)" % sidecar,
             )
@@ -144,13 +157,13 @@ class Session:
         self.room = None
         return self.reply(state, 0)
 
-    def step(self, action):
+    def step(self, action: Any) -> Reply:
         if self.env is None:
-            return error("bad_request", "step before reset")
+            return error(KIND_BAD_REQUEST, "step before reset")
         if not isinstance(action, str):
-            return error("bad_request", "step needs an 'action' string")
+            return error(KIND_BAD_REQUEST, "step needs an 'action' string")
         if self.done:
-            return error("episode_over", "the episode is over; reset to play again")
+            return error(KIND_EPISODE_OVER, "the episode is over; reset to play again")
         state, score, done = self.env.step(action)
         score = int(score or 0)
         reward = score - self.score
@@ -158,38 +171,14 @@ class Session:
         self.done = bool(done)
         return self.reply(state, reward)
 
+    def close(self) -> None:
+        if self.env is not None:
+            self.env.close()
+            self.env = None
 
-def error(kind, message):
-    return {"ok": False, "kind": kind, "error": message}
 
-
-def main():
-    session = Session()
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            req = json.loads(line)
-            cmd = req.get("cmd")
-            if cmd == "reset":
-                rep = session.reset(req.get("game"))
-            elif cmd == "step":
-                rep = session.step(req.get("action"))
-            elif cmd == "quit":
-                rep = {"ok": True}
-            else:
-                rep = error("bad_request", "unknown cmd: %r" % (cmd,))
-        except Exception as exc:  # keep the protocol alive; report the failure
-            traceback.print_exc(file=sys.stderr)
-            rep = error("textworld", "%s: %s" % (type(exc).__name__, exc))
-            cmd = None
-        _proto.write(json.dumps(rep) + "\n")
-        _proto.flush()
-        if cmd == "quit":
-            break
-    if session.env is not None:
-        session.env.close()
+def main() -> None:
+    serve(Session(), _proto)
 
 
 if __name__ == "__main__":

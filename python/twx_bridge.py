@@ -38,17 +38,26 @@ Facts this bridge handles (checked against 1.1.0):
 Measured through the pipe (2 cores, OpenJDK 17): process start 0.04 s; first reset 0.37-0.40 s
 (JVM start and class loading); later resets 2-60 ms (gold replay included); a step 0.1-0.8 ms.
 """
-import json
-import os
+from __future__ import annotations
+
 import re
 import sys
-import traceback
+from typing import Any
+
+from ariadne_bridge import (
+    KIND_BAD_REQUEST,
+    KIND_EPISODE_OVER,
+    KIND_MISSING_GAME,
+    BadRequest,
+    Reply,
+    error,
+    guard_stdout,
+    serve,
+)
 
 # Everything the library, py4j or the JVM prints goes to stderr; stdout carries only protocol
-# lines. The swap is done on file descriptor 1 itself so child processes inherit it too.
-_proto = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+# lines (on file descriptor 1 itself, so child processes inherit it too).
+_proto = guard_stdout()
 
 from textworld_express import GAME_NAMES, TextWorldExpressEnv  # noqa: E402
 
@@ -64,35 +73,29 @@ ROOM_RE = re.compile(r"^\s*You are in the (.+?)\.")
 DUMMY = "look around"
 
 
-class BadRequest(Exception):
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-
-
-def parse_spec(spec):
+def parse_spec(spec: Any) -> tuple[str, int, str, str]:
     """'twx:coin?seed=3&numLocations=3' -> (game name, seed, split, gameParams string)."""
     if not isinstance(spec, str) or not spec.startswith("twx:"):
-        raise BadRequest("bad_request", "reset needs a 'game' of the form twx:<name>[?key=value&...]")
+        raise BadRequest(KIND_BAD_REQUEST, "reset needs a 'game' of the form twx:<name>[?key=value&...]")
     name, _, query = spec[len("twx:"):].partition("?")
     name = ALIASES.get(name, name)
     if name not in GAME_NAMES:
-        raise BadRequest("missing_game", "unknown TextWorld-Express game %r; known games: %s"
+        raise BadRequest(KIND_MISSING_GAME, "unknown TextWorld-Express game %r; known games: %s"
                          % (name, ", ".join(GAME_NAMES + sorted(ALIASES))))
     seed, split, params = 0, "train", dict(DEFAULTS.get(name, {}))
     for item in filter(None, query.split("&")):
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise BadRequest("bad_request", "bad parameter %r in %r (want key=value)" % (item, spec))
+            raise BadRequest(KIND_BAD_REQUEST, "bad parameter %r in %r (want key=value)" % (item, spec))
         if key == "split":
             if value not in SPLITS:
-                raise BadRequest("bad_request", "split must be one of %s, not %r" % ("|".join(SPLITS), value))
+                raise BadRequest(KIND_BAD_REQUEST, "split must be one of %s, not %r" % ("|".join(SPLITS), value))
             split = value
             continue
         try:
             number = int(value)
         except ValueError:
-            raise BadRequest("bad_request", "parameter %s must be an integer, not %r" % (key, value))
+            raise BadRequest(KIND_BAD_REQUEST, "parameter %s must be an integer, not %r" % (key, value)) from None
         if key == "seed":
             seed = number
         else:
@@ -100,21 +103,26 @@ def parse_spec(spec):
     return name, seed, split, ",".join("%s=%d" % kv for kv in params.items())
 
 
+Game = tuple[str, int, str, str]
+
+
 class Session:
-    def __init__(self):
-        self.env = None  # one JVM, started at the first reset
-        self.game = None  # (name, seed, split, params) of the current episode
+    """One TextWorld-Express game at a time, in one JVM."""
+
+    def __init__(self) -> None:
+        self.env: Any = None  # one JVM, started at the first reset
+        self.game: Game | None = None  # (name, seed, split, params) of the current episode
         self.raw = True  # score on the engine's raw scale (False: normalized x 100)
         self.done, self.score, self.max_score, self.moves = False, 0, 0, 0
         self.objective = ""
-        self.walkthrough = None
+        self.walkthrough: list[str] | None = None
 
-    def new_game(self, game):
+    def new_game(self, game: Game) -> dict[str, Any]:
         """(Re)generate the loaded game from its seed; return the library's infos."""
         _, seed, split, _ = game
         return self.env.reset(seed=seed, gameFold=split, generateGoldPath=True)[1]
 
-    def wins_after(self, game, actions):
+    def wins_after(self, game: Game, actions: list[str]) -> int | None:
         """Play actions on a fresh copy of the game; the number played when it is won, or None."""
         self.new_game(game)
         for i, action in enumerate(actions):
@@ -125,7 +133,7 @@ class Session:
                 return None
         return None
 
-    def verified_walkthrough(self, game, gold):
+    def verified_walkthrough(self, game: Game, gold: list[str]) -> list[str] | None:
         tries = ([gold[1:]] if gold and gold[0] == DUMMY else []) + [gold]
         for actions in tries:
             n = self.wins_after(game, actions)
@@ -134,19 +142,19 @@ class Session:
         print("twx_bridge: the gold path of %r does not win; no walkthrough" % (game,), file=sys.stderr)
         return None
 
-    def read_max_score(self):
+    def read_max_score(self) -> int | None:
         """The scorer's maxScore (raw points), or None if the library's internals moved."""
         try:
             return int(round(self.env.server.game().scorer().maxScore()))
         except Exception:
             return None  # the caller falls back to a 0..100 scale
 
-    def int_score(self, infos):
+    def int_score(self, infos: dict[str, Any]) -> int:
         if self.raw:
             return int(round(infos["scoreRaw"]))
         return int(round(infos["score"] * 100))
 
-    def reply(self, observation, infos, reward):
+    def reply(self, observation: str, infos: dict[str, Any], reward: int) -> Reply:
         room = ROOM_RE.match(infos.get("look") or "")
         return {
             "ok": True,
@@ -166,7 +174,7 @@ class Session:
             "facts": None,  # TextWorld-Express exposes no state facts
         }
 
-    def reset(self, spec):
+    def reset(self, spec: Any) -> Reply:
         game = parse_spec(spec)
         if self.env is None:
             self.env = TextWorldExpressEnv(envStepLimit=10 ** 9)
@@ -174,7 +182,7 @@ class Session:
         try:
             self.env.load(game[0], game[3])
         except ValueError as exc:  # the engine rejected a parameter name or value
-            raise BadRequest("bad_request", str(exc).strip())
+            raise BadRequest(KIND_BAD_REQUEST, str(exc).strip()) from None
         self.new_game(game)
         gold = [a for a in self.env.getGoldActionSequence() if a]
         self.walkthrough = self.verified_walkthrough(game, gold)
@@ -188,13 +196,13 @@ class Session:
         self.game = game
         return self.reply(infos["observation"], infos, 0)
 
-    def step(self, action):
+    def step(self, action: Any) -> Reply:
         if self.game is None:
-            return error("bad_request", "step before reset")
+            return error(KIND_BAD_REQUEST, "step before reset")
         if not isinstance(action, str):
-            return error("bad_request", "step needs an 'action' string")
+            return error(KIND_BAD_REQUEST, "step needs an 'action' string")
         if self.done:
-            return error("episode_over", "the episode is over; reset to play again")
+            return error(KIND_EPISODE_OVER, "the episode is over; reset to play again")
         observation, _, _, infos = self.env.step(action)
         self.moves += 1
         score = self.int_score(infos)
@@ -202,60 +210,15 @@ class Session:
         self.done = bool(infos["tasksuccess"] or infos["taskfailure"])
         return self.reply(observation, infos, reward)
 
-    def close(self):
+    def close(self) -> None:
         if self.env is not None:
             self.env.close()
             self.env.close = lambda: None  # the library's __del__ would close it again
 
 
-def error(kind, message):
-    return {"ok": False, "kind": kind, "error": message}
 
-
-def describe(exc):
-    """A one-line message; a Java exception gives its own message, not py4j's stack dump."""
-    java = getattr(exc, "java_exception", None)
-    if java is not None:
-        try:
-            return "%s: %s" % (java.getClass().getName(), (java.getMessage() or "").strip())
-        except Exception:
-            pass
-    return "%s: %s" % (type(exc).__name__, exc)
-
-
-def main():
-    session = Session()
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        cmd = None
-        try:
-            try:
-                req = json.loads(line)
-            except ValueError as exc:
-                raise BadRequest("bad_request", "bad JSON line: %s" % exc)
-            if not isinstance(req, dict):
-                raise BadRequest("bad_request", "a request must be a JSON object")
-            cmd = req.get("cmd")
-            if cmd == "reset":
-                rep = session.reset(req.get("game"))
-            elif cmd == "step":
-                rep = session.step(req.get("action"))
-            elif cmd == "quit":
-                rep = {"ok": True}
-            else:
-                rep = error("bad_request", "unknown cmd: %r" % (cmd,))
-        except BadRequest as exc:
-            rep = error(exc.kind, str(exc))
-        except Exception as exc:  # keep the protocol alive; report the failure
-            traceback.print_exc(file=sys.stderr)
-            rep = error("textworld", describe(exc))
-        _proto.write(json.dumps(rep) + "\n")
-        _proto.flush()
-        if cmd == "quit":
-            break
-    session.close()
+def main() -> None:
+    serve(Session(), _proto)
 
 
 if __name__ == "__main__":

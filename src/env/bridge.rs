@@ -7,11 +7,37 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::{EnvError, Environment, GameState};
+
+/// The kinds of a bridge's failure reply (`python/ariadne_bridge.py`, `KIND_*`): a
+/// closed set, so a kind this build does not know is an unreadable reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum FailureKind {
+    /// The request was malformed or named no known command.
+    BadRequest,
+    /// The game named in `reset` does not exist.
+    MissingGame,
+    /// A TextWorld game's `.json` sidecar is missing.
+    MissingSidecar,
+    /// A `step` after the episode ended.
+    EpisodeOver,
+    /// The game engine raised (the kind is spelled `textworld` for every bridge).
+    #[serde(rename = "textworld")]
+    Engine,
+}
+
+/// A failure reply: `{"ok": false, "kind", "error"}`.
+#[derive(Debug, Deserialize)]
+struct Failure {
+    kind: FailureKind,
+    error: String,
+}
 
 /// A running bridge process holding one game.
 pub struct BridgeEnv {
@@ -114,12 +140,17 @@ impl BridgeEnv {
                 if v["ok"].as_bool() == Some(true) {
                     return Ok(v);
                 }
-                let msg = v["error"].as_str().unwrap_or("unknown error").to_string();
-                Err(match v["kind"].as_str() {
-                    Some("missing_game") => EnvError::MissingGame(msg),
-                    Some("missing_sidecar") => EnvError::MissingSidecar(msg),
-                    Some("episode_over") => EnvError::EpisodeOver,
-                    _ => EnvError::Engine(msg),
+                Err(match serde_json::from_value::<Failure>(v) {
+                    Ok(Failure { kind, error }) => match kind {
+                        FailureKind::MissingGame => EnvError::MissingGame(error),
+                        FailureKind::MissingSidecar => EnvError::MissingSidecar(error),
+                        FailureKind::EpisodeOver => EnvError::EpisodeOver,
+                        FailureKind::BadRequest => {
+                            EnvError::Engine(format!("the bridge refused the request: {error}"))
+                        }
+                        FailureKind::Engine => EnvError::Engine(error),
+                    },
+                    Err(e) => EnvError::Engine(format!("unreadable failure reply ({e}): {text}")),
                 })
             }
         }

@@ -29,6 +29,10 @@ pub const TWX_REQ: &str = "textworld-express==1.1.0";
 /// The TextWorld-Express bridge, shipped inside the binary.
 pub const TWX_PY: &str = include_str!("../../python/twx_bridge.py");
 
+/// The protocol module every bridge imports (request loop, error kinds, stdout guard),
+/// shipped inside the binary and written beside the bridges.
+pub const PROTOCOL_PY: &str = include_str!("../../python/ariadne_bridge.py");
+
 /// The bridge script, shipped inside the binary and written to the home on use.
 pub const BRIDGE_PY: &str = include_str!("../../python/textworld_bridge.py");
 /// The local server launcher, shipped inside the binary.
@@ -229,6 +233,10 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         pb.finish_and_clear();
         res?;
     }
+    write_if_changed(
+        &env.home.join("scripts").join("ariadne_bridge.py"),
+        PROTOCOL_PY,
+    )?;
     write_if_changed(&env.bridge_script(), BRIDGE_PY)?;
     write_if_changed(&env.serve_script(), SERVE_PY)?;
     write_if_changed(&env.twx_script(), TWX_PY)?;
