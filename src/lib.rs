@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Ariadne: an LLM agent for text games with the AriGraph memory of
 //! Anokhin et al., "AriGraph: Learning Knowledge Graph World Models with Episodic
 //! Memory for LLM Agents" (arXiv:2407.04363).

@@ -712,3 +712,58 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
         "{stderr}"
     );
 }
+
+/// The key goes into a header: one no header can carry (a newline pasted with it) is a
+/// set-up error in one line (exit 2), never a panic or a retried request; a good key
+/// reaches the server as a bearer token, and no key sends no Authorization header.
+#[test]
+fn api_keys_reach_the_server_or_are_refused_in_one_line() {
+    let server = Scripted::start(WALKTHROUGH);
+    let work = tempfile::tempdir().unwrap();
+    let g = game("simple.z8");
+    let out = common::play_command(
+        work.path(),
+        &server.base_url,
+        &[&g, "--max-steps", "1", "--quiet"],
+    )
+    .env("OPENAI_API_KEY", "sk-test\n")
+    .output()
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the API key holds characters"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(server.script.lock().unwrap().chats.is_empty());
+
+    let out = run_simple(&server, work.path(), "1", &[]);
+    ok(&out);
+    let auth = server.script.lock().unwrap().auth.clone();
+    assert!(
+        !auth.is_empty()
+            && auth
+                .iter()
+                .all(|a| a.as_deref() == Some("Bearer sk-test-secret-key-123")),
+        "{auth:?}"
+    );
+
+    server.script.lock().unwrap().auth.clear();
+    let out = common::play_command(
+        work.path(),
+        &server.base_url,
+        &[&g, "--max-steps", "1", "--quiet"],
+    )
+    .env_remove("OPENAI_API_KEY")
+    .output()
+    .unwrap();
+    ok(&out);
+    let auth = server.script.lock().unwrap().auth.clone();
+    assert!(
+        !auth.is_empty() && auth.iter().all(Option::is_none),
+        "{auth:?}"
+    );
+}

@@ -1,16 +1,29 @@
-//! The HTTP transport of [`super::OpenAiBackend`]: one POST of a JSON body to an
-//! OpenAI-compatible endpoint, retried on rate limits (429), server errors (5xx) and
-//! dropped connections with exponential backoff and jitter (the `backon` crate),
-//! honouring `Retry-After`, for a total time budget per request. Each wait is logged on
-//! stderr; the number of retries is returned so the caller can record it.
+//! The HTTP transport of [`super::OpenAiBackend`], on the `async-openai` client: each
+//! request is a BYOT call (`chat().create_byot`, `embeddings().create_byot`, any JSON
+//! in), executed by a tower service of ours ([`RetryService`], installed with
+//! `Client::with_http_service`) that retries rate limits (429), server errors (5xx),
+//! timeouts and dropped connections with exponential backoff and jitter (the `backon`
+//! crate), honouring `Retry-After` (seconds or a date) whatever the body, for a total
+//! time budget per request. Each wait is a notice ([`crate::report`]); the number of
+//! retries is returned so the caller can record it.
 //!
-//! The body is returned as bytes with the status: reading it (UTF-8 or not, JSON or
-//! not) is the caller's business, so that a bad answer is judged as an answer and not
-//! as a transport failure.
+//! The body of the answer is handed back as bytes, not as the client's parse of it:
+//! reading it (UTF-8 or not, JSON or not) is the caller's business, so that a bad answer
+//! is judged as an answer and not as a transport failure. The service keeps the bytes
+//! of the successful try for the call that made it (a task-local slot) and gives the
+//! client a `null` body to deserialize.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
 use backon::BackoffBuilder;
 use serde_json::Value;
 
@@ -43,7 +56,7 @@ impl RetryPolicy {
 pub const DEFAULT_RETRY_BUDGET_S: u64 = 300;
 
 /// A successful (2xx) response.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Response {
     /// The raw body.
     pub body: Vec<u8>,
@@ -53,16 +66,23 @@ pub struct Response {
     pub retries: u32,
 }
 
-/// One endpoint (chat or embedding) with its HTTP client and retry policy.
-pub struct Transport {
+tokio::task_local! {
+    /// Where [`RetryService`] leaves the successful response of the current call.
+    static EXCHANGE: Arc<Mutex<Option<Response>>>;
+}
+
+/// The tower service that executes every request of a [`Transport`]'s client: one try
+/// after another within the [`RetryPolicy`], each wait reported, a final failure as
+/// [`LlmError`] (boxed into the client's error and unboxed by [`Transport::post`]).
+#[derive(Clone)]
+pub struct RetryService {
     http: reqwest::Client,
     base: String,
-    key: Option<String>,
     what: &'static str,
     policy: RetryPolicy,
     /// Set once the endpoint has answered: until then a refused connection is a wrong
     /// URL (reported at once), afterwards a transient drop (retried).
-    reached: AtomicBool,
+    reached: Arc<AtomicBool>,
 }
 
 /// Why one try did not give a usable response.
@@ -73,50 +93,36 @@ enum Failure {
     Fatal(LlmError),
 }
 
-impl Transport {
-    /// A transport for `base` (e.g. `http://127.0.0.1:8080/v1`), `what` being "chat" or
-    /// "embedding" (for messages).
-    ///
-    /// # Errors
-    /// [`LlmError::BadResponse`] when the HTTP client cannot be built (TLS set-up).
-    pub fn new(
-        what: &'static str,
-        base: &str,
-        key: Option<&str>,
-        timeout_s: u64,
-        policy: RetryPolicy,
-    ) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(timeout_s.max(1)))
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| LlmError::BadResponse {
-                what,
-                endpoint: base.to_string(),
-                detail: format!("cannot build the HTTP client: {e}"),
-            })?;
-        Ok(Self {
-            http,
-            base: base.trim_end_matches('/').to_string(),
-            key: key.map(str::to_string),
-            what,
-            policy,
-            reached: AtomicBool::new(false),
+impl tower::Service<HttpRequestFactory> for RetryService {
+    type Response = reqwest::Response;
+    type Error = OpenAIError;
+    type Future = Pin<Box<dyn Future<Output = Result<reqwest::Response, OpenAIError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), OpenAIError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move {
+            match this.run(&factory).await {
+                Ok(response) => {
+                    let _ = EXCHANGE.try_with(|slot| {
+                        if let Ok(mut s) = slot.lock() {
+                            *s = Some(response);
+                        }
+                    });
+                    Ok(reqwest::Response::from(http::Response::new("null")))
+                }
+                Err(e) => Err(OpenAIError::Boxed(Box::new(e))),
+            }
         })
     }
+}
 
-    /// The base URL (never with a key).
-    pub fn base(&self) -> &str {
-        &self.base
-    }
-
-    /// POST `body` to `base + path`; retry as the policy says.
-    ///
-    /// # Errors
-    /// [`LlmError::Unreachable`] for an endpoint that never answered; [`LlmError::Api`]
-    /// for a 4xx other than 429 (the detail starts with the status code), or for a
-    /// retryable failure that outlasted the budget.
-    pub async fn post(&self, path: &str, body: &Value) -> Result<Response, LlmError> {
+impl RetryService {
+    /// Try `factory`'s request until it succeeds, fails for good or outlasts the budget.
+    async fn run(&self, factory: &HttpRequestFactory) -> Result<Response, LlmError> {
         let started = Instant::now();
         let mut delays = backon::ExponentialBuilder::default()
             .with_min_delay(self.policy.min_delay)
@@ -128,7 +134,7 @@ impl Transport {
         let mut retries = 0u32;
         loop {
             let t0 = Instant::now();
-            let (why, asked) = match self.try_once(path, body).await {
+            let (why, asked) = match self.try_once(factory).await {
                 Ok(body) => {
                     return Ok(Response {
                         body,
@@ -169,12 +175,20 @@ impl Transport {
         }
     }
 
-    async fn try_once(&self, path: &str, body: &Value) -> Result<Vec<u8>, Failure> {
-        let mut req = self.http.post(format!("{}{path}", self.base)).json(body);
-        if let Some(k) = &self.key {
-            req = req.bearer_auth(k);
+    async fn try_once(&self, factory: &HttpRequestFactory) -> Result<Vec<u8>, Failure> {
+        let mut request = factory.build().await.map_err(|e| {
+            Failure::Fatal(LlmError::BadResponse {
+                what: self.what,
+                endpoint: self.base.clone(),
+                detail: format!("cannot build the request: {e}"),
+            })
+        })?;
+        // No key: no Authorization header at all (the client would send "Bearer ").
+        let auth = request.headers().get(reqwest::header::AUTHORIZATION);
+        if auth.is_some_and(|v| v.as_bytes().trim_ascii() == b"Bearer") {
+            request.headers_mut().remove(reqwest::header::AUTHORIZATION);
         }
-        let resp = match req.send().await {
+        let resp = match self.http.execute(request).await {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(&e)),
         };
@@ -219,6 +233,115 @@ impl Transport {
             );
         }
         Failure::Retry(format!("failed: {cause}"), None)
+    }
+}
+
+/// One endpoint (chat or embedding): an `async-openai` client whose requests run
+/// through a [`RetryService`].
+pub struct Transport {
+    client: Client<OpenAIConfig>,
+    base: String,
+    what: &'static str,
+}
+
+impl Transport {
+    /// A transport for `base` (e.g. `http://127.0.0.1:8080/v1`), `what` being "chat" or
+    /// "embedding" (for messages).
+    ///
+    /// # Errors
+    /// [`LlmError::Setup`] when the HTTP client cannot be built (TLS set-up) or the key
+    /// cannot be sent.
+    pub fn new(
+        what: &'static str,
+        base: &str,
+        key: Option<&str>,
+        timeout_s: u64,
+        policy: RetryPolicy,
+    ) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(timeout_s.max(1)))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| LlmError::Setup {
+                what,
+                endpoint: base.to_string(),
+                detail: format!("cannot build the HTTP client: {e}"),
+            })?;
+        let base = base.trim_end_matches('/').to_string();
+        let service = RetryService {
+            http,
+            base: base.clone(),
+            what,
+            policy,
+            reached: Arc::new(AtomicBool::new(false)),
+        };
+        // The client writes the key into a header and cannot fail there: a key that no
+        // header can carry (a newline pasted with it) is refused here, in one line.
+        let key = key.unwrap_or_default();
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
+            return Err(LlmError::Setup {
+                what,
+                endpoint: base,
+                detail: "the API key holds characters an HTTP header cannot carry (a newline or a control character?)".into(),
+            });
+        }
+        // Only what Ariadne sets: no organization or project header from the environment.
+        let config = OpenAIConfig::new()
+            .with_api_base(&base)
+            .with_api_key(key)
+            .with_org_id("")
+            .with_project_id("");
+        let client = Client::with_config(config).with_http_service(service);
+        Ok(Self { client, base, what })
+    }
+
+    /// The base URL (never with a key).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// POST `body` to `base + path` (`/chat/completions` or `/embeddings`) as a BYOT
+    /// call; retry as the policy says.
+    ///
+    /// # Errors
+    /// [`LlmError::Unreachable`] for an endpoint that never answered; [`LlmError::Api`]
+    /// for a 4xx other than 429 (the detail starts with the status code), or for a
+    /// retryable failure that outlasted the budget.
+    pub async fn post(&self, path: &str, body: &Value) -> Result<Response, LlmError> {
+        let slot = Arc::new(Mutex::new(None));
+        let call = async {
+            let _: serde::de::IgnoredAny = match path {
+                "/embeddings" => self.client.embeddings().create_byot(body).await,
+                _ => self.client.chat().create_byot(body).await,
+            }?;
+            Ok::<(), OpenAIError>(())
+        };
+        let done = EXCHANGE.scope(slot.clone(), call).await;
+        match done {
+            Ok(()) => {
+                slot.lock()
+                    .ok()
+                    .and_then(|mut s| s.take())
+                    .ok_or_else(|| LlmError::BadResponse {
+                        what: self.what,
+                        endpoint: self.base.clone(),
+                        detail: "the response was lost between the client and its transport".into(),
+                    })
+            }
+            Err(OpenAIError::Boxed(e)) => match e.downcast::<LlmError>() {
+                Ok(e) => Err(*e),
+                Err(e) => Err(self.client_error(e.to_string())),
+            },
+            Err(e) => Err(self.client_error(e.to_string())),
+        }
+    }
+
+    fn client_error(&self, detail: String) -> LlmError {
+        LlmError::BadResponse {
+            what: self.what,
+            endpoint: self.base.clone(),
+            detail,
+        }
     }
 }
 

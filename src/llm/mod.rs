@@ -60,6 +60,17 @@ pub enum LlmError {
     /// recorded one, or the log has no more answers).
     #[error("{0}")]
     Replay(String),
+    /// The endpoint's settings cannot be used (a key no HTTP header can carry, an HTTP
+    /// client that cannot be built): a set-up error, before any request.
+    #[error("the {what} endpoint at {endpoint} cannot be used: {detail}")]
+    Setup {
+        /// "chat" or "embedding".
+        what: &'static str,
+        /// Base URL, never with a key.
+        endpoint: String,
+        /// What is wrong and how to fix it.
+        detail: String,
+    },
     /// The answer could not be read as a chat completion or embedding list.
     #[error("the {what} endpoint at {endpoint} sent an unreadable response: {detail}")]
     BadResponse {
@@ -82,7 +93,7 @@ impl LlmError {
     /// authentication or unknown model), as opposed to a transient failure.
     pub fn is_user_error(&self) -> bool {
         match self {
-            LlmError::Unreachable { .. } => true,
+            LlmError::Unreachable { .. } | LlmError::Setup { .. } => true,
             LlmError::Api { detail, .. } => {
                 detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
             }

@@ -129,6 +129,8 @@ pub struct Script {
     pub embeds: Vec<Value>,
     /// Chat requests received, answered or not.
     pub chat_requests: usize,
+    /// The `Authorization` header of each chat request received (`None`: none sent).
+    pub auth: Vec<Option<String>>,
     /// Responses served, one per chat request, before any answer (e.g. a run of 429s);
     /// these requests are not counted in `chats`.
     pub statuses: std::collections::VecDeque<Reply>,
@@ -379,11 +381,18 @@ fn respond(reply: Reply) -> axum::response::Response {
 
 async fn chat(
     State(script): State<Arc<Mutex<Script>>>,
+    headers: axum::http::HeaderMap,
     Json(body): Json<Value>,
 ) -> axum::response::Response {
     let (hang, fail, delay) = {
         let mut s = script.lock().expect("script lock");
         s.chat_requests += 1;
+        s.auth.push(
+            headers
+                .get(axum::http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+        );
         s.in_flight += 1;
         s.max_in_flight = s.max_in_flight.max(s.in_flight);
         (
