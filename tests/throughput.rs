@@ -1,5 +1,6 @@
-//! Bench throughput against an endpoint that batches (ignored by default: it measures,
-//! it asserts only that every episode finished):
+//! Bench throughput against an endpoint that batches. The measuring run is ignored by
+//! default (it asserts only that every episode finished); a scaled-down run without
+//! timing goes with every `cargo test`:
 //!
 //! ```sh
 //! cargo test --release --test throughput -- --ignored --nocapture
@@ -20,39 +21,7 @@ use common::{Scripted, bin, read_jsonl, setup_bridge};
 #[test]
 #[ignore]
 fn bench_throughput_against_a_batching_endpoint() {
-    setup_bridge();
-    let game = common::root().join("games/coin.z8");
-    let mut rows = Vec::new();
-    for jobs in [1usize, 2, 4, 8] {
-        let server = Scripted::start(&[]);
-        server.script.lock().unwrap().batching = Some((300, 8));
-        let work = tempfile::tempdir().unwrap();
-        let started = Instant::now();
-        let out = std::process::Command::new(bin())
-            .current_dir(work.path())
-            .env("OPENAI_BASE_URL", &server.base_url)
-            .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
-            .env("ARIADNE_NO_PROGRESS", "1")
-            .args(["bench", "--games"])
-            .arg(&game)
-            .args(["--runs", "8", "--max-steps", "6", "--out", "b", "--jobs"])
-            .arg(jobs.to_string())
-            .output()
-            .unwrap();
-        let secs = started.elapsed().as_secs_f64();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let episodes = read_jsonl(&work.path().join("b/episodes.jsonl"));
-        assert_eq!(episodes.len(), 8);
-        let calls: u64 = episodes
-            .iter()
-            .map(|e| e["llm_calls"].as_u64().unwrap())
-            .sum();
-        rows.push((jobs, secs, calls));
-    }
+    let rows = throughput(&[1, 2, 4, 8], 8, 6, 300);
     let base = rows[0].1;
     println!("| jobs | wall s | episodes per hour | LLM calls per second | speed-up |");
     println!("|---|---|---|---|---|");
@@ -64,4 +33,59 @@ fn bench_throughput_against_a_batching_endpoint() {
             base / secs
         );
     }
+}
+
+/// The same bench scaled down to run with every `cargo test` (4 episodes of 2 steps,
+/// 1 and 2 jobs, 50 ms answers): every episode finishes and makes its calls. It times
+/// nothing.
+#[test]
+fn bench_jobs_finish_every_episode_scaled_down() {
+    let rows = throughput(&[1, 2], 4, 2, 50);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|(_, _, calls)| *calls >= 4 * 2), "{rows:?}");
+}
+
+/// Play `runs` episodes of `steps` steps on `coin` at each of `jobs`, against answers
+/// of `latency_ms` per batch of 8; per job count: (jobs, wall seconds, LLM calls).
+fn throughput(jobs: &[usize], runs: usize, steps: u32, latency_ms: u64) -> Vec<(usize, f64, u64)> {
+    setup_bridge();
+    let game = common::root().join("games/coin.z8");
+    let mut rows = Vec::new();
+    for &jobs in jobs {
+        let server = Scripted::start(&[]);
+        server.script.lock().unwrap().batching = Some((latency_ms, 8));
+        let work = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let out = std::process::Command::new(bin())
+            .current_dir(work.path())
+            .env("OPENAI_BASE_URL", &server.base_url)
+            .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+            .env("ARIADNE_NO_PROGRESS", "1")
+            .args(["bench", "--games"])
+            .arg(&game)
+            .args([
+                "--runs",
+                &runs.to_string(),
+                "--max-steps",
+                &steps.to_string(),
+            ])
+            .args(["--out", "b", "--jobs"])
+            .arg(jobs.to_string())
+            .output()
+            .unwrap();
+        let secs = started.elapsed().as_secs_f64();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let episodes = read_jsonl(&work.path().join("b/episodes.jsonl"));
+        assert_eq!(episodes.len(), runs);
+        let calls: u64 = episodes
+            .iter()
+            .map(|e| e["llm_calls"].as_u64().unwrap())
+            .sum();
+        rows.push((jobs, secs, calls));
+    }
+    rows
 }
