@@ -1,0 +1,161 @@
+//! Tests of `compare`.
+
+use super::*;
+use crate::commands::bench::report::sample_row;
+
+fn timed(mut r: EpisodeRow, prompt_ms: u64, completion_ms: u64) -> EpisodeRow {
+    r.usage = Some(Usage {
+        prompt_tokens: 2_000,
+        completion_tokens: 200,
+        cached_tokens: 1_000,
+        prompt_ms,
+        completion_ms,
+        timed_calls: if prompt_ms > 0 { 4 } else { 0 },
+        ..Usage::default()
+    });
+    r.step_ms = vec![10_000, 30_000];
+    r.decision_steps = 2;
+    r
+}
+
+fn side(rows: Vec<EpisodeRow>) -> Side {
+    Side {
+        dir: PathBuf::from("b"),
+        rows,
+        settings: Settings::default(),
+        notes: Vec::new(),
+    }
+}
+
+/// The after bench read 1,000 uncached tokens in 10 s (100 tok/s) and generated 200
+/// in 20 s (10 tok/s); the before bench reported no timings, so its bound is taken
+/// at those speeds: (1,000 / 100 + 200 / 10) / 2 steps = 15 s, marked.
+#[test]
+fn a_bench_without_timings_gets_its_bound_at_the_other_benchs_speeds() {
+    let before = side(vec![timed(
+        sample_row("g", "arigraph", 1, 0.2, Outcome::StepCap),
+        0,
+        0,
+    )]);
+    let mut fast = timed(
+        sample_row("g", "arigraph", 1, 0.4, Outcome::StepCap),
+        10_000,
+        20_000,
+    );
+    fast.step_ms = vec![5_000, 15_000];
+    let after = side(vec![fast]);
+    let md = markdown(&before, &after).expect("comparable");
+    assert!(
+        md.contains(
+            "| g | arigraph | before | 20.0 |  | 20.0 | 2000 / 300 | 50% | 20.00 | 15.0* | 1.33 |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| g | arigraph | after | 10.0 | 0.50x | 10.0 | 2000 / 300 | 50% | 20.00 | 15.0 | 0.67 |"),
+        "{md}"
+    );
+    assert!(md.contains("at the other bench's speeds"), "{md}");
+    assert!(
+        md.contains("| g | arigraph | 0.20 (2/10) | 0.40 (4/10) | +0.20 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn several_attempts_show_each_score_and_the_spread() {
+    let rows = |xs: &[f64]| {
+        side(
+            xs.iter()
+                .enumerate()
+                .map(|(i, x)| sample_row("g", "arigraph", i as u32 + 1, *x, Outcome::StepCap))
+                .collect(),
+        )
+    };
+    // The first attempt finished last.
+    let mut finished_late = rows(&[0.0, 0.2, 0.2]);
+    finished_late.rows.rotate_left(1);
+    let md = markdown(&finished_late, &rows(&[0.0, 0.0, 0.2, 0.4])).expect("comparable");
+    // The best 3 only where it is not all of them.
+    assert!(
+        md.contains("| 0.13 ± 0.12 over 3 (0/10, 2/10, 2/10) | 0.15 ± 0.19 over 4 (0/10, 0/10, 2/10, 4/10; best 3: 0.20) | +0.02 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| attempts per game and design (most) | 3 | 4 |"),
+        "{md}"
+    );
+    // Rows without sums: no time figures, shown as such.
+    assert!(md.contains("| g | arigraph | before | - |  | - |"), "{md}");
+}
+
+#[test]
+fn pairs_in_one_bench_only_are_named() {
+    let b = side(vec![sample_row("g", "rag", 1, 0.5, Outcome::StepCap)]);
+    let a = side(vec![
+        sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+        sample_row("h", "rag", 1, 0.5, Outcome::StepCap),
+    ]);
+    let md = markdown(&b, &a).expect("comparable");
+    assert!(
+        md.contains("In one bench only (not compared): h / rag (after only)."),
+        "{md}"
+    );
+}
+
+/// A failed attempt is counted beside the scores, never hidden; a pair whose only
+/// attempt failed is still the same pair, not "one bench only".
+#[test]
+fn failed_attempts_are_counted_not_hidden() {
+    let b = side(vec![
+        sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+        sample_row("h", "rag", 1, 0.0, Outcome::Failed),
+    ]);
+    let a = side(vec![
+        sample_row("g", "rag", 1, 0.5, Outcome::StepCap),
+        sample_row("g", "rag", 2, 0.0, Outcome::Failed),
+        sample_row("h", "rag", 1, 0.3, Outcome::StepCap),
+    ]);
+    let md = markdown(&b, &a).expect("comparable");
+    assert!(
+        md.contains("| g | rag | 0.50 (5/10) | 0.50 (5/10; 1 failed) | +0.00 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| h | rag | - (no finished attempt; 1 failed) | 0.30 (3/10) | - |"),
+        "{md}"
+    );
+    assert!(!md.contains("one bench only"), "{md}");
+}
+
+/// Nothing in common, or nothing finished on one side: an error, not empty tables.
+#[test]
+fn nothing_comparable_is_an_error() {
+    let b = side(vec![sample_row("g", "rag", 1, 0.5, Outcome::StepCap)]);
+    let a = side(vec![sample_row("h", "rag", 1, 0.5, Outcome::StepCap)]);
+    let e = markdown(&b, &a).expect_err("nothing in common");
+    assert!(e.to_string().contains("nothing to compare"), "{e}");
+    let a = side(vec![sample_row("g", "rag", 1, 0.0, Outcome::Failed)]);
+    assert!(markdown(&b, &a).is_err());
+}
+
+/// Speeds that do not hold for the other bench (its bound comes out above the time
+/// its steps took) are flagged, not passed off as a bound.
+#[test]
+fn a_borrowed_bound_above_the_time_taken_is_flagged() {
+    let before = side(vec![timed(
+        sample_row("g", "arigraph", 1, 0.2, Outcome::StepCap),
+        0,
+        0,
+    )]);
+    // 1,000 uncached tokens in 100 s and 200 generated in 200 s: 10 and 1 tok/s, a
+    // bound of (100 + 200) / 2 = 150 s per step against 20 s taken.
+    let after = side(vec![timed(
+        sample_row("g", "arigraph", 1, 0.4, Outcome::StepCap),
+        100_000,
+        200_000,
+    )]);
+    let md = markdown(&before, &after).expect("comparable");
+    assert!(md.contains("| 150.0*! | 0.13 |"), "{md}");
+    assert!(md.contains("read that bound as unknown"), "{md}");
+}

@@ -1,0 +1,81 @@
+//! Tests of `registry`.
+
+use super::*;
+
+#[test]
+fn variants_parse() {
+    assert_eq!(
+        Variant::parse("arigraph-no-exploration").unwrap().label(),
+        "AriGraph w/o exploration"
+    );
+    assert_eq!(
+        Variant::parse("simulacra").unwrap().design,
+        MemoryDesign::Simulacra
+    );
+    assert!(Variant::parse("memgpt").is_err());
+    for d in MemoryDesign::all() {
+        assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
+    }
+    assert_eq!(MemoryDesign::all().len(), 8);
+}
+
+#[test]
+fn retrieval_rows_parse_and_set_the_strategy() {
+    let beam = Variant::parse("arigraph+beam").unwrap();
+    assert_eq!(beam.design, MemoryDesign::Arigraph);
+    assert!(beam.exploration);
+    assert_eq!(beam.option, VariantOption::Retrieval(Strategy::Beam));
+    assert_eq!(beam.label(), "AriGraph + BeamSearch");
+    assert_eq!(beam.name(), "arigraph+beam");
+    // Extraction, outdated check, exploration check, key items, plan, action.
+    assert_eq!(beam.calls_per_step(), 6);
+    let bench = MemorySettings {
+        depth: 3,
+        ..MemorySettings::default()
+    };
+    let m = beam.memory_settings(&bench);
+    assert_eq!(m.retrieval, Strategy::Beam);
+    assert_eq!(m.depth, 3);
+    // Every strategy but the default has its row, named after it.
+    for s in &Strategy::ALL[1..] {
+        let row = Variant::parse(&format!("arigraph+{s}")).unwrap();
+        assert_eq!(row.memory_settings(&bench).retrieval, *s);
+        assert_eq!(row.name(), format!("arigraph+{s}"));
+    }
+    for (name, check) in [
+        (
+            "arigraph+temporal",
+            (|m: &MemorySettings| m.retire == crate::memory::Retire::Close)
+                as fn(&MemorySettings) -> bool,
+        ),
+        ("arigraph+gating", |m| m.gating),
+        ("arigraph+bridge", |m| m.bridge),
+        ("arigraph+thesis", |m| m.thesis),
+    ] {
+        let row = Variant::parse(name).unwrap();
+        assert!(check(&row.memory_settings(&bench)), "{name}");
+        assert_eq!(row.name(), name);
+    }
+    // The plain row leaves the bench's strategy alone.
+    let plain = Variant::parse("arigraph").unwrap();
+    let chosen = MemorySettings {
+        retrieval: Strategy::Astar,
+        ..MemorySettings::default()
+    };
+    assert_eq!(plain.memory_settings(&chosen).retrieval, Strategy::Astar);
+    // A row is not a design for play, and the error says how to get it.
+    let err = "arigraph+beam".parse::<MemoryDesign>().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("--memory arigraph --retrieval beam"),
+        "{err}"
+    );
+    assert!(Variant::parse("arigraph+dfs").is_err());
+    // Bench plans written before options existed still read.
+    let old: Variant =
+        serde_json::from_str(r#"{"design":"arigraph","exploration":false}"#).unwrap();
+    assert_eq!(old.option, VariantOption::None);
+    assert_eq!(old.name(), "arigraph-no-exploration");
+    let round: Variant = serde_json::from_value(serde_json::to_value(beam).unwrap()).unwrap();
+    assert_eq!(round, beam);
+}
