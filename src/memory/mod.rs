@@ -28,6 +28,7 @@ pub mod oracle;
 pub mod registry;
 pub mod relations;
 pub mod retrieval;
+pub mod scan;
 pub mod similarity;
 pub mod strategies;
 pub mod temporal;
