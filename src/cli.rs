@@ -279,7 +279,7 @@ pub struct LlmArgs {
 pub struct PlayArgs {
     /// A .z8 game path (its .json sidecar beside it), a bundled game name
     /// (games/NAME.z8), a TextWorld-Express game: twx:<game>[?seed=N&key=value...], or a
-    /// game of the authors' suite: arigraph-paper:NAME[@DIR].
+    /// game of the authors' suite: `arigraph-paper:NAME[@DIR]`.
     pub game: String,
     /// Play as the agent of an older revision (1-8), with the settings runs recorded
     /// before profiles had: for the replay fixtures that hold old revisions still.

@@ -4,7 +4,7 @@
 //! Memory for LLM Agents" (arXiv:2407.04363).
 //!
 //! One module per concern (`docs/architecture.md` draws the tree):
-//! - [`env`]: the [`env::Environment`] seam; TextWorld and TextWorld-Express bridges;
+//! - [`env`](crate::env): the [`env::Environment`] seam; TextWorld and TextWorld-Express bridges;
 //!   the managed Python environment; the paper's game families.
 //! - [`llm`]: OpenAI-compatible client, structured answers, prompts, the embedded
 //!   local servers, the replay cassette.

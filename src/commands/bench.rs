@@ -465,10 +465,10 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
 }
 
 /// Run `ariadne bench` from its arguments: resolve the settings (the same resolver as
-/// `play`), then [`bench`].
+/// `play`), then [`bench()`].
 ///
 /// # Errors
-/// See [`bench`].
+/// See [`bench()`].
 pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     if let Some(BenchAction::Compare { before, after }) = &args.action {
         print!("{}", compare::compare(before, after)?);

@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, TripletId};
-pub use super::scan::{APPROX_THRESHOLD, CANDIDATES_PER_W, Scan, top_w_all};
 use super::scan::TopW;
+pub use super::scan::{APPROX_THRESHOLD, CANDIDATES_PER_W, Scan, top_w_all};
 use super::similarity::{cosine_with_norms, dot};
 
 /// Which semantic edges a BFS hop from a vertex ranks (Algorithm 2's

@@ -9,8 +9,8 @@
 //! - the triplet extraction call also asks for up to [`MAX_THESES`] theses (the same
 //!   call, a prompt branch and a schema variant used only with the option; no extra
 //!   LLM call); each is stored with its step, its passage embedding (in the triplets'
-//!   batch) and its hyper-edge, the known vertex names it mentions ([`mentions`]:
-//!   whole-word occurrences after [`fold`]), and is linked to its episodic vertex;
+//!   batch) and its hyper-edge, the known vertex names it mentions ([`super::names::mentions`]:
+//!   whole-word occurrences after [`super::names::fold`]), and is linked to its episodic vertex;
 //! - after the semantic step of retrieval (any `--retrieval` strategy) up to
 //!   [`MAX_THESES`] theses are retrieved ([`rank`]): the candidates are the theses whose
 //!   hyper-edge holds an *anchor* — a vertex of a retrieved triplet or a vertex matched

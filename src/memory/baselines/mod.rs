@@ -1,5 +1,5 @@
 //! The memories the paper compares AriGraph with (section 4.1, Table 4), behind the same
-//! [`MemoryModule`] interface and the same planning and decision modules:
+//! [`super::MemoryModule`] interface and the same planning and decision modules:
 //!
 //! - [`FullHistory`]: every past observation and action, unbounded.
 //! - [`Summary`]: an LLM-maintained running summary, updated every step.
