@@ -1,0 +1,234 @@
+//! The agent's settings as a run records them ([`AgentSettings`], in the manifest) and
+//! the agent revisions ([`AgentRevision`]): which behaviour of the extended profile's
+//! loop breaking and plan progress a run recorded under an older revision replays with.
+
+use serde::{Deserialize, Serialize};
+
+/// Agent parameters.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentSettings {
+    /// Recent steps shown in working memory.
+    pub history: usize,
+    /// Longest feedback text per recent step, characters (0: whole).
+    pub feedback_chars: usize,
+    /// Same action this many times in a row triggers a warning (0: no warning).
+    pub repeat_warning: usize,
+    /// This many steps without a score change trigger a warning.
+    pub stall_warning: usize,
+    /// Show unexplored exits in working memory (off: the paper's "w/o exploration").
+    pub exploration: bool,
+    /// Offer `go to <room>` for known reachable rooms.
+    pub go_to: bool,
+    /// Show the score in working memory and warn after steps without score (a departure:
+    /// paper section 2 keeps rewards hidden from the LLM). Runs recorded before this
+    /// setting showed it.
+    #[serde(default = "shown")]
+    pub show_score: bool,
+    /// Drop sub-goals the last action achieved and flag one stuck first (see
+    /// [`progress`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub plan_progress: bool,
+    /// Leave the actions of a detected cycle out of the admissible list for a few steps
+    /// (see [`progress`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub loop_breaking: bool,
+    /// Keep the text of the latest note, recipe or book read in working memory (see
+    /// [`progress::document_read`]; a departure, off in runs recorded before it existed).
+    #[serde(default)]
+    pub show_note: bool,
+    /// The revision of the agent's prompts, loop detection, plan progress and plan checks
+    /// ([`REVISION`] for new runs). 1 (runs recorded before this setting): each module
+    /// has a system prompt of its own; cycles are detected on the chosen actions. 2: one
+    /// system prompt for both modules, the
+    /// working memory (past observations first) before each call's own part, so the
+    /// action call reuses the plan call's cached prompt; compact answers (at most
+    /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
+    /// cycles detected on the commands sent and blocked in the room they were sent from.
+    /// 3: a cycle detected again is blocked for twice as long as the time before (3, 6,
+    /// then 12 steps). 4: right after a command succeeded, the action that would put back
+    /// exactly what it did is left out for one step ([`progress::reverses`]). 5: after
+    /// [`progress::WANDER_DECISIONS`] decisions that walked into rooms already visited with
+    /// nothing done in between, moves back into known rooms are left out until the agent
+    /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
+    /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
+    /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
+    /// bedroom") is done once the agent is there ([`progress::arrived`]). 7: a sub-goal
+    /// without a letter ("...") is dropped from the planner's answer (counted as a
+    /// repair), and an answer with no other sub-goal is rejected and asked again, with
+    /// or without plan progress. 8: the room rule of 6 applies only at the front of the
+    /// plan ("return to the kitchen" after "take the tomato" is a later visit) and never
+    /// to a direction.
+    #[serde(default = "first_revision")]
+    pub revision: u32,
+    /// A `go to` route counts as one step against the step cap, as in the reference code
+    /// (`pipeline_arigraph.py` runs the route inside one step); each move is still logged
+    /// as a step record. Off in runs recorded before it: every move counted.
+    #[serde(default)]
+    pub route_one_step: bool,
+    /// Retrieval queries are the key items the LLM names in the observation and plan,
+    /// each searched to the depth of its relevance (1-2), as in the reference code
+    /// (`agents/parent_agent.py`, `item_processing_scores`); a failed call falls back to
+    /// the observation, goal and sub-goals. Off in runs recorded before it: those
+    /// queries at depth d.
+    #[serde(default)]
+    pub key_items: bool,
+    /// Unexplored exits are shown only when the LLM says the previous plan needs
+    /// exploration, as in the reference code (`if_exp_prompt`, asked every step); off
+    /// in runs recorded before it: shown every step.
+    #[serde(default)]
+    pub explore_check: bool,
+}
+
+/// Recent steps in working memory under the paper's profile (the reference code's
+/// `n_prev = 5`), each observation whole.
+pub const PAPER_HISTORY: usize = 5;
+/// Recent steps in working memory under the rule `short-history`.
+pub const SHORT_HISTORY: usize = 4;
+/// Longest observation of a recent step under the rule `short-history`, characters.
+pub const SHORT_HISTORY_CHARS: usize = 300;
+/// Same action this many times in a row triggers a warning (rule `repeat-warning`).
+pub const REPEAT_WARNING: usize = 3;
+
+impl AgentSettings {
+    /// The revision as its typed enum (checked when the settings were loaded; an
+    /// unknown number reads as the current revision).
+    pub fn rev(&self) -> AgentRevision {
+        AgentRevision::from_number(self.revision).unwrap_or(AgentRevision::CURRENT)
+    }
+
+    /// The settings a run of agent revision `revision` recorded before profiles existed
+    /// reads as (its manifest's fields; those added since take their defaults for old
+    /// runs): for recording the replay fixtures of older revisions.
+    ///
+    /// # Errors
+    /// A revision this build does not know.
+    pub fn legacy(revision: u32) -> Result<Self, String> {
+        AgentRevision::from_number(revision)?;
+        serde_json::from_value(serde_json::json!({
+            "history": 4, "feedback_chars": 300, "repeat_warning": 3, "stall_warning": 10,
+            "exploration": true, "go_to": true, "show_score": false,
+            "plan_progress": true, "loop_breaking": true, "show_note": true,
+            "revision": revision
+        }))
+        .map_err(|e| e.to_string())
+    }
+
+    /// The agent settings of a profile's resolved rules (the switches `exploration`,
+    /// `go_to` and `show_score` as the paper has them: on, on, off).
+    pub fn with_rules(rules: &crate::profile::Rules) -> Self {
+        let mut settings = Self::default();
+        crate::profile::apply_agent(rules, &mut settings);
+        settings
+    }
+}
+
+/// The current revision of the agent (see [`AgentSettings::revision`]).
+pub const REVISION: u32 = 8;
+
+/// An agent revision ([`AgentSettings::revision`]), checked once when a manifest is
+/// read: a number this build does not know is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AgentRevision {
+    /// A system prompt per module; cycles detected on the actions chosen.
+    R1,
+    /// The shared prompt prefix, compact answers, cycles on the commands sent.
+    R2,
+    /// A cycle that comes back is blocked longer (3, 6, 12 steps).
+    R3,
+    /// The exact reversal of the last accepted command is left out for one step.
+    R4,
+    /// Walks back into visited rooms are held; "find X" is done once X is carried.
+    R5,
+    /// "go to X" is done once the agent is in X.
+    R6,
+    /// Placeholder sub-goals ("...") are dropped as a repair.
+    R7,
+    /// The room rule of 6 only at the front of the plan, never for a direction.
+    R8,
+}
+
+impl AgentRevision {
+    /// The revision new runs record.
+    pub const CURRENT: AgentRevision = AgentRevision::R8;
+
+    /// One system prompt for the plan and action calls with the working memory first
+    /// (the action call reuses the plan call's cached prompt), compact answers, cycles
+    /// detected on the commands sent and blocked in the room they were sent from, a
+    /// `go to` blocked with the first move of its route (from 2).
+    pub fn shares_prefix(self) -> bool {
+        self >= Self::R2
+    }
+    /// A cycle detected again is blocked longer: 3, 6, then 12 steps (from 3).
+    pub fn blocks_longer(self) -> bool {
+        self >= Self::R3
+    }
+    /// The exact reversal of the last accepted command is left out for one step
+    /// (from 4).
+    pub fn leaves_out_reversals(self) -> bool {
+        self >= Self::R4
+    }
+    /// Walks back into visited rooms are held, and "find X" is done once X is carried
+    /// (from 5).
+    pub fn holds_walks(self) -> bool {
+        self >= Self::R5
+    }
+    /// A sub-goal to be in a room is done once the agent is there (from 6).
+    pub fn settles_arrivals(self) -> bool {
+        self >= Self::R6
+    }
+    /// A sub-goal without a letter is dropped as a repair (from 7).
+    pub fn drops_placeholders(self) -> bool {
+        self >= Self::R7
+    }
+    /// The room rule of 6 applies only at the front of the plan and never to a
+    /// direction (from 8).
+    pub fn arrivals_at_front_only(self) -> bool {
+        self >= Self::R8
+    }
+
+    /// The revision of a recorded number.
+    ///
+    /// # Errors
+    /// A number this build does not know, in one line naming the revisions it knows.
+    pub fn from_number(n: u32) -> Result<Self, String> {
+        use AgentRevision::*;
+        [R1, R2, R3, R4, R5, R6, R7, R8]
+            .get((n as usize).wrapping_sub(1))
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "agent revision {n} is unknown to this build of Ariadne, which knows revisions 1 to {REVISION}; replay it with the build that recorded it"
+                )
+            })
+    }
+}
+
+fn shown() -> bool {
+    true
+}
+
+fn first_revision() -> u32 {
+    1
+}
+
+/// The paper's agent: no rule of the extended profile (see [`AgentSettings::with_rules`]).
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            history: PAPER_HISTORY,
+            feedback_chars: 0,
+            repeat_warning: 0,
+            stall_warning: 10,
+            exploration: true,
+            go_to: true,
+            show_score: false,
+            plan_progress: false,
+            loop_breaking: false,
+            show_note: false,
+            revision: REVISION,
+            route_one_step: true,
+            key_items: true,
+            explore_check: true,
+        }
+    }
+}
