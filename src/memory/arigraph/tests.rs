@@ -5,6 +5,8 @@ use std::sync::Arc;
 use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
+use crate::memory::bridge_discovery::BridgeRecord;
+use serde_json::{Value, json};
 
 fn observed(step: u32) -> Observed<'static> {
     Observed {

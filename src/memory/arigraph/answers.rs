@@ -1,0 +1,216 @@
+//! The answers of the AriGraph memory's LLM calls: extraction (triplets, and theses with
+//! `--thesis`) and the outdated check, their JSON schemas and their bounds.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::llm::bounds::{self, Bounded};
+use crate::memory::thesis;
+
+/// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
+/// (rules 1 and 2) or the compact `["subject", "relation", "object"]` (rules 3).
+#[derive(Deserialize)]
+#[serde(from = "TripletForm")]
+pub(super) struct RawTriplet {
+    pub(super) subject: String,
+    pub(super) relation: String,
+    pub(super) object: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum TripletForm {
+    Array([String; 3]),
+    Object {
+        subject: String,
+        relation: String,
+        object: String,
+    },
+}
+
+impl From<TripletForm> for RawTriplet {
+    fn from(f: TripletForm) -> Self {
+        let (subject, relation, object) = match f {
+            TripletForm::Array([s, r, o]) => (s, r, o),
+            TripletForm::Object {
+                subject,
+                relation,
+                object,
+            } => (subject, relation, object),
+        };
+        Self {
+            subject,
+            relation,
+            object,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct Extraction {
+    pub(super) triplets: Vec<RawTriplet>,
+    /// The statements asked for with `--thesis`, read leniently ([`read_theses`]);
+    /// ignored without the option.
+    #[serde(default)]
+    pub(super) theses: Option<Value>,
+}
+
+/// The theses of an extraction answer (`--thesis`): at most [`thesis::MAX_THESES`]
+/// non-blank strings, each cut to [`thesis::THESIS_CHARS`]. Returns them with whether
+/// the field needed repair (missing, not a list, or an item not a string: those are
+/// dropped) and how many were cut or dropped for length or count.
+pub(super) fn read_theses(field: Option<&Value>) -> (Vec<String>, bool, u32) {
+    let Some(Value::Array(items)) = field else {
+        return (Vec::new(), true, 0);
+    };
+    let mut repaired = false;
+    let mut trimmed = 0;
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let Some(text) = item.as_str() else {
+            repaired = true;
+            continue;
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            continue;
+        }
+        if out.len() == thesis::MAX_THESES {
+            trimmed += 1;
+            continue;
+        }
+        if text.chars().count() > thesis::THESIS_CHARS {
+            trimmed += 1;
+            out.push(text.chars().take(thesis::THESIS_CHARS).collect());
+        } else {
+            out.push(text);
+        }
+    }
+    (out, repaired, trimmed)
+}
+
+impl Bounded for Extraction {
+    /// A triplet with an over-long part is dropped (a cut name is another name).
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(&mut self.triplets, bounds::TRIPLETS, "triplets", &mut notes);
+        let mut i = 0;
+        self.triplets.retain(|t| {
+            let what = format!("triplets[{i}]");
+            i += 1;
+            bounds::fits(
+                &t.subject,
+                bounds::ENTITY_CHARS,
+                &format!("{what} (subject)"),
+                &mut notes,
+            ) && bounds::fits(
+                &t.relation,
+                bounds::RELATION_CHARS,
+                &format!("{what} (relation)"),
+                &mut notes,
+            ) && bounds::fits(
+                &t.object,
+                bounds::ENTITY_CHARS,
+                &format!("{what} (object)"),
+                &mut notes,
+            )
+        });
+        notes
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct Outdated {
+    pub(super) outdated: Vec<usize>,
+}
+
+impl Bounded for Outdated {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(
+            &mut self.outdated,
+            bounds::OUTDATED_ITEMS,
+            "outdated",
+            &mut notes,
+        );
+        notes
+    }
+}
+
+/// The extraction answer's schema: under rules 3 a triplet is an array of three short
+/// strings (about half the completion tokens of the object form). With `--thesis` the
+/// answer also has `theses`, up to [`thesis::MAX_THESES`] strings ([`with_theses`]).
+pub(super) fn extraction_schema(max: usize, rules: u32, theses: bool) -> Value {
+    let schema = extraction_schema_triplets(max, rules);
+    if theses { with_theses(schema) } else { schema }
+}
+
+/// The schema with the `theses` list added (and required).
+pub(super) fn with_theses(mut schema: Value) -> Value {
+    schema["properties"]["theses"] = json!({
+        "type": "array",
+        "maxItems": thesis::MAX_THESES,
+        "items": {"type": "string", "maxLength": thesis::THESIS_CHARS}
+    });
+    schema["required"] = json!(["triplets", "theses"]);
+    schema
+}
+
+/// The extraction schema without theses (the schema of every run before `--thesis`).
+pub(super) fn extraction_schema_triplets(max: usize, rules: u32) -> Value {
+    if crate::memory::MemoryRevision::from_number(rules).is_ok_and(|r| r.compact_triplets()) {
+        return json!({
+            "type": "object",
+            "properties": {
+                "triplets": {
+                    "type": "array",
+                    "maxItems": max,
+                    "items": {
+                        "type": "array",
+                        "minItems": 3,
+                        "maxItems": 3,
+                        "items": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
+                    }
+                }
+            },
+            "required": ["triplets"],
+            "additionalProperties": false
+        });
+    }
+    json!({
+        "type": "object",
+        "properties": {
+            "triplets": {
+                "type": "array",
+                "maxItems": max,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "subject": {"type": "string", "maxLength": bounds::ENTITY_CHARS},
+                        "relation": {"type": "string", "maxLength": bounds::RELATION_CHARS},
+                        "object": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
+                    },
+                    "required": ["subject", "relation", "object"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["triplets"],
+        "additionalProperties": false
+    })
+}
+
+pub(super) fn outdated_schema(n: usize) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "outdated": {
+                "type": "array",
+                "maxItems": n,
+                "items": {"type": "integer", "minimum": 1, "maximum": n}
+            }
+        },
+        "required": ["outdated"],
+        "additionalProperties": false
+    })
+}
