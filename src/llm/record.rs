@@ -1,0 +1,110 @@
+//! The record of every LLM and embedding call a step made (prompt, answer, tokens,
+//! latency, retries, defects), as the trajectory stores it.
+
+use serde::{Deserialize, Serialize};
+
+use super::{EmbedKind, Message, Usage};
+
+/// One LLM call as recorded in the trajectory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// What the call was for.
+    pub purpose: String,
+    /// 1 for the first try, 2 for the retry after an invalid answer.
+    pub attempt: u32,
+    /// The messages sent.
+    pub messages: Vec<Message>,
+    /// The completion-token budget sent (`max_tokens`; 0 in runs recorded before it was
+    /// recorded).
+    #[serde(default)]
+    pub max_tokens: u32,
+    /// The raw answer text, reasoning blocks included ("" when the call itself failed
+    /// or the answer had no content).
+    pub answer: String,
+    /// The separate reasoning field of the answer, if any (never parsed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The endpoint's `finish_reason` (`stop`, `length`, ...); `null` when it sent none.
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// What made the response unusable before parsing (see [`ChatAnswer::defect`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defect: Option<String>,
+    /// Tokens reported by the endpoint; `null` when it reported none (unknown, not 0).
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    /// Wall time, milliseconds.
+    pub latency_ms: u64,
+    /// Transport retries before the answer (429, 5xx, dropped connections).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
+    /// Why the answer was rejected (unusable, cut off, unparseable, invalid), if it was.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// What the client-side bounds cut or dropped from the accepted answer
+    /// (see [`bounds`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<String>,
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One embedding call as recorded in the trajectory (vectors go to `embeddings.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmbedRecord {
+    /// Query or passage.
+    pub kind: EmbedKind,
+    /// The texts embedded.
+    pub texts: Vec<String>,
+    /// Tokens reported by the endpoint; `null` when it reported none.
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    /// Wall time, milliseconds.
+    pub latency_ms: u64,
+    /// Transport retries before the answer.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
+}
+
+/// A vector computed during a step, written to the run's `embeddings.jsonl` so a replay
+/// can serve it without the network.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VectorRecord {
+    /// Query or passage.
+    pub kind: EmbedKind,
+    /// The text embedded (without prefix).
+    pub text: String,
+    /// The unit-length vector.
+    pub vector: Vec<f32>,
+}
+
+/// Everything the LLM did during one step: calls, embedding calls, new vectors, and
+/// the count of rejected, repaired and trimmed answers and of transport retries.
+#[derive(Debug, Default)]
+pub struct CallLog {
+    /// Chat calls in order.
+    pub calls: Vec<CallRecord>,
+    /// Embedding calls in order.
+    pub embeds: Vec<EmbedRecord>,
+    /// Vectors computed this step.
+    pub vectors: Vec<VectorRecord>,
+    /// Rejected answers (unparseable or invalid) this step.
+    pub failures: u32,
+    /// Accepted answers that needed repair this step.
+    pub repairs: u32,
+    /// Strings cut and items dropped by the client-side bounds this step.
+    pub trimmed: u32,
+    /// Transport retries of chat and embedding calls this step.
+    pub retries: u32,
+}
+
+impl CallLog {
+    /// Tokens of the chat calls (unknown calls counted as such).
+    pub fn usage(&self) -> Usage {
+        let mut u = Usage::default();
+        self.calls.iter().for_each(|c| u.add_call(c.usage));
+        u
+    }
+}

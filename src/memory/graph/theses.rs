@@ -1,0 +1,82 @@
+//! The thesis vertices of the graph (PersonalAI's hyper-edges, `--thesis`): added from
+//! an observation, linked to its episodic vertex, embedded, read.
+
+use super::{AriGraph, ThesisId, ThesisRecord, ThesisVertex};
+use crate::memory::names::fold;
+
+impl AriGraph {
+    /// Add a thesis vertex from the observation of `step`; its hyper-edge is the known
+    /// object vertices (alive now, so including this step's new triplets) that its text
+    /// mentions ([`crate::memory::names::mentions`]). A statement already held (same text after
+    /// [`fold`]) is not added again: its existing id is returned with `false`.
+    pub fn add_thesis(&mut self, text: &str, step: u32) -> (ThesisId, bool) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let key = fold(&text);
+        if let Some(id) = self.theses.iter().position(|r| fold(&r.thesis.text) == key) {
+            return (ThesisId(id), false);
+        }
+        let vertices = crate::memory::names::mentions(&text, &self.vertices());
+        self.theses.push(ThesisRecord {
+            thesis: ThesisVertex {
+                text,
+                step,
+                vertices,
+            },
+            embedding: None,
+            norm_sq: 0.0,
+        });
+        (ThesisId(self.theses.len() - 1), true)
+    }
+
+    /// Link thesis vertices to the latest episodic vertex (the observation they came
+    /// from); unknown ids are ignored.
+    pub fn link_theses(&mut self, ids: &[ThesisId]) {
+        let n = self.theses.len();
+        if let Some(e) = self.episodes.last_mut() {
+            for &id in ids {
+                if id.0 < n && !e.theses.contains(&id) {
+                    e.theses.push(id);
+                }
+            }
+        }
+    }
+
+    /// The thesis vertices, oldest first (index = [`ThesisId`]).
+    pub fn theses(&self) -> Vec<&ThesisVertex> {
+        self.theses.iter().map(|r| &r.thesis).collect()
+    }
+
+    /// The thesis vertex with this id.
+    pub fn thesis(&self, id: ThesisId) -> Option<&ThesisVertex> {
+        self.theses.get(id.0).map(|r| &r.thesis)
+    }
+
+    /// Number of thesis vertices.
+    pub fn thesis_count(&self) -> usize {
+        self.theses.len()
+    }
+
+    /// Thesis vertices that have no embedding yet: (id, text).
+    pub fn theses_missing_embeddings(&self) -> Vec<(ThesisId, String)> {
+        self.theses
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.embedding.is_none())
+            .map(|(id, r)| (ThesisId(id), r.thesis.text.clone()))
+            .collect()
+    }
+
+    /// Store a thesis vertex's embedding (a passage vector, unit length expected).
+    pub fn set_thesis_embedding(&mut self, id: ThesisId, v: Vec<f32>) {
+        if let Some(r) = self.theses.get_mut(id.0) {
+            r.norm_sq = crate::memory::similarity::dot(&v, &v);
+            r.embedding = Some(v);
+        }
+    }
+
+    /// The embedding of a thesis vertex with its squared norm.
+    pub fn thesis_embedding(&self, id: ThesisId) -> Option<(&[f32], f32)> {
+        let r = self.theses.get(id.0)?;
+        r.embedding.as_deref().map(|e| (e, r.norm_sq))
+    }
+}
