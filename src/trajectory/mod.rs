@@ -15,6 +15,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+pub mod bench;
 mod manifest;
 mod writer;
 

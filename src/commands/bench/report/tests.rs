@@ -1,6 +1,8 @@
 //! Tests of `report`.
 
 use super::*;
+use crate::llm::Usage;
+use crate::trajectory::Outcome;
 
 /// Two episodes of 2 steps each: 4,000 prompt tokens of which 1,000 cached, 400
 /// completion tokens; the server read 3,000 tokens in 30 s (100 tok/s) and generated

@@ -1,0 +1,374 @@
+//! The bench's record and statistics, beside the trajectory it summarizes: one
+//! [`EpisodeRow`] per episode (a line of a bench's `episodes.jsonl`), aggregated into one
+//! [`Cell`] per game and memory design; the paper's rule (mean normalized score of the
+//! best 3 of N attempts, Table 4) beside the mean and spread of all N, and the cost
+//! (Table 3). The commands render them (`commands::bench::report`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::Usage;
+use crate::memory::truth::WorldModelSummary;
+use crate::trajectory::Outcome;
+
+/// One finished (or failed) episode, one line of `episodes.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpisodeRow {
+    /// Game name.
+    pub game: String,
+    /// Row name.
+    pub memory: String,
+    /// Attempt, 1-based.
+    pub run: u32,
+    /// Summary outcome, or [`Outcome::Failed`] when the episode could not be run.
+    pub outcome: Outcome,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Score.
+    pub score: i64,
+    /// Maximum score.
+    pub max_score: i64,
+    /// score / max_score.
+    pub normalized_score: f64,
+    /// Steps.
+    pub steps: u32,
+    /// Chat calls.
+    pub llm_calls: u64,
+    /// Prompt tokens; `None` when some call's usage was unknown (shown as "?").
+    pub prompt_tokens: Option<u64>,
+    /// Completion tokens; `None` when some call's usage was unknown.
+    pub completion_tokens: Option<u64>,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// The world model against the game's ground truth (designs with a graph, games
+    /// with ground truth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<WorldModelSummary>,
+    /// The run directory relative to the bench directory (the last trial's for
+    /// Reflexion).
+    pub dir: PathBuf,
+    /// The endpoints this attempt played against (a resumed bench may use others);
+    /// absent in rows written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<Endpoint>,
+    /// The episode's token and server-time sums (absent in rows written before they
+    /// were recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Each step's whole time, milliseconds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_ms: Vec<u64>,
+    /// Steps the agent decided (route moves and walkthrough steps excluded).
+    #[serde(default)]
+    pub decision_steps: u32,
+}
+
+/// The endpoints of one attempt (never a key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// Chat base URL.
+    pub chat: String,
+    /// Chat model.
+    pub model: String,
+    /// Embedding base URL.
+    pub embedding: String,
+}
+
+impl Endpoint {
+    /// From a manifest's `llm` description (see `llm::connect`).
+    pub fn from_described(llm: &serde_json::Value) -> Self {
+        let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        Self {
+            chat: s(&llm["chat"]["base_url"]),
+            model: s(&llm["chat"]["model"]),
+            embedding: s(&llm["embedding"]["base_url"]),
+        }
+    }
+}
+
+/// Mean of the best `k` values (all of them when there are fewer than `k`); 0 for none.
+/// The paper's rule with k = 3 of 5 attempts.
+pub fn best_k_mean(scores: &[f64], k: usize) -> f64 {
+    if scores.is_empty() {
+        return 0.0;
+    }
+    let mut s = scores.to_vec();
+    s.sort_by(|a, b| b.total_cmp(a));
+    let top = &s[..k.min(s.len())];
+    top.iter().sum::<f64>() / top.len() as f64
+}
+
+/// Mean and sample standard deviation (0 with fewer than 2 values).
+pub fn mean_std(xs: &[f64]) -> (f64, f64) {
+    if xs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// The aggregate of one game and row.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cell {
+    /// Game name.
+    pub game: String,
+    /// Row name.
+    pub memory: String,
+    /// Completed episodes.
+    pub episodes: usize,
+    /// Failed episodes (not in the scores).
+    pub failed: usize,
+    /// Mean normalized score of the best 3 (the paper's rule).
+    pub best3: f64,
+    /// Mean normalized score of all completed episodes.
+    pub mean: f64,
+    /// Sample standard deviation of the normalized scores.
+    pub std: f64,
+    /// Share of episodes won.
+    pub win_rate: f64,
+    /// Mean steps per episode.
+    pub steps: f64,
+    /// Mean chat calls per episode.
+    pub llm_calls: f64,
+    /// Prompt tokens per step; `None` when some episode's usage was unknown.
+    pub prompt_tokens_per_step: Option<f64>,
+    /// Completion tokens per step; `None` when some episode's usage was unknown.
+    pub completion_tokens_per_step: Option<f64>,
+    /// Mean wall time per episode, seconds.
+    pub wall_s: f64,
+    /// Mean over episodes of the mean world-model precision (None: not measured).
+    pub wm_precision: Option<f64>,
+    /// Mean over episodes of the mean world-model recall.
+    pub wm_recall: Option<f64>,
+    /// Mean over episodes of the final precision.
+    pub wm_final_precision: Option<f64>,
+    /// Mean over episodes of the final recall.
+    pub wm_final_recall: Option<f64>,
+    /// Mean wrong deletions per episode.
+    pub wm_wrong_deletions: Option<f64>,
+    /// Time and token figures per step (episodes that recorded them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Speed>,
+}
+
+/// What a step cost in time, against the least the endpoint could take for its tokens.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Speed {
+    /// Median whole step time, seconds.
+    pub median_step_s: f64,
+    /// Mean whole step time, seconds.
+    pub mean_step_s: f64,
+    /// Share of prompt tokens the server served from its cache, 0..1.
+    pub cached_share: f64,
+    /// Chat calls per step the agent decided (route moves excluded).
+    pub calls_per_decision: f64,
+    /// Prompt tokens read per second of server time (uncached tokens only), when the
+    /// server reports its timings.
+    pub prompt_tokens_per_s: Option<f64>,
+    /// Completion tokens generated per second of server time.
+    pub completion_tokens_per_s: Option<f64>,
+    /// The least a step could take for its tokens at those speeds, seconds: (uncached
+    /// prompt tokens / prompt speed + completion tokens / generation speed) per step.
+    pub lower_bound_s: Option<f64>,
+}
+
+/// The least `steps` steps with the token sums `u` could take per step at `prompt` and
+/// `generation` tokens per second: (uncached prompt tokens / prompt + completion tokens
+/// / generation) / steps, seconds. A prompt speed of 0 (no uncached token was read)
+/// adds no prompt time.
+pub fn lower_bound(u: &Usage, steps: f64, prompt: f64, generation: f64) -> f64 {
+    let uncached = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
+    let p = if prompt > 0.0 { uncached / prompt } else { 0.0 };
+    (p + u.completion_tokens as f64 / generation) / steps
+}
+
+impl Speed {
+    /// The figures of `rows` (episodes with usage and step times); `None` without any.
+    pub fn of(rows: &[&EpisodeRow]) -> Option<Speed> {
+        let rows: Vec<&EpisodeRow> = rows
+            .iter()
+            .copied()
+            .filter(|r| r.usage.is_some_and(|u| u.is_known()) && !r.step_ms.is_empty())
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut u = Usage::default();
+        // The speeds come from the episodes whose server reported its timings (a resumed
+        // bench may mix endpoints); the bound applies them to every episode's tokens.
+        let mut timed = Usage::default();
+        for r in &rows {
+            let ru = r.usage.unwrap_or_default();
+            u.add(ru);
+            if ru.timed_calls > 0 && ru.prompt_ms > 0 && ru.completion_ms > 0 {
+                timed.add(ru);
+            }
+        }
+        let mut ms: Vec<u64> = rows
+            .iter()
+            .flat_map(|r| r.step_ms.iter().copied())
+            .collect();
+        ms.sort_unstable();
+        let steps = ms.len() as f64;
+        let median = if ms.len() % 2 == 1 {
+            ms[ms.len() / 2] as f64
+        } else {
+            (ms[ms.len() / 2 - 1] + ms[ms.len() / 2]) as f64 / 2.0
+        };
+        let calls: u64 = rows.iter().map(|r| r.llm_calls).sum();
+        let decisions: u32 = rows.iter().map(|r| r.decision_steps).sum();
+        let has_timings = timed.timed_calls > 0;
+        let prompt_speed = has_timings.then(|| {
+            timed.prompt_tokens.saturating_sub(timed.cached_tokens) as f64
+                / (timed.prompt_ms as f64 / 1000.0)
+        });
+        let completion_speed = has_timings
+            .then(|| timed.completion_tokens as f64 / (timed.completion_ms as f64 / 1000.0));
+        let lower_bound = prompt_speed
+            .zip(completion_speed)
+            .map(|(p, g)| lower_bound(&u, steps, p, g));
+        Some(Speed {
+            median_step_s: median / 1000.0,
+            mean_step_s: ms.iter().sum::<u64>() as f64 / steps / 1000.0,
+            cached_share: if u.prompt_tokens > 0 {
+                u.cached_tokens as f64 / u.prompt_tokens as f64
+            } else {
+                0.0
+            },
+            calls_per_decision: calls as f64 / f64::from(decisions.max(1)),
+            prompt_tokens_per_s: prompt_speed,
+            completion_tokens_per_s: completion_speed,
+            lower_bound_s: lower_bound,
+        })
+    }
+}
+
+/// Aggregate episodes into one cell per (game, row), in the order of `games` and `rows`.
+pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for g in games {
+        for v in variants {
+            let eps: Vec<&EpisodeRow> = rows
+                .iter()
+                .filter(|r| &r.game == g && &r.memory == v)
+                .collect();
+            let done: Vec<&&EpisodeRow> = eps
+                .iter()
+                .filter(|r| r.outcome != Outcome::Failed)
+                .collect();
+            let scores: Vec<f64> = done.iter().map(|r| r.normalized_score).collect();
+            let (mean, std) = mean_std(&scores);
+            let n = done.len().max(1) as f64;
+            let steps: u64 = done.iter().map(|r| u64::from(r.steps)).sum();
+            let per_step = |xs: Option<u64>| {
+                xs.map(|x| {
+                    if steps > 0 {
+                        x as f64 / steps as f64
+                    } else {
+                        0.0
+                    }
+                })
+            };
+            let total = |f: fn(&EpisodeRow) -> Option<u64>| -> Option<u64> {
+                done.iter().map(|r| f(r)).sum()
+            };
+            out.push(Cell {
+                game: g.clone(),
+                memory: v.clone(),
+                episodes: done.len(),
+                failed: eps.len() - done.len(),
+                best3: best_k_mean(&scores, 3),
+                mean,
+                std,
+                win_rate: done.iter().filter(|r| r.outcome == Outcome::Won).count() as f64 / n,
+                steps: steps as f64 / n,
+                llm_calls: done.iter().map(|r| r.llm_calls).sum::<u64>() as f64 / n,
+                prompt_tokens_per_step: per_step(total(|r| r.prompt_tokens)),
+                completion_tokens_per_step: per_step(total(|r| r.completion_tokens)),
+                wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
+                wm_precision: wm_mean(&done, |w| w.mean_precision),
+                wm_recall: wm_mean(&done, |w| w.mean_recall),
+                wm_final_precision: wm_mean(&done, |w| w.final_precision),
+                wm_final_recall: wm_mean(&done, |w| w.final_recall),
+                wm_wrong_deletions: wm_mean(&done, |w| w.wrong_deletions as f64),
+                speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
+            });
+        }
+    }
+    out
+}
+
+/// The mean of a world-model figure over the episodes that measured it.
+fn wm_mean(rows: &[&&EpisodeRow], f: impl Fn(&WorldModelSummary) -> f64) -> Option<f64> {
+    let xs: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.world_model.as_ref().map(&f))
+        .collect();
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Read `episodes.jsonl` leniently (unreadable lines are skipped, so an episode whose
+/// line is lost is played again on `--resume`). An episode played again after a resume
+/// keeps only its last line.
+pub fn read_episodes(dir: &Path) -> Vec<EpisodeRow> {
+    let all: Vec<EpisodeRow> = std::fs::read_to_string(dir.join("episodes.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    latest(all)
+}
+
+/// Read `episodes.jsonl` strictly, for reports on a finished bench: a malformed line
+/// before the last is an error; a cut last line is skipped (the second value says so).
+/// An episode played again after a resume keeps only its last line.
+///
+/// # Errors
+/// An unreadable file; a malformed line before the last (naming it).
+pub fn read_episodes_checked(dir: &Path) -> anyhow::Result<(Vec<EpisodeRow>, bool)> {
+    let (all, cut) = crate::trajectory::read_jsonl(&dir.join("episodes.jsonl"))?;
+    Ok((latest(all), cut))
+}
+
+/// The last row of each (game, design, attempt), in order.
+fn latest(all: Vec<EpisodeRow>) -> Vec<EpisodeRow> {
+    let mut out: Vec<EpisodeRow> = Vec::new();
+    for r in all {
+        out.retain(|o| (&o.game, &o.memory, o.run) != (&r.game, &r.memory, r.run));
+        out.push(r);
+    }
+    out
+}
+
+/// A finished attempt for tests: 10 steps, 40 calls, 20,000 / 3,000 tokens, 5 s.
+#[cfg(test)]
+pub fn sample_row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome) -> EpisodeRow {
+    EpisodeRow {
+        game: game.into(),
+        memory: mem.into(),
+        run,
+        outcome,
+        error: None,
+        score: (score * 10.0) as i64,
+        max_score: 10,
+        normalized_score: score,
+        steps: 10,
+        llm_calls: 40,
+        prompt_tokens: Some(20_000),
+        completion_tokens: Some(3_000),
+        wall_s: 5.0,
+        world_model: None,
+        dir: PathBuf::new(),
+        endpoint: None,
+        usage: None,
+        step_ms: Vec::new(),
+        decision_steps: 10,
+    }
+}
