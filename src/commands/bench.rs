@@ -9,6 +9,7 @@ pub mod compare;
 pub mod merge;
 pub mod plan;
 pub mod report;
+mod session;
 
 pub use plan::{Shard, episodes, write_results};
 
@@ -23,7 +24,6 @@ use anyhow::{Context, Result, bail};
 use futures::StreamExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::term::ProgressSink;
 use crate::agent::AgentSettings;
@@ -121,49 +121,7 @@ pub struct BenchOptions {
 /// # Errors
 /// Bad games or designs, setup failures; a failing episode is recorded, not raised.
 pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
-    let (dir, plan) = match &opts.resume {
-        Some(d) => {
-            let text = std::fs::read_to_string(d.join("bench.json")).map_err(|e| {
-                UserError::new(format!(
-                    "not a bench directory: cannot read {}: {e}",
-                    d.join("bench.json").display()
-                ))
-            })?;
-            let v: serde_json::Value =
-                serde_json::from_str(&text).context("bench.json is malformed")?;
-            let plan: BenchPlan =
-                serde_json::from_value(v["plan"].clone()).context("bench.json has no plan")?;
-            (d.clone(), plan)
-        }
-        None => {
-            let dir = opts.out.clone().unwrap_or_else(|| {
-                PathBuf::from("runs").join(format!(
-                    "bench-{}",
-                    chrono::Local::now().format("%Y%m%d-%H%M%S")
-                ))
-            });
-            (dir, opts.plan.clone())
-        }
-    };
-    for g in &plan.games {
-        g.check()?;
-    }
-    crate::llm::prompts::Prompts::load(plan.prompts.as_deref())?;
-    if opts.resume.is_none() && dir.join("bench.json").exists() {
-        bail!(UserError::new(format!(
-            "{} already holds a bench; resume it with `ariadne bench --resume {}` or choose another --out",
-            dir.display(),
-            dir.display()
-        )));
-    }
-    if dir.exists() && !dir.is_dir() {
-        bail!(UserError::new(format!(
-            "--out {} is a file, not a directory",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir.join("runs"))
-        .with_context(|| format!("cannot create {}", dir.display()))?;
+    let (dir, plan) = session::open(&opts)?;
     let done: Vec<EpisodeRow> = read_episodes(&dir)
         .into_iter()
         .filter(|r| r.outcome != Outcome::Failed)
@@ -215,49 +173,8 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     })
     .await?;
     let conn = connect::connect(&opts.llm, true, plan.seed, &py, &py.home.join("logs")).await?;
-    let bench_json = json!({
-        "format_version": crate::trajectory::FORMAT_VERSION,
-        "ariadne_version": env!("CARGO_PKG_VERSION"),
-        "created_at": chrono::Local::now().to_rfc3339(),
-        "plan": plan,
-        "jobs": opts.jobs,
-        "llm": conn.described,
-    });
-    if opts.resume.is_none() || !dir.join("bench.json").exists() {
-        std::fs::write(
-            dir.join("bench.json"),
-            serde_json::to_string_pretty(&bench_json)? + "\n",
-        )?;
-    } else {
-        // A resume may play against other endpoints: each session is recorded (and each
-        // episode row names its own).
-        let path = dir.join("bench.json");
-        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path)?)
-            .context("bench.json is malformed")?;
-        if !v["resumes"].is_array() {
-            v["resumes"] = json!([]);
-        }
-        if let Some(list) = v["resumes"].as_array_mut() {
-            list.push(json!({
-                "at": chrono::Local::now().to_rfc3339(),
-                "jobs": opts.jobs,
-                "llm": conn.described,
-            }));
-        }
-        std::fs::write(&path, serde_json::to_string_pretty(&v)? + "\n")?;
-    }
-    // A restarted episode starts from a clean directory.
-    for (g, v, run) in &jobs {
-        let prefix = format!("{}--{}--run{run}", g.name(), v.name());
-        if let Ok(entries) = std::fs::read_dir(dir.join("runs")) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                if name == prefix || name.starts_with(&format!("{prefix}-")) {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-    }
+    session::record(&dir, &plan, &opts, &conn.described)?;
+    session::clear_restarted(&dir, &jobs);
 
     let multi = MultiProgress::new();
     if std::env::var_os("ARIADNE_NO_PROGRESS").is_some() {
@@ -347,56 +264,26 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
                         }
                         return;
                     }
-                    Ok((s, d)) => EpisodeRow {
-                        game: name,
-                        memory: variant.name(),
+                    Ok((s, d)) => EpisodeRow::finished(
+                        name,
+                        variant.name(),
                         run,
-                        outcome: s.outcome,
-                        error: None,
-                        score: s.score,
-                        max_score: s.max_score,
-                        normalized_score: s.normalized_score,
-                        steps: s.steps,
-                        llm_calls: s.llm_calls,
-                        prompt_tokens: s.usage.is_known().then_some(s.usage.prompt_tokens),
-                        completion_tokens: s.usage.is_known().then_some(s.usage.completion_tokens),
-                        wall_s: s.wall_s,
-                        world_model: s.world_model.clone(),
-                        dir: d
-                            .strip_prefix(runs_dir.parent().unwrap_or(runs_dir))
-                            .map(Path::to_path_buf)
-                            .unwrap_or(d),
-                        endpoint: Some(Endpoint::from_described(&conn.described)),
-                        usage: Some(s.usage),
-                        step_ms: s.step_ms.clone(),
-                        decision_steps: s.decision_steps,
-                    },
+                        &s,
+                        d,
+                        runs_dir.parent().unwrap_or(runs_dir),
+                        Endpoint::from_described(&conn.described),
+                    ),
                     Err(e) => {
                         if let Ok(mut f) = failures.lock() {
                             *f += 1;
                         }
-                        EpisodeRow {
-                            game: name.clone(),
-                            memory: variant.name(),
+                        EpisodeRow::failed(
+                            name,
+                            variant.name(),
                             run,
-                            outcome: Outcome::Failed,
-                            error: Some(format!("{e:#}")),
-                            score: 0,
-                            max_score: 0,
-                            normalized_score: 0.0,
-                            steps: 0,
-                            llm_calls: 0,
-                            prompt_tokens: None,
-                            completion_tokens: None,
-                            wall_s: 0.0,
-                            world_model: None,
-                            dir: PathBuf::from("runs")
-                                .join(format!("{name}--{}--run{run}", variant.name())),
-                            endpoint: Some(Endpoint::from_described(&conn.described)),
-                            usage: None,
-                            step_ms: Vec::new(),
-                            decision_steps: 0,
-                        }
+                            format!("{e:#}"),
+                            Endpoint::from_described(&conn.described),
+                        )
                     }
                 };
                 if let Ok(mut f) = log.lock()

@@ -88,6 +88,80 @@ impl Endpoint {
     }
 }
 
+impl EpisodeRow {
+    /// The row of an episode that ran to its end (or step cap): `summary` is its run's
+    /// summary, `dir` its run directory, written relative to the bench directory
+    /// `bench_dir` when inside it.
+    pub fn finished(
+        game: String,
+        memory: String,
+        run: u32,
+        summary: &crate::trajectory::Summary,
+        dir: PathBuf,
+        bench_dir: &Path,
+        endpoint: Endpoint,
+    ) -> Self {
+        let s = summary;
+        Self {
+            game,
+            memory,
+            run,
+            outcome: s.outcome,
+            error: None,
+            score: s.score,
+            max_score: s.max_score,
+            normalized_score: s.normalized_score,
+            steps: s.steps,
+            llm_calls: s.llm_calls,
+            prompt_tokens: s.usage.is_known().then_some(s.usage.prompt_tokens),
+            completion_tokens: s.usage.is_known().then_some(s.usage.completion_tokens),
+            wall_s: s.wall_s,
+            world_model: s.world_model.clone(),
+            dir: dir
+                .strip_prefix(bench_dir)
+                .map(Path::to_path_buf)
+                .unwrap_or(dir),
+            endpoint: Some(endpoint),
+            usage: Some(s.usage),
+            step_ms: s.step_ms.clone(),
+            decision_steps: s.decision_steps,
+        }
+    }
+
+    /// The row of an episode that failed with `error` (its run directory is named by
+    /// convention, `runs/GAME--DESIGN--runN`).
+    pub fn failed(
+        game: String,
+        memory: String,
+        run: u32,
+        error: String,
+        endpoint: Endpoint,
+    ) -> Self {
+        let dir = PathBuf::from("runs").join(format!("{game}--{memory}--run{run}"));
+        Self {
+            game,
+            memory,
+            run,
+            outcome: Outcome::Failed,
+            error: Some(error),
+            score: 0,
+            max_score: 0,
+            normalized_score: 0.0,
+            steps: 0,
+            llm_calls: 0,
+            prompt_tokens: None,
+            completion_tokens: None,
+            wall_s: 0.0,
+            world_model: None,
+            dir,
+            endpoint: Some(endpoint),
+            usage: None,
+            step_ms: Vec::new(),
+            decision_steps: 0,
+        }
+    }
+}
+
 /// Mean of the best `k` values (all of them when there are fewer than `k`); 0 for none.
 /// The paper's rule with k = 3 of 5 attempts.
 pub fn best_k_mean(scores: &[f64], k: usize) -> f64 {
