@@ -268,8 +268,13 @@ impl Agent {
             .as_deref()
             .map(entity_key)
             .unwrap_or(from.clone());
-        self.roaming
-            .after_command(sent, &from, &to, after.reward, &after.observation);
+        self.roaming.after_command(&progress::Sent {
+            command: sent,
+            from: &from,
+            to: &to,
+            reward: after.reward,
+            feedback: &after.observation,
+        });
         self.sent_from.push(from);
         if let Some(room) = &after.room {
             self.here = Some(entity_key(room));

@@ -31,20 +31,33 @@ pub enum Walk {
     Progress,
 }
 
+/// One command as it was sent and answered, for the walk count.
+#[derive(Debug, Clone, Copy)]
+pub struct Sent<'a> {
+    /// The command.
+    pub command: &'a str,
+    /// The room it was sent from (an entity key; empty when unknown).
+    pub from: &'a str,
+    /// The room the agent is in after it (the same room when the game refused a move;
+    /// empty when unknown).
+    pub to: &'a str,
+    /// The score change.
+    pub reward: i64,
+    /// The game's answer.
+    pub feedback: &'a str,
+}
+
 impl Walk {
-    /// This decision's walk after one more command `command`, sent from room `from` and
-    /// arriving in room `to` (entity keys; the same room when the game refused a move),
-    /// where `new_room` tells whether `to` had never been visited, `reward` is the score
-    /// change and `feedback` the game's answer.
-    pub fn then(
-        self,
-        command: &str,
-        from: &str,
-        to: &str,
-        new_room: bool,
-        reward: i64,
-        feedback: &str,
-    ) -> Walk {
+    /// This decision's walk after one more command `sent`, where `new_room` tells
+    /// whether its `to` had never been visited.
+    pub fn then(self, sent: &Sent<'_>, new_room: bool) -> Walk {
+        let Sent {
+            command,
+            from,
+            to,
+            reward,
+            feedback,
+        } = *sent;
         let acted = !is_move(command)
             && !idle(command)
             && !gist(command).starts_with("drop ")
@@ -118,18 +131,12 @@ pub struct Roaming {
 }
 
 impl Roaming {
-    /// Record one command sent from room `from` that arrived in room `to` (entity keys;
-    /// the same room when the game refused a move, `to` empty when unknown), with the
-    /// score change `reward` and the game's answer `feedback`. Called for every command,
-    /// a `go to` route's moves included.
-    pub fn after_command(
-        &mut self,
-        command: &str,
-        from: &str,
-        to: &str,
-        reward: i64,
-        feedback: &str,
-    ) {
+    /// Record one command as it was sent and answered (see [`Sent`]). Called for every
+    /// command, a `go to` route's moves included.
+    pub fn after_command(&mut self, sent: &Sent<'_>) {
+        let Sent {
+            command, from, to, ..
+        } = *sent;
         let new_room = !to.is_empty() && !self.rooms_seen.contains(to);
         self.entered_new = new_room && from != to;
         if let Some(d) = Direction::of_command(command)
@@ -138,9 +145,7 @@ impl Roaming {
         {
             self.exits_refused.insert((from.to_string(), d));
         }
-        self.walk = self
-            .walk
-            .then(command, from, to, new_room, reward, feedback);
+        self.walk = self.walk.then(sent, new_room);
         self.rooms_seen.extend(
             [from, to]
                 .into_iter()

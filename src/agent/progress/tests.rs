@@ -181,67 +181,168 @@ fn a_sub_goal_to_be_in_a_room_is_done_there() {
 
 #[test]
 fn a_walk_counts_only_moves_into_rooms_already_visited() {
-    let known = Walk::Nothing.then("go east", "hall", "kitchen", false, 0, "-= Kitchen =-");
+    let known = Walk::Nothing.then(
+        &Sent {
+            command: "go east",
+            from: "hall",
+            to: "kitchen",
+            reward: 0,
+            feedback: "-= Kitchen =-",
+        },
+        false,
+    );
     assert_eq!(known, Walk::Known);
     // A route of two moves through known rooms is one walk.
     assert_eq!(
-        known.then("go north", "kitchen", "pantry", false, 0, "-= Pantry =-"),
+        known.then(
+            &Sent {
+                command: "go north",
+                from: "kitchen",
+                to: "pantry",
+                reward: 0,
+                feedback: "-= Pantry =-"
+            },
+            false
+        ),
         Walk::Known
     );
     // A room never visited does not count; a score change or acting on something
     // ends the walk.
     assert_eq!(
-        known.then("go north", "kitchen", "attic", true, 0, "-= Attic =-"),
+        known.then(
+            &Sent {
+                command: "go north",
+                from: "kitchen",
+                to: "attic",
+                reward: 0,
+                feedback: "-= Attic =-"
+            },
+            true
+        ),
         Walk::Known
     );
     assert_eq!(
-        Walk::Nothing.then("go north", "kitchen", "attic", true, 0, "-= Attic =-"),
+        Walk::Nothing.then(
+            &Sent {
+                command: "go north",
+                from: "kitchen",
+                to: "attic",
+                reward: 0,
+                feedback: "-= Attic =-"
+            },
+            true
+        ),
         Walk::Nothing
     );
     assert_eq!(
-        known.then("go north", "kitchen", "pantry", false, 1, "-= Pantry =-"),
+        known.then(
+            &Sent {
+                command: "go north",
+                from: "kitchen",
+                to: "pantry",
+                reward: 1,
+                feedback: "-= Pantry =-"
+            },
+            false
+        ),
         Walk::Progress
     );
     assert_eq!(
-        Walk::Nothing.then("take key", "hall", "hall", false, 0, "Taken."),
+        Walk::Nothing.then(
+            &Sent {
+                command: "take key",
+                from: "hall",
+                to: "hall",
+                reward: 0,
+                feedback: "Taken."
+            },
+            false
+        ),
         Walk::Progress
     );
     // A refused action or dropping a thing does not end it.
     let refused = "You can't do that: you don't have the key.";
     assert_eq!(
-        Walk::Known.then("unlock door with key", "hall", "hall", false, 0, refused),
+        Walk::Known.then(
+            &Sent {
+                command: "unlock door with key",
+                from: "hall",
+                to: "hall",
+                reward: 0,
+                feedback: refused
+            },
+            false
+        ),
         Walk::Known
     );
     assert_eq!(
-        Walk::Known.then("drop lamp", "hall", "hall", false, 0, "Dropped."),
+        Walk::Known.then(
+            &Sent {
+                command: "drop lamp",
+                from: "hall",
+                to: "hall",
+                reward: 0,
+                feedback: "Dropped."
+            },
+            false
+        ),
         Walk::Known
     );
     // Looking, examining and a refused move change nothing.
     for c in ["look", "inventory", "examine steel key"] {
         assert_eq!(
-            Walk::Known.then(c, "hall", "hall", false, 0, "It is a key."),
+            Walk::Known.then(
+                &Sent {
+                    command: c,
+                    from: "hall",
+                    to: "hall",
+                    reward: 0,
+                    feedback: "It is a key."
+                },
+                false
+            ),
             Walk::Known
         );
         assert_eq!(
-            Walk::Nothing.then(c, "hall", "hall", false, 0, "It is a key."),
+            Walk::Nothing.then(
+                &Sent {
+                    command: c,
+                    from: "hall",
+                    to: "hall",
+                    reward: 0,
+                    feedback: "It is a key."
+                },
+                false
+            ),
             Walk::Nothing
         );
     }
     assert_eq!(
         Walk::Nothing.then(
-            "go west",
-            "hall",
-            "hall",
-            false,
-            0,
-            "You can't go that way."
+            &Sent {
+                command: "go west",
+                from: "hall",
+                to: "hall",
+                reward: 0,
+                feedback: "You can't go that way."
+            },
+            false
         ),
         Walk::Nothing
     );
     // Reading a note is progress.
     let text = "The note says: the nickel key opens the blue locker in the attic, upstairs.";
     assert_eq!(
-        Walk::Known.then("examine note", "hall", "hall", false, 0, text),
+        Walk::Known.then(
+            &Sent {
+                command: "examine note",
+                from: "hall",
+                to: "hall",
+                reward: 0,
+                feedback: text
+            },
+            false
+        ),
         Walk::Progress
     );
 }
