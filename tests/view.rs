@@ -86,6 +86,14 @@ fn scripted_run(work: &Path, steps: u32) -> (std::path::PathBuf, Vec<Value>) {
             "--max-steps",
             &steps.to_string(),
             "--quiet",
+            // Scripted embeddings carry no meaning: no similarity cut-off, so the
+            // page has retrieved facts to show.
+            "--cutoff",
+            "0",
+            common::ARIADNE_EXTRACTION[0],
+            common::ARIADNE_EXTRACTION[1],
+            common::ARIADNE_EXTRACTION[2],
+            common::ARIADNE_EXTRACTION[3],
         ],
     );
     assert!(

@@ -67,11 +67,9 @@ fn scripted_extraction_is_measured_as_computed_by_hand() {
     let server = Scripted::start(SIMPLE);
     let work = tempfile::tempdir().unwrap();
     let g = game("simple.z8");
-    let out = play(
-        work.path(),
-        &server.base_url,
-        &[&g, "--max-steps", "3", "--quiet"],
-    );
+    let mut args = vec![g.as_str(), "--max-steps", "3", "--quiet"];
+    args.extend(common::ARIADNE_EXTRACTION);
+    let out = play(work.path(), &server.base_url, &args);
     assert!(
         out.status.success(),
         "{}",

@@ -190,6 +190,17 @@ fn field<'a>(text: &'a str, name: &str) -> &'a str {
         .unwrap_or("")
 }
 
+/// `play` flags for the paper's agent with one rule of the extended profile,
+/// `known-facts`: the extraction then uses Ariadne's prompt, whose `Location:` and `Last
+/// action:` fields the rule-based extractor reads (tests whose hand values were worked
+/// out from them use this).
+pub const ARIADNE_EXTRACTION: [&str; 4] = [
+    "--profile",
+    "extended",
+    "--without",
+    "plan-progress,loop-breaking,repeat-warning,kept-note,verdict-guard,admitted-exits,move-overrides,short-history",
+];
+
 /// The rule-based triplet extractor. It reads both extraction prompts: Ariadne's
 /// (`Location:`, `Last action:`, `Observation:`, `Inventory:` fields) and the
 /// reference's (the observation alone: the room from its `-= Room =-` header, what was
