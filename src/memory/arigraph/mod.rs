@@ -37,9 +37,6 @@ pub struct AriGraphMemory {
     /// The facts retrieved at the last step, as text: the reference's extraction
     /// example (`prev_subgraph` in `graphs/contriever_graph.py`).
     last_retrieved: Vec<String>,
-    /// The step of the last update and the triplets it extracted: left out of that
-    /// step's retrieved facts from memory rules 5.
-    fresh: (u32, HashSet<TripletId>),
 }
 
 impl AriGraphMemory {
@@ -264,7 +261,6 @@ impl AriGraphMemory {
             }
             ids.push(id);
         }
-        self.fresh = (seen.step, ids.iter().copied().collect());
         // Closing (AriadneMem's conflict-aware coarsening): each retired fact keeps its
         // interval and a link to the new facts that may retire it (the verdict guard's
         // match; any new fact sharing a vertex with it when none is of its kind).

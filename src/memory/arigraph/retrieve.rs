@@ -174,8 +174,17 @@ impl AriGraphMemory {
         // From memory rules 5 the facts this step extracted are searched through but
         // not retrieved: the observation holding them is in working memory already
         // (the reference's `update` drops `new_triplets_str` from the subgraph).
-        if settings.revision().drops_fresh_facts() && self.fresh.0 == current_step {
-            best.retain(|r| !self.fresh.1.contains(&r.id));
+        // The step's triplets are its episodic vertex's (an update adds that vertex
+        // with every triplet it extracted).
+        if settings.revision().drops_fresh_facts()
+            && let Some(e) = self
+                .graph
+                .episodes()
+                .last()
+                .filter(|e| e.step == current_step)
+        {
+            let fresh: HashSet<TripletId> = e.triplets.iter().copied().collect();
+            best.retain(|r| !fresh.contains(&r.id));
         }
         let mut bridges: Vec<BridgeRecord> = Vec::new();
         let mut bridged: HashSet<TripletId> = HashSet::new();
