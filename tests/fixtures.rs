@@ -4,7 +4,8 @@
 //! `record_fixtures` (ignored; `cargo test --test fixtures -- --ignored` records them
 //! again, `ARIADNE_FIXTURE_BIN` naming another build to record with, as
 //! `before-profiles` was, by the build before profiles existed, and `paper-rules-4` and
-//! `extended-rules-4` by the build before memory rules 5, 19e2f0c).
+//! `extended-rules-4` by the build before memory rules 5, 19e2f0c, `paper-rules-5` and
+//! `extended-rules-5` by the build before memory rules 6, dc76b01).
 
 mod common;
 
@@ -122,7 +123,7 @@ fn every_frozen_run_replays_exactly() {
     );
     assert_eq!(
         rules.into_iter().collect::<Vec<_>>(),
-        (1..=5).collect::<Vec<_>>()
+        (1..=6).collect::<Vec<_>>()
     );
     assert_eq!(
         profiles.into_iter().collect::<Vec<_>>(),
@@ -165,6 +166,11 @@ fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
         ("paper-rules-4".into(), vec![]),
         (
             "extended-rules-4".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+        ("paper-rules-5".into(), vec![]),
+        (
+            "extended-rules-5".into(),
             vec!["--profile".into(), "extended".into()],
         ),
     ]

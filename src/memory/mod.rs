@@ -21,6 +21,7 @@ pub mod bridge_discovery;
 pub mod export;
 pub mod gating;
 pub mod graph;
+pub mod guard;
 pub mod ids;
 pub mod int_dot;
 pub mod names;

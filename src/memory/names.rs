@@ -42,6 +42,14 @@ pub fn entity_key(s: &str) -> String {
     t.to_string()
 }
 
+/// Words that name the player in triplets ("you, is in, kitchen").
+pub const PLAYER_NAMES: &[&str] = &["player", "you", "i", "me", "agent"];
+
+/// Whether a canonical name ([`entity_key`]) names the player.
+pub fn is_player(name: &str) -> bool {
+    PLAYER_NAMES.contains(&name)
+}
+
 /// Whether `name` occurs in `text` as whole words: the characters either side of an
 /// occurrence are not letters or digits.
 fn occurs(text: &str, name: &str) -> bool {

@@ -135,6 +135,13 @@ impl MemorySettings {
             .unwrap_or_else(|| self.revision().guards_verdicts())
     }
 
+    /// The verdict guard of the run, if it has one ([`super::guard::Guard::of`] its
+    /// memory rules).
+    pub fn guard(&self) -> Option<super::guard::Guard> {
+        self.guards()
+            .then(|| super::guard::Guard::of(self.revision()))
+    }
+
     /// Whether the outdated check is asked only about facts the guard would let a new
     /// triplet retire (with the guard, from memory rules 3).
     pub fn prefilters(&self) -> bool {
@@ -199,7 +206,7 @@ pub enum ExtractionPrompt {
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 5;
+pub const RULES: u32 = 6;
 
 /// RAG's entries retrieved per step under the reference code (`pipeline_smartrag.py`:
 /// `n_retrieve = 5`).
@@ -223,11 +230,15 @@ pub enum MemoryRevision {
     /// `known-facts`); the facts extracted at a step are left out of that step's
     /// retrieved facts (`graphs/contriever_graph.py`, `update`).
     V5,
+    /// The verdict guard reads relations as functions of their subject: a new fact
+    /// retires only an old fact giving the same function of the same subject another
+    /// value ([`super::guard::Guard::Functional`]).
+    V6,
 }
 
 impl MemoryRevision {
     /// The version new runs record.
-    pub const CURRENT: MemoryRevision = MemoryRevision::V5;
+    pub const CURRENT: MemoryRevision = MemoryRevision::V6;
 
     /// The version of a recorded number.
     ///
@@ -240,6 +251,7 @@ impl MemoryRevision {
             3 => Ok(Self::V3),
             4 => Ok(Self::V4),
             5 => Ok(Self::V5),
+            6 => Ok(Self::V6),
             _ => Err(format!(
                 "memory rules version {n} is unknown to this build of Ariadne, which knows versions 1 to {RULES}; replay it with the build that recorded it"
             )),
@@ -286,6 +298,10 @@ impl MemoryRevision {
     /// The facts extracted at a step are left out of that step's retrieved facts.
     pub fn drops_fresh_facts(self) -> bool {
         self >= Self::V5
+    }
+    /// The verdict guard reads relations as functions of their subject.
+    pub fn functional_guard(self) -> bool {
+        self >= Self::V6
     }
 }
 

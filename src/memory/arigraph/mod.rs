@@ -15,7 +15,7 @@ mod answers;
 mod retrieve;
 
 use super::gating::{self, Gate, Judgement};
-use super::relations;
+use super::guard::Guard;
 use super::similarity;
 use super::{
     AriGraph, ExtractionPrompt, MemoryDesign, MemoryModule, MemorySettings, Observed,
@@ -184,7 +184,8 @@ impl AriGraphMemory {
         let scope = self.settings.outdated_scope;
         let pins = self.settings.revision().grounds_moves();
         let prefilter = self.settings.prefilters();
-        let guard = self.settings.guards();
+        let guard = self.settings.guard();
+        let matcher = Guard::of(self.settings.revision());
         let candidates: Vec<TripletId> = self
             .graph
             .incident_to(vertices)
@@ -202,7 +203,7 @@ impl AriGraphMemory {
                         || report
                             .extracted
                             .iter()
-                            .any(|n| relations::may_retire(n, t)))
+                            .any(|n| matcher.may_retire(n, t)))
             })
             .collect();
         report.checked = candidates.len();
@@ -237,11 +238,11 @@ impl AriGraphMemory {
             chosen.dedup();
             for i in chosen {
                 let id = candidates[i - 1];
-                if guard
+                if let Some(g) = guard
                     && !report
                         .extracted
                         .iter()
-                        .any(|n| relations::may_retire(n, self.graph.triplet(id)))
+                        .any(|n| g.may_retire(n, self.graph.triplet(id)))
                 {
                     report.rejected_verdicts += 1;
                     continue;
@@ -271,7 +272,7 @@ impl AriGraphMemory {
                     .extracted
                     .iter()
                     .zip(&ids)
-                    .filter(|(n, _)| relations::may_retire(n, &t))
+                    .filter(|(n, _)| matcher.may_retire(n, &t))
                     .map(|(_, id)| *id)
                     .collect();
                 let by = if of_kind.is_empty() {

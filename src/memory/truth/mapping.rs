@@ -17,7 +17,7 @@
 
 use super::Fact;
 use crate::memory::Triplet;
-use crate::memory::names::entity_key;
+use crate::memory::names::{entity_key, is_player};
 use crate::memory::relations::{Direction, relation_direction};
 
 /// A statement about the world that the game's facts can confirm or refute.
@@ -43,8 +43,7 @@ pub const STATES: &[&str] = &[
     "grilled", "raw", "burned", "cooked", "eaten",
 ];
 
-/// Words that name the player or the inventory in triplets.
-const PLAYER: &[&str] = &["player", "you", "i", "me", "agent"];
+/// Words that name the inventory in triplets.
 const INVENTORY: &[&str] = &["inventory", "your inventory", "player's inventory"];
 
 const LOCATED: &[&str] = &[
@@ -76,7 +75,7 @@ pub fn claim_of(t: &Triplet) -> Option<Claim> {
         t.relation.as_str(),
         entity_key(&t.object),
     );
-    let player = |x: &str| PLAYER.contains(&x);
+    let player = |x: &str| is_player(x);
     let inventory = |x: &str| INVENTORY.contains(&x) || player(x);
     if LOCATED.contains(&r) {
         return Some(if INVENTORY.contains(&o.as_str()) || player(&o) {
