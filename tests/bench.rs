@@ -586,7 +586,16 @@ fn compare_reads_old_and_new_benches_alike() {
         md.contains("| attempts per game and design (most) | 2 | 2 |"),
         "{md}"
     );
-    let cost: Vec<&str> = md
+    // Both benches measured the world model: one table of it, by one judge.
+    let wm = md
+        .split("World model against the game's ground truth (judge 2;")
+        .nth(1)
+        .expect("a world-model table");
+    assert!(
+        wm.contains("| wrong deletions |") && wm.contains("| stated recall |"),
+        "{md}"
+    );
+    let cost: Vec<&str> = md[md.find("Cost per step").expect("a cost table")..]
         .lines()
         .filter(|l| {
             l.starts_with("| simple | arigraph | before |")

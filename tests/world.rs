@@ -27,7 +27,8 @@ fn run(game_file: &str, args: &[&str]) -> (Vec<Value>, Value) {
 }
 
 /// The oracle memory holds exactly the true facts about what was observed: precision
-/// and recall are 1 at every step, on every bundled family, driven by the walkthrough.
+/// and both recalls are 1 at every step, on every bundled family, driven by the
+/// walkthrough.
 #[test]
 fn the_oracle_is_exact_on_every_family() {
     for g in [
@@ -48,6 +49,7 @@ fn the_oracle_is_exact_on_every_family() {
             );
             assert_eq!(w["precision"], 1.0, "{g} step {}: {w}", s["step"]);
             assert_eq!(w["recall"], 1.0, "{g} step {}: {w}", s["step"]);
+            assert_eq!(w["stated_recall"], 1.0, "{g} step {}: {w}", s["step"]);
             assert!(w["observed_facts"].as_u64().unwrap() > 0, "{g}");
         }
         assert_eq!(summary["world_model"]["mean_recall"], 1.0, "{g}");
@@ -78,22 +80,37 @@ fn scripted_extraction_is_measured_as_computed_by_hand() {
     let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
     // Step 1, worked out from the recorded facts: the extractor wrote "player, is in,
     // bedroom" (true), "bedroom, has exit, east" (true: the kitchen is east of the
-    // bedroom) and "wooden door, is, closed" (false: it is locked), so precision 2/3.
-    // The first observation (with the game's task text) names the bedroom, the antique
-    // trunk, the chest drawer, the king-size bed, the old key, the wooden and screen
-    // doors, the garden and the chips: 10 true facts are about observed things only
-    // (player in bedroom; trunk, drawer and bed in bedroom; chips in garden; trunk,
-    // drawer and screen door closed; key in trunk; wooden door locked), and the graph
-    // holds one of them: recall 1/10.
-    // Step 2 adds "antique trunk, is, open" (true once opened): 3/4, and 2 of the 10.
-    // Step 3 adds "old key, is in, inventory" (true once taken): 4/5, and 3 of the 10.
-    let expect = [(2, 3, 1, 10), (3, 4, 2, 10), (4, 5, 3, 10)];
-    for (s, (t, v, held, observed)) in steps.iter().zip(expect) {
+    // bedroom) and "wooden door, is, closed" (true: the door is locked, and a locked door
+    // is closed; judge 1 said false), so precision 3/3.
+    // Named recall: the first observation (with the game's task text) names the
+    // bedroom, the antique trunk, the chest drawer, the king-size bed, the old key, the
+    // wooden and screen doors, the garden and the chips: 11 true facts are about
+    // observed things only (player in bedroom; trunk, drawer and bed in bedroom; chips in
+    // garden; trunk, drawer and screen door closed; key in trunk; wooden door locked, and
+    // so closed), and the graph holds 2 of them (player in bedroom, wooden door closed).
+    // Stated recall: 7 of those the texts stated (player in bedroom, "-= Bedroom =-";
+    // trunk, drawer and bed in the bedroom's description; the chips "from the floor of
+    // the garden" and the key "from the antique trunk" in the task; "a closed wooden
+    // door"), not the closed trunk, drawer and screen door nor the lock: 2 held of 7.
+    // Step 2 adds "antique trunk, is, open" (true, and stated: "You open the antique
+    // trunk"): 4/4; named 3 of 11 (the trunk's closed fact is now its open one); stated
+    // 3 of 8.
+    // Step 3 adds "old key, is in, inventory" (true once taken, stated by "You take the
+    // old key"): 5/5, named 4 of 11, stated 4 of 8 (the key in the trunk, stated at step
+    // 1, is no longer true; the key carried is).
+    let expect = [
+        (3, 3, 2, 11, 2, 7),
+        (4, 4, 3, 11, 3, 8),
+        (5, 5, 4, 11, 4, 8),
+    ];
+    for (s, (t, v, held, observed, held_stated, stated)) in steps.iter().zip(expect) {
         let w = &s["world_model"];
         assert_eq!(w["true_triplets"], t, "step {}: {w}", s["step"]);
         assert_eq!(w["verifiable"], v, "step {}: {w}", s["step"]);
         assert_eq!(w["held_facts"], held, "step {}: {w}", s["step"]);
         assert_eq!(w["observed_facts"], observed, "step {}: {w}", s["step"]);
+        assert_eq!(w["held_stated"], held_stated, "step {}: {w}", s["step"]);
+        assert_eq!(w["stated_facts"], stated, "step {}: {w}", s["step"]);
         assert_eq!(w["wrong_deletions"], 0);
         assert_eq!(w["stale"], 0);
         assert!((w["precision"].as_f64().unwrap() - t as f64 / v as f64).abs() < 1e-12);
@@ -146,7 +163,7 @@ fn replay_prints_and_writes_the_accuracy_table() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "step,precision,recall,verifiable,unverifiable,true,observed_facts,held_facts,wrong_deletions,stale,recoverable"
+        "step,precision,recall,stated_recall,verifiable,unverifiable,true,observed_facts,held_facts,stated_facts,held_stated,wrong_deletions,stale,recoverable"
     );
     assert_eq!(lines.len(), 4);
     let w = &steps[2]["world_model"];

@@ -113,6 +113,17 @@ impl StepSink for TerminalView {
             s.fallback_actions,
             s.wall_s
         );
+        if let Some(w) = &s.world_model {
+            println!(
+                "world model (judge {}): mean precision {:.2}, named recall {:.2}, stated recall {}, wrong deletions {}",
+                w.judge,
+                w.mean_precision,
+                w.mean_recall,
+                w.mean_stated_recall
+                    .map_or_else(|| "-".into(), |x| format!("{x:.2}")),
+                w.wrong_deletions
+            );
+        }
         println!("trajectory: {}", self.dir.display());
         Ok(())
     }

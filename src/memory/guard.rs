@@ -32,7 +32,7 @@
 //! world-model accuracy counts such a retirement as a wrong deletion).
 
 use super::names::{entity_key, is_player};
-use super::relations::{self, Direction, relation_direction};
+use super::relations::{self, CONTAINS, Direction, LOCATED, relation_direction};
 use super::{MemoryRevision, Triplet};
 
 /// Which verdicts of the outdated check are accepted (see the module documentation).
@@ -112,34 +112,6 @@ const FAMILIES: &[(&str, StateFamily)] = &[
     ("fried", StateFamily::Cooking),
     ("roasted", StateFamily::Cooking),
     ("grilled", StateFamily::Cooking),
-];
-
-/// Relations that place their subject in their object.
-const LOCATED: &[&str] = &[
-    "is in",
-    "in",
-    "is inside",
-    "inside",
-    "is on",
-    "on",
-    "is under",
-    "is at",
-    "at",
-    "is located in",
-    "located in",
-    "is located on",
-    "is held by",
-    "is carried by",
-];
-
-/// Relations that place their object in their subject.
-const CONTAINS: &[&str] = &[
-    "contains",
-    "has",
-    "holds",
-    "carries",
-    "has inside",
-    "has on it",
 ];
 
 /// Relations of exits that are not functions ("a room has many exits").

@@ -52,7 +52,7 @@ pub fn is_player(name: &str) -> bool {
 
 /// Whether `name` occurs in `text` as whole words: the characters either side of an
 /// occurrence are not letters or digits.
-fn occurs(text: &str, name: &str) -> bool {
+pub fn occurs(text: &str, name: &str) -> bool {
     if name.is_empty() {
         return false;
     }

@@ -151,6 +151,34 @@ pub fn relation_direction(relation: &str) -> Option<Direction> {
     Direction::parse(r).filter(|d| !matches!(d, Direction::In | Direction::Out))
 }
 
+/// Relations that place their subject in their object.
+pub const LOCATED: &[&str] = &[
+    "is in",
+    "in",
+    "is inside",
+    "inside",
+    "is on",
+    "on",
+    "is under",
+    "is at",
+    "at",
+    "is located in",
+    "located in",
+    "is located on",
+    "is held by",
+    "is carried by",
+];
+
+/// Relations that place their object in their subject.
+pub const CONTAINS: &[&str] = &[
+    "contains",
+    "has",
+    "holds",
+    "carries",
+    "has inside",
+    "has on it",
+];
+
 /// What a relation is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RelationKind {

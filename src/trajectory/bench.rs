@@ -227,6 +227,12 @@ pub struct Cell {
     pub wm_final_recall: Option<f64>,
     /// Mean wrong deletions per episode.
     pub wm_wrong_deletions: Option<f64>,
+    /// Mean over episodes of the mean stated recall (episodes judged from judge 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wm_stated_recall: Option<f64>,
+    /// The judges the episodes' figures were computed by, each once, ascending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wm_judges: Vec<u32>,
     /// Time and token figures per step (episodes that recorded them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
@@ -372,6 +378,22 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 wm_final_precision: wm_mean(&done, |w| w.final_precision),
                 wm_final_recall: wm_mean(&done, |w| w.final_recall),
                 wm_wrong_deletions: wm_mean(&done, |w| w.wrong_deletions as f64),
+                wm_stated_recall: {
+                    let xs: Vec<f64> = done
+                        .iter()
+                        .filter_map(|r| r.world_model.as_ref()?.mean_stated_recall)
+                        .collect();
+                    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+                },
+                wm_judges: {
+                    let mut j: Vec<u32> = done
+                        .iter()
+                        .filter_map(|r| r.world_model.as_ref().map(|w| w.judge))
+                        .collect();
+                    j.sort_unstable();
+                    j.dedup();
+                    j
+                },
                 speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
             });
         }

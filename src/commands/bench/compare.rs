@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::report::{
-    Cell, EpisodeRow, Speed, aggregate, lower_bound, mean_std, read_episodes_checked, show,
+    Cell, EpisodeRow, Speed, WM_HEADER, aggregate, judges_text, lower_bound, mean_std,
+    read_episodes_checked, show, wm_figures,
 };
 use crate::error::UserError;
 use crate::llm::Usage;
@@ -426,6 +427,30 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             score_text(fb),
             score_text(fa),
         ));
+    }
+
+    if pairs
+        .iter()
+        .any(|(_, _, fb, fa)| fb.cell.wm_precision.is_some() || fa.cell.wm_precision.is_some())
+    {
+        let judges = pairs
+            .iter()
+            .flat_map(|(_, _, fb, fa)| fb.cell.wm_judges.iter().chain(&fa.cell.wm_judges))
+            .copied();
+        md.push_str(&format!(
+            "\nWorld model against the game's ground truth ({}; means over episodes; wrong deletions: true facts removed per episode).\n\n| game | memory | bench | {} |\n|---|---|---|{}\n",
+            judges_text(judges),
+            WM_HEADER.join(" | "),
+            "---|".repeat(WM_HEADER.len())
+        ));
+        for (g, d, fb, fa) in &pairs {
+            for (name, f) in [("before", fb), ("after", fa)] {
+                md.push_str(&format!(
+                    "| {g} | {d} | {name} | {} |\n",
+                    wm_figures(&f.cell).join(" | ")
+                ));
+            }
+        }
     }
 
     let (mut borrowed, mut beyond) = (false, false);

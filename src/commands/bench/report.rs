@@ -29,20 +29,18 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
         md.push('\n');
     }
     if cells.iter().any(|c| c.wm_precision.is_some()) {
-        md.push_str("\nWorld model against the game's ground truth (mean over episodes; precision and recall as means over steps and at the last step).\n\n| game | memory | precision | recall | final precision | final recall | wrong deletions |\n|---|---|---|---|---|---|---|\n");
+        md.push_str(&format!(
+            "\nWorld model against the game's ground truth ({}; mean over episodes; precision and the recalls as means over steps; wrong deletions: true facts removed per episode).\n\n| game | memory | {} |\n|---|---|{}\n",
+            judges_text(cells.iter().flat_map(|c| c.wm_judges.iter().copied())),
+            WM_HEADER.join(" | "),
+            "---|".repeat(WM_HEADER.len())
+        ));
         for c in cells.iter().filter(|c| c.wm_precision.is_some()) {
-            let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
             md.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} |\n",
                 c.game,
                 c.memory,
-                f(c.wm_precision),
-                f(c.wm_recall),
-                f(c.wm_final_precision),
-                f(c.wm_final_recall),
-                c.wm_wrong_deletions
-                    .map(|v| format!("{v:.1}"))
-                    .unwrap_or_else(|| "-".into())
+                wm_figures(c).join(" | ")
             ));
         }
     }
@@ -118,12 +116,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
 /// The results as CSV, one line per cell.
 pub fn csv(cells: &[Cell]) -> String {
     let mut out = String::from(
-        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s,wm_precision,wm_recall,wm_final_precision,wm_final_recall,wm_wrong_deletions\n",
+        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s,wm_precision,wm_recall,wm_final_precision,wm_final_recall,wm_wrong_deletions,wm_stated_recall\n",
     );
     let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for c in cells {
         out.push_str(&format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{},{},{:.2},{},{},{},{},{}
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{},{},{:.2},{},{},{},{},{},{}
 ",
             c.game,
             c.memory,
@@ -142,10 +140,51 @@ pub fn csv(cells: &[Cell]) -> String {
             opt(c.wm_recall),
             opt(c.wm_final_precision),
             opt(c.wm_final_recall),
-            opt(c.wm_wrong_deletions)
+            opt(c.wm_wrong_deletions),
+            opt(c.wm_stated_recall)
         ));
     }
     out
+}
+
+/// The world-model columns of a table ([`wm_figures`]).
+pub const WM_HEADER: [&str; 6] = [
+    "precision",
+    "named recall",
+    "stated recall",
+    "final precision",
+    "final named recall",
+    "wrong deletions",
+];
+
+/// A cell's world-model figures, in [`WM_HEADER`]'s order ("-" where not measured).
+pub fn wm_figures(c: &Cell) -> [String; 6] {
+    let f = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2}"));
+    [
+        f(c.wm_precision),
+        f(c.wm_recall),
+        f(c.wm_stated_recall),
+        f(c.wm_final_precision),
+        f(c.wm_final_recall),
+        c.wm_wrong_deletions
+            .map_or_else(|| "-".into(), |v| format!("{v:.1}")),
+    ]
+}
+
+/// "judge 2", or the judges named with how to bring them to the current one.
+pub fn judges_text(judges: impl Iterator<Item = u32>) -> String {
+    let mut js: Vec<u32> = judges.collect();
+    js.sort_unstable();
+    js.dedup();
+    match js.as_slice() {
+        [] => format!("judge {}", crate::memory::truth::JUDGE),
+        [j] => format!("judge {j}"),
+        _ => format!(
+            "judges {}: figures of different judges are not comparable; `ariadne replay RUN --accuracy` recomputes a run under judge {}",
+            js.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            crate::memory::truth::JUDGE
+        ),
+    }
 }
 
 /// A token figure with `decimals` decimals, or "?" when unknown.

@@ -60,28 +60,32 @@ fn diff_retrieval(
     (only_a, only_b, ea, eb)
 }
 
-const ACCURACY_HEADER: [&str; 11] = [
+const ACCURACY_HEADER: [&str; 14] = [
     "step",
     "precision",
     "recall",
+    "stated_recall",
     "verifiable",
     "unverifiable",
     "true",
     "observed_facts",
     "held_facts",
+    "stated_facts",
+    "held_stated",
     "wrong_deletions",
     "stale",
     "recoverable",
 ];
 
 /// The world model's accuracy per step (recomputed during the replay against the
-/// game's true state), printed as a table with a summary; with `csv`, also written.
+/// game's true state by the current judge, [`crate::memory::truth::JUDGE`]), printed
+/// as a table with a summary; with `csv`, also written.
 fn accuracy_report(
     replayed: &[StepRecord],
     done: &EpisodeResult,
     csv: Option<&Path>,
 ) -> Result<()> {
-    let rows: Vec<[String; 11]> = replayed
+    let rows: Vec<[String; 14]> = replayed
         .iter()
         .filter_map(|r| {
             r.world_model.as_ref().map(|a| {
@@ -89,11 +93,15 @@ fn accuracy_report(
                     r.step.to_string(),
                     format!("{:.3}", a.precision),
                     format!("{:.3}", a.recall),
+                    a.stated_recall
+                        .map_or_else(String::new, |x| format!("{x:.3}")),
                     a.verifiable.to_string(),
                     a.unverifiable.to_string(),
                     a.true_triplets.to_string(),
                     a.observed_facts.to_string(),
                     a.held_facts.to_string(),
+                    a.stated_facts.to_string(),
+                    a.held_stated.to_string(),
                     a.wrong_deletions.to_string(),
                     a.stale.to_string(),
                     a.recoverable.to_string(),
@@ -111,7 +119,8 @@ world-model accuracy: no ground truth (the game exposes no state facts, or the {
     }
     println!(
         "
-world-model accuracy against the game's true state"
+world-model accuracy against the game's true state (judge {}; recall: of the facts about things named so far; stated_recall: of the facts the texts stated)",
+        crate::memory::truth::JUDGE
     );
     println!("{}", ACCURACY_HEADER.join(" | "));
     for r in &rows {
@@ -119,12 +128,17 @@ world-model accuracy against the game's true state"
     }
     if let Some(s) = &done.summary.world_model {
         println!(
-            "summary: {} steps, mean precision {:.3}, mean recall {:.3}, final precision {:.3}, final recall {:.3}, wrong deletions {} (recoverable {}), stale at the end {}",
+            "summary (judge {}): {} steps, mean precision {:.3}, mean recall {:.3}, mean stated recall {}, final precision {:.3}, final recall {:.3}, final stated recall {}, wrong deletions {} (recoverable {}), stale at the end {}",
+            s.judge,
             s.steps,
             s.mean_precision,
             s.mean_recall,
+            s.mean_stated_recall
+                .map_or_else(|| "-".into(), |x| format!("{x:.3}")),
             s.final_precision,
             s.final_recall,
+            s.final_stated_recall
+                .map_or_else(|| "-".into(), |x| format!("{x:.3}")),
             s.wrong_deletions,
             s.recoverable,
             s.final_stale

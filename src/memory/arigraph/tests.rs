@@ -110,6 +110,52 @@ async fn a_verdict_across_relation_kinds_is_rejected() {
     assert!(memory.graph.find(&kept).is_some());
 }
 
+/// The two verdicts the relation-kind guard (memory rules 2 to 5) let through and the
+/// functional guard (rules 6) refuses: another thing's location through a shared vertex,
+/// and a state that is not the opposite. Under rules 6 the old fact is not even asked
+/// about.
+#[tokio::test]
+async fn the_functional_guard_keeps_what_the_kind_guard_lost() {
+    let cases = [
+        (
+            ("antique trunk", "is in", "bedroom"),
+            ("old key", "is in", "antique trunk"),
+        ),
+        (
+            ("wooden door", "is", "closed"),
+            ("wooden door", "is", "unlocked"),
+        ),
+    ];
+    for (old, new) in cases {
+        let kept = Triplet::new(old.0, old.1, old.2).unwrap();
+        let rules5 = MemorySettings {
+            rules: 5,
+            ..guarded()
+        };
+        let (memory, report, _) =
+            two_steps_with(rules5, &[old], &[new], r#"{"outdated": [1]}"#).await;
+        assert_eq!(report.removed, vec![kept.clone()], "{old:?} by {new:?}");
+        assert!(memory.graph.find(&kept).is_none());
+
+        let (memory, report, script) = two_steps(&[old], &[new], r#"{"outdated": [1]}"#).await;
+        assert_eq!(report.checked, 0, "{old:?} by {new:?}");
+        assert!(report.removed.is_empty());
+        assert!(script.requests().iter().all(|r| r.purpose != "outdated"));
+        assert!(memory.graph.find(&kept).is_some());
+    }
+    // What it may retire it still retires: the trunk is open now, not closed.
+    let (_, report, _) = two_steps(
+        &[("antique trunk", "is", "closed")],
+        &[("antique trunk", "is", "open")],
+        r#"{"outdated": [1]}"#,
+    )
+    .await;
+    assert_eq!(
+        report.removed,
+        vec![Triplet::new("antique trunk", "is", "closed").unwrap()]
+    );
+}
+
 /// The paper's profile has no verdict guard: every incident fact is asked about and
 /// the LLM's verdict is carried out, even across relation kinds (section 2).
 #[tokio::test]

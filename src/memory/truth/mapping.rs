@@ -11,14 +11,16 @@
 //! | `y, contains / has / holds, x` | `At(x, y)` | as above |
 //! | `x, is in, inventory`; `player, has / carries, x` | `Carried(x)` | `in(x, I)` |
 //! | `player, is in / is at, r` | `PlayerAt(r)` | `at(P, r)` |
-//! | `x, is, s` for s in [`STATES`] | `State(x, s)` | `s(x)` (`open`, `closed`, `locked`, cooking states) |
+//! | `x, is, s` for s in [`STATES`] (`opened`: open, `shut`: closed) | `State(x, s)` | `s(x)` (`open`, `closed`, `locked`, cooking states) |
+//! | `x, is, unlocked` | `State(x, unlocked)` | some `open(x)`, `closed(x)` or `locked(x)`, and no `locked(x)` |
+//! | `x, is not, s` | `NotState(x, s)` | `x` named by some fact, `State(x, s)` not true |
 //! | `a, is <dir> of, b` | `Dir(a, dir, b)` (and `Dir(b, opposite, a)`) | `<dir>_of(a, b)` |
 //! | `r, has exit, <dir>` | `HasExit(r, dir)` | some `<dir>_of(x, r)` |
 
 use super::Fact;
 use crate::memory::Triplet;
 use crate::memory::names::{entity_key, is_player};
-use crate::memory::relations::{Direction, relation_direction};
+use crate::memory::relations::{CONTAINS, Direction, LOCATED, relation_direction};
 
 /// A statement about the world that the game's facts can confirm or refute.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,8 +31,10 @@ pub enum Claim {
     Carried(String),
     /// The player is in a room.
     PlayerAt(String),
-    /// A thing has a state (open, closed, locked, sliced, fried, ...).
+    /// A thing has a state (open, closed, locked, unlocked, sliced, fried, ...).
     State(String, String),
+    /// A thing does not have a state ("wooden door, is not, locked").
+    NotState(String, String),
     /// `a` is `dir` of `b`: from `b`, going `dir` reaches `a`.
     Dir(String, Direction, String),
     /// A room has an exit that way.
@@ -43,30 +47,26 @@ pub const STATES: &[&str] = &[
     "grilled", "raw", "burned", "cooked", "eaten",
 ];
 
+/// A state a triplet may name that no game predicate names: true of a thing that has an
+/// open, closed or locked state and is not locked ([`super::Truth`]).
+pub const UNLOCKED: &str = "unlocked";
+
+/// Other words for a state: (word, the state's predicate).
+const STATE_SYNONYMS: &[(&str, &str)] = &[("opened", "open"), ("shut", "closed")];
+
+/// The state a word names, if the games track it (`opened` is `open`).
+fn state_word(word: &str) -> Option<&str> {
+    if STATES.contains(&word) || word == UNLOCKED {
+        return Some(word);
+    }
+    STATE_SYNONYMS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|(_, s)| *s)
+}
+
 /// Words that name the inventory in triplets.
 const INVENTORY: &[&str] = &["inventory", "your inventory", "player's inventory"];
-
-const LOCATED: &[&str] = &[
-    "is in",
-    "in",
-    "is inside",
-    "inside",
-    "is on",
-    "on",
-    "is at",
-    "at",
-    "is located in",
-    "located in",
-    "is located on",
-];
-const CONTAINS: &[&str] = &[
-    "contains",
-    "has",
-    "holds",
-    "carries",
-    "has inside",
-    "has on it",
-];
 
 /// The claim a triplet makes, if the game can check it.
 pub fn claim_of(t: &Triplet) -> Option<Claim> {
@@ -77,7 +77,8 @@ pub fn claim_of(t: &Triplet) -> Option<Claim> {
     );
     let player = |x: &str| is_player(x);
     let inventory = |x: &str| INVENTORY.contains(&x) || player(x);
-    if LOCATED.contains(&r) {
+    // "is under" places a thing where no game predicate does: unverifiable.
+    if LOCATED.contains(&r) && r != "is under" {
         return Some(if INVENTORY.contains(&o.as_str()) || player(&o) {
             Claim::Carried(s)
         } else if player(&s) {
@@ -93,11 +94,15 @@ pub fn claim_of(t: &Triplet) -> Option<Claim> {
             Claim::At(o, s)
         });
     }
-    if matches!(r, "is carried by" | "is held by") && player(&o) {
-        return Some(Claim::Carried(s));
+    if matches!(r, "is" | "are")
+        && let Some(state) = state_word(&o)
+    {
+        return Some(Claim::State(s, state.to_string()));
     }
-    if matches!(r, "is" | "are") && STATES.contains(&o.as_str()) {
-        return Some(Claim::State(s, o));
+    if matches!(r, "is not" | "are not")
+        && let Some(state) = state_word(&o)
+    {
+        return Some(Claim::NotState(s, state.to_string()));
     }
     if let Some(d) = relation_direction(r) {
         return Some(Claim::Dir(s, d, o));
@@ -131,6 +136,7 @@ pub fn triplet_of(c: &Claim) -> Option<Triplet> {
         Claim::Carried(x) => Triplet::new(x, "is in", "inventory"),
         Claim::PlayerAt(r) => Triplet::new("player", "is in", r),
         Claim::State(x, s) => Triplet::new(x, "is", s),
+        Claim::NotState(x, s) => Triplet::new(x, "is not", s),
         Claim::Dir(a, d, b) => Triplet::new(a, &format!("is {} of", d.as_str()), b),
         Claim::HasExit(r, d) => Triplet::new(r, "has exit", d.as_str()),
     }

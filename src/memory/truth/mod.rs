@@ -4,20 +4,27 @@
 //! of its correspondence to the true graph is extremely challenging". TextWorld knows the
 //! true state of its games, so Ariadne measures it. At each step, with the true facts at
 //! the start of the step (what the observation described; [`Fact`], from the bridge,
-//! never shown to the LLM) and the things observed so far (entities and rooms named in
-//! the observations and inventories up to that step):
+//! never shown to the LLM) and the texts seen so far:
 //! - **precision**: the share of the graph's alive, verifiable triplets ([`mapping`])
-//!   that are true;
-//! - **recall**: the share of the true, observed facts ([`mapping::claim_of_fact`]) that
-//!   the graph holds;
+//!   that are true (how a triplet is judged: [`Truth`]);
+//! - **recall** (named recall): the share of the true facts about things named in the
+//!   texts so far ([`Truth::recall_facts`]) that the graph holds;
+//! - **stated recall**: the share of the true facts the texts so far actually stated
+//!   ([`stated`]) that the graph holds: a perfect reader reaches 1;
 //! - **wrong deletions**: triplets removed this step (by replacement or navigation)
 //!   that were still true;
 //! - **recoverable**: of the wrong deletions, those the graph keeps as closed facts
 //!   (`--retire close`, [`crate::memory::temporal`]): the history still holds them with
 //!   their interval (always 0 under `--retire delete`);
 //! - **stale**: alive triplets that were true at an earlier step and are false now.
+//!
+//! The judge is versioned ([`JUDGE`], recorded in the summary): 1, the game's facts
+//! as they are (a locked door is not closed, `unlocked` unverifiable, a connection
+//! counted in both directions, named recall only); 2, TextWorld's state implications,
+//! negations, one count per connection, stated recall.
 
 pub mod mapping;
+pub mod stated;
 
 use std::collections::HashSet;
 
@@ -26,12 +33,30 @@ use serde::{Deserialize, Serialize};
 pub use crate::env::Fact;
 use crate::memory::names::{entity_key, fold};
 use crate::memory::{AriGraph, Triplet};
-use mapping::{Claim, claim_of, claim_of_fact};
+use mapping::{Claim, UNLOCKED, claim_of, claim_of_fact};
+
+/// The version of the judge new figures are computed by (see the module documentation).
+pub const JUDGE: u32 = 2;
+
+fn judge_before_versions() -> u32 {
+    1
+}
 
 /// The true claims of one state.
+///
+/// A triplet's claim is judged in TextWorld's closed world:
+/// - **true** when the game's facts state it, or imply it: a locked thing is closed; a
+///   thing with an open, closed or locked state that is not locked is unlocked; `a` east
+///   of `b` is `b` west of `a`, and both rooms have an exit that way;
+/// - **true** for a negation (`x, is not, s`) when `x` is a thing the facts name and
+///   `x, is, s` is not true;
+/// - **false** otherwise (a state, place or connection the game does not hold);
+/// - **unverifiable** when the triplet maps to no claim ([`mapping::claim_of`]).
 #[derive(Debug, Default)]
 pub struct Truth {
     claims: HashSet<Claim>,
+    /// Every thing and room the facts name (entity keys).
+    named: HashSet<String>,
     /// (claim, its entities) of every fact the memory could hold, one per fact.
     base: Vec<(Claim, Vec<String>)>,
 }
@@ -40,34 +65,79 @@ impl Truth {
     /// The truth of a list of facts.
     pub fn new(facts: &[Fact]) -> Self {
         let mut t = Truth::default();
+        let mut stateful: HashSet<String> = HashSet::new();
         for f in facts {
             let Some(c) = claim_of_fact(f) else { continue };
-            if let Claim::Dir(a, d, b) = &c {
-                t.claims
-                    .insert(Claim::Dir(b.clone(), d.opposite(), a.clone()));
-                t.claims.insert(Claim::HasExit(b.clone(), *d));
-                t.claims.insert(Claim::HasExit(a.clone(), d.opposite()));
+            match &c {
+                Claim::Dir(a, d, b) => {
+                    t.claims
+                        .insert(Claim::Dir(b.clone(), d.opposite(), a.clone()));
+                    t.claims.insert(Claim::HasExit(b.clone(), *d));
+                    t.claims.insert(Claim::HasExit(a.clone(), d.opposite()));
+                }
+                Claim::State(x, s) if matches!(s.as_str(), "open" | "closed" | "locked") => {
+                    stateful.insert(x.clone());
+                }
+                _ => {}
             }
-            let entities = f
+            let entities: Vec<String> = f
                 .args
                 .iter()
                 .filter(|a| *a != "P" && *a != "I")
                 .map(|a| entity_key(a))
                 .collect();
+            t.named.extend(entities.iter().cloned());
             t.claims.insert(c.clone());
             t.base.push((c, entities));
+        }
+        for x in stateful {
+            if t.claims.contains(&Claim::State(x.clone(), "locked".into())) {
+                t.claims.insert(Claim::State(x, "closed".into()));
+            } else {
+                t.claims.insert(Claim::State(x, UNLOCKED.into()));
+            }
         }
         t
     }
 
-    /// Whether a claim is true.
+    /// Whether a claim is true (see [`Truth`]).
     pub fn holds(&self, c: &Claim) -> bool {
-        self.claims.contains(c)
+        match c {
+            Claim::NotState(x, s) => {
+                self.named.contains(x) && !self.claims.contains(&Claim::State(x.clone(), s.clone()))
+            }
+            _ => self.claims.contains(c),
+        }
     }
 
     /// Every entity the facts name.
     pub fn entities(&self) -> impl Iterator<Item = &String> {
         self.base.iter().flat_map(|(_, e)| e.iter())
+    }
+
+    /// The facts recall is counted over, with their entities: one per game fact, a
+    /// connection once (not again as its reverse), and a locked thing's implied
+    /// `closed` beside its `locked`.
+    pub fn recall_facts(&self) -> Vec<(Claim, &[String])> {
+        let mut out: Vec<(Claim, &[String])> = Vec::new();
+        let mut seen: HashSet<&Claim> = HashSet::new();
+        for (c, es) in &self.base {
+            if let Claim::Dir(a, d, b) = c
+                && seen.contains(&Claim::Dir(b.clone(), d.opposite(), a.clone()))
+            {
+                continue;
+            }
+            if !seen.insert(c) {
+                continue;
+            }
+            out.push((c.clone(), es));
+            if let Claim::State(x, s) = c
+                && s == "locked"
+            {
+                out.push((Claim::State(x.clone(), "closed".into()), es));
+            }
+        }
+        out
     }
 }
 
@@ -77,18 +147,27 @@ impl Truth {
 pub struct Accuracy {
     /// True alive verifiable triplets / alive verifiable triplets (1 when there are none).
     pub precision: f64,
-    /// True observed facts the graph holds / true observed facts (1 when there are none).
+    /// Named recall: true facts about named things the graph holds / true facts about
+    /// named things (1 when there are none).
     pub recall: f64,
+    /// Stated recall: true facts the texts stated that the graph holds / true facts the
+    /// texts stated (1 when there are none); absent in runs judged before judge 2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stated_recall: Option<f64>,
     /// Alive triplets that map to a claim.
     pub verifiable: usize,
     /// Alive triplets that map to no claim.
     pub unverifiable: usize,
     /// Of the verifiable, the true ones.
     pub true_triplets: usize,
-    /// True observed facts.
+    /// True facts about named things.
     pub observed_facts: usize,
     /// Of those, the ones the graph holds.
     pub held_facts: usize,
+    /// True facts the texts stated.
+    pub stated_facts: usize,
+    /// Of those, the ones the graph holds.
+    pub held_stated: usize,
     /// Triplets removed this step that were still true.
     pub wrong_deletions: usize,
     /// Of `wrong_deletions`, those kept as closed facts (`--retire close`).
@@ -97,7 +176,8 @@ pub struct Accuracy {
     pub stale: usize,
 }
 
-/// Follows one episode: the things observed so far and the claims once true.
+/// Follows one episode: the things observed so far, the facts stated so far and the
+/// claims once true.
 #[derive(Debug, Default)]
 pub struct Tracker {
     /// Every text seen so far, folded.
@@ -107,6 +187,7 @@ pub struct Tracker {
     /// Entities the facts have named so far.
     known: HashSet<String>,
     ever_true: HashSet<Claim>,
+    stated: stated::Stated,
 }
 
 impl Tracker {
@@ -121,6 +202,8 @@ impl Tracker {
     ) -> Accuracy {
         let truth = Truth::new(facts);
         self.observe(&truth, seen);
+        let recall_facts = truth.recall_facts();
+        self.stated.read(&recall_facts, seen);
         let mut a = Accuracy::default();
         let mut held: HashSet<Claim> = HashSet::new();
         for id in graph.alive_ids() {
@@ -138,15 +221,29 @@ impl Tracker {
                 }
             }
         }
-        for (c, entities) in &truth.base {
+        // The graph holds a fact when it holds it, its reverse (a connection), or a
+        // fact that implies it (a locked thing is closed).
+        let holds = |c: &Claim| {
+            let implied = match c {
+                Claim::Dir(x, d, y) => Some(Claim::Dir(y.clone(), d.opposite(), x.clone())),
+                Claim::State(x, s) if s == "closed" => {
+                    Some(Claim::State(x.clone(), "locked".into()))
+                }
+                _ => None,
+            };
+            held.contains(c) || implied.is_some_and(|r| held.contains(&r))
+        };
+        for (c, entities) in &recall_facts {
             if entities.iter().all(|e| self.observed.contains(e)) {
                 a.observed_facts += 1;
-                let reverse = match c {
-                    Claim::Dir(x, d, y) => Some(Claim::Dir(y.clone(), d.opposite(), x.clone())),
-                    _ => None,
-                };
-                if held.contains(c) || reverse.is_some_and(|r| held.contains(&r)) {
+                if holds(c) {
                     a.held_facts += 1;
+                }
+            }
+            if self.stated.contains(c) {
+                a.stated_facts += 1;
+                if holds(c) {
+                    a.held_stated += 1;
                 }
             }
         }
@@ -160,6 +257,7 @@ impl Tracker {
         }
         a.precision = ratio(a.true_triplets, a.verifiable);
         a.recall = ratio(a.held_facts, a.observed_facts);
+        a.stated_recall = Some(ratio(a.held_stated, a.stated_facts));
         a
     }
 
@@ -203,18 +301,27 @@ fn ratio(n: usize, d: usize) -> f64 {
 }
 
 /// The world model over a whole episode, for the summary and the bench.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorldModelSummary {
+    /// The judge's version ([`JUDGE`]; 1 in runs recorded before it was recorded).
+    #[serde(default = "judge_before_versions")]
+    pub judge: u32,
     /// Steps measured.
     pub steps: u32,
     /// Mean precision over the steps.
     pub mean_precision: f64,
-    /// Mean recall over the steps.
+    /// Mean named recall over the steps.
     pub mean_recall: f64,
+    /// Mean stated recall over the steps (absent before judge 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_stated_recall: Option<f64>,
     /// Precision at the last step.
     pub final_precision: f64,
-    /// Recall at the last step.
+    /// Named recall at the last step.
     pub final_recall: f64,
+    /// Stated recall at the last step (absent before judge 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_stated_recall: Option<f64>,
     /// Wrong deletions, summed.
     pub wrong_deletions: u64,
     /// Of those, the ones kept as closed facts (`--retire close`), summed (0 in runs
@@ -225,15 +332,38 @@ pub struct WorldModelSummary {
     pub final_stale: usize,
 }
 
+impl Default for WorldModelSummary {
+    fn default() -> Self {
+        Self {
+            judge: JUDGE,
+            steps: 0,
+            mean_precision: 0.0,
+            mean_recall: 0.0,
+            mean_stated_recall: None,
+            final_precision: 0.0,
+            final_recall: 0.0,
+            final_stated_recall: None,
+            wrong_deletions: 0,
+            recoverable: 0,
+            final_stale: 0,
+        }
+    }
+}
+
 impl WorldModelSummary {
     /// Add a step's accuracy.
     pub fn add(&mut self, a: &Accuracy) {
         let n = f64::from(self.steps);
         self.mean_precision = (self.mean_precision * n + a.precision) / (n + 1.0);
         self.mean_recall = (self.mean_recall * n + a.recall) / (n + 1.0);
+        if let Some(r) = a.stated_recall {
+            let m = self.mean_stated_recall.unwrap_or(0.0);
+            self.mean_stated_recall = Some((m * n + r) / (n + 1.0));
+        }
         self.steps += 1;
         self.final_precision = a.precision;
         self.final_recall = a.recall;
+        self.final_stated_recall = a.stated_recall;
         self.wrong_deletions += a.wrong_deletions as u64;
         self.recoverable += a.recoverable as u64;
         self.final_stale = a.stale;
@@ -307,6 +437,96 @@ mod tests {
         assert_eq!(b.true_triplets, 2); // in bedroom, open
         // The key is observed now: in(old key, trunk) is observed and not held.
         assert_eq!((b.observed_facts, b.held_facts), (4, 2));
+    }
+
+    /// Judge 2's state rules, each by hand: a locked thing is closed, a thing with an
+    /// open/closed/locked state that is not locked is unlocked, a negation is true of a
+    /// named thing without the state, and a thing the game does not have is false.
+    #[test]
+    fn state_implications_and_negations_by_hand() {
+        let truth = Truth::new(&[
+            f("locked", &["wooden door"]),
+            f("closed", &["antique trunk"]),
+            f("open", &["chest drawer"]),
+            f("at", &["apple", "kitchen"]),
+        ]);
+        let judged = |s: &str, r: &str, o: &str| claim_of(&t(s, r, o)).map(|c| truth.holds(&c));
+        for (s, r, o, want) in [
+            ("wooden door", "is", "closed", Some(true)),
+            ("wooden door", "is", "shut", Some(true)),
+            ("wooden door", "is", "locked", Some(true)),
+            ("wooden door", "is", "unlocked", Some(false)),
+            ("wooden door", "is", "open", Some(false)),
+            ("antique trunk", "is", "unlocked", Some(true)),
+            ("antique trunk", "is", "locked", Some(false)),
+            ("chest drawer", "is", "opened", Some(true)),
+            ("chest drawer", "is", "unlocked", Some(true)),
+            ("chest drawer", "is", "closed", Some(false)),
+            ("wooden door", "is not", "locked", Some(false)),
+            ("antique trunk", "is not", "locked", Some(true)),
+            ("antique trunk", "is not", "open", Some(true)),
+            ("chest drawer", "is not", "open", Some(false)),
+            // A thing the game does not have: a negation about it is false too.
+            ("golden gate", "is not", "locked", Some(false)),
+            ("golden gate", "is", "closed", Some(false)),
+            // An apple has no lock.
+            ("apple", "is", "unlocked", Some(false)),
+            ("apple", "is", "red", None),
+        ] {
+            assert_eq!(judged(s, r, o), want, "{s}, {r}, {o}");
+        }
+    }
+
+    /// The issue's run: the game says "a closed wooden door" of a locked door; the graph's
+    /// "wooden door, is, closed" is true now (judge 1 said false).
+    #[test]
+    fn a_locked_door_read_as_closed_is_true() {
+        let facts = vec![
+            f("at", &["P", "bedroom"]),
+            f("locked", &["wooden door"]),
+            f("link", &["bedroom", "wooden door", "kitchen"]),
+        ];
+        let mut g = AriGraph::new();
+        g.add(t("wooden door", "is", "closed"));
+        g.add(t("player", "is in", "bedroom"));
+        let a = Tracker::default().measure(
+            &g,
+            &facts,
+            &["-= Bedroom =- There is a closed wooden door."],
+            &[],
+        );
+        assert_eq!((a.verifiable, a.true_triplets), (2, 2));
+        // Named recall: player at bedroom, locked, closed (3), two held. Stated recall:
+        // player at bedroom and closed (2), both held.
+        assert_eq!((a.observed_facts, a.held_facts), (3, 2));
+        assert_eq!((a.stated_facts, a.held_stated), (2, 2));
+        assert_eq!(a.stated_recall, Some(1.0));
+    }
+
+    /// A connection is one fact in recall, whichever direction the game and the graph
+    /// state it in.
+    #[test]
+    fn a_connection_counts_once() {
+        let facts = vec![
+            f("at", &["P", "kitchen"]),
+            f("east_of", &["kitchen", "bedroom"]),
+            f("west_of", &["bedroom", "kitchen"]),
+        ];
+        let mut g = AriGraph::new();
+        g.add(t("bedroom", "is west of", "kitchen"));
+        let mut tracker = Tracker::default();
+        let before = [
+            f("at", &["P", "bedroom"]),
+            facts[1].clone(),
+            facts[2].clone(),
+        ];
+        tracker.measure(&AriGraph::new(), &before, &["-= Bedroom =-"], &[]);
+        let a = tracker.measure(&g, &facts, &["-= Kitchen =-"], &[]);
+        // Player at kitchen, and the connection once: 2 facts, 1 held; the move from the
+        // bedroom to the kitchen stated the connection.
+        assert_eq!((a.observed_facts, a.held_facts), (2, 1));
+        assert_eq!((a.stated_facts, a.held_stated), (2, 1));
+        assert_eq!(a.precision, 1.0);
     }
 
     #[test]

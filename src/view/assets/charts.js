@@ -91,8 +91,19 @@ const Charts = (() => {
     if (STEPS.some((s) => s.world_model)) {
       list.push(chart("world-model", "World model vs ground truth", [
         { name: "precision", color: "#2f6fd6", values: v((s) => s.world_model ? s.world_model.precision : null) },
-        { name: "recall", color: "#1f9d3a", values: v((s) => s.world_model ? s.world_model.recall : null) },
+        { name: "named recall", color: "#1f9d3a", values: v((s) => s.world_model ? s.world_model.recall : null) },
+        { name: "stated recall", color: "#c79a1b", values: v((s) => s.world_model && s.world_model.stated_recall != null ? s.world_model.stated_recall : null) },
       ], 1));
+    }
+    if (STEPS.some((s) => s.world_model && s.world_model.wrong_deletions != null)) {
+      let total = 0;
+      list.push(chart("wrong-deletions", "Wrong deletions (true facts removed)", [
+        { name: "this step", color: "#d4572a", values: v((s) => s.world_model && s.world_model.wrong_deletions != null ? s.world_model.wrong_deletions : null) },
+        { name: "so far", color: "#1d2330", values: v((s) => {
+          if (s.world_model && s.world_model.wrong_deletions != null) total += s.world_model.wrong_deletions;
+          return s.world_model ? total : null;
+        }) },
+      ]));
     }
     container.append(...list);
   }
