@@ -21,6 +21,7 @@ pub mod agent;
 pub mod cancel;
 pub mod cli;
 pub mod commands;
+pub mod direction;
 pub mod env;
 pub mod episode;
 pub mod error;

@@ -30,7 +30,8 @@ use pathfinding::directed::dijkstra::dijkstra_reach;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, TripletId};
-use super::relations::{self, Direction, RelationKind};
+use super::relations::{self, RelationKind};
+use crate::direction::Direction;
 
 /// Most hops from a component to the bridge vertex (so at most twice this between two
 /// components).

@@ -32,8 +32,9 @@
 //! world-model accuracy counts such a retirement as a wrong deletion).
 
 use super::names::{entity_key, is_player};
-use super::relations::{self, CONTAINS, Direction, LOCATED, relation_direction};
+use super::relations::{self, CONTAINS, LOCATED};
 use super::{MemoryRevision, Triplet};
+use crate::direction::{Direction, relation_direction};
 
 /// Which verdicts of the outdated check are accepted (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::memory::Triplet;
 
-pub use crate::memory::relations::{Direction, relation_direction};
+pub use crate::direction::{Direction, relation_direction};
 pub use explorer::Explorer;
 pub use map::SpatialMap;
 

@@ -18,9 +18,10 @@
 //! | `r, has exit, <dir>` | `HasExit(r, dir)` | some `<dir>_of(x, r)` |
 
 use super::Fact;
+use crate::direction::{Direction, relation_direction};
 use crate::memory::Triplet;
 use crate::memory::names::{entity_key, is_player};
-use crate::memory::relations::{CONTAINS, Direction, LOCATED, relation_direction};
+use crate::memory::relations::{CONTAINS, LOCATED};
 
 /// A statement about the world that the game's facts can confirm or refute.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

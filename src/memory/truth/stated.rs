@@ -92,7 +92,7 @@ fn states(text: &str, c: &Claim) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::relations::Direction;
+    use crate::direction::Direction;
 
     fn at(x: &str, y: &str) -> Claim {
         Claim::At(x.into(), y.into())
