@@ -767,3 +767,73 @@ fn api_keys_reach_the_server_or_are_refused_in_one_line() {
         "{auth:?}"
     );
 }
+
+/// Issue 29, kind 1 and 4: an answer is read by the schema, not by position. A JSON
+/// list before the answer object (candidate actions in prose) is not the answer; a
+/// bracketed prefix (`[JSON] {...}`) is skipped; two different objects that both fit
+/// are refused and asked again, never guessed.
+#[test]
+fn a_repair_never_changes_the_meaning() {
+    let server = Scripted::start(WALKTHROUGH);
+    let calls = Arc::new(Mutex::new(0usize));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
+        if purpose(body) != "action" {
+            return None;
+        }
+        let mut n = calls.lock().unwrap();
+        *n += 1;
+        match *n {
+            1 => Some(answer(
+                &format!(
+                    r#"I could play ["go east", "take old key from antique trunk"]. My answer: {rule}"#
+                ),
+                "stop",
+            )),
+            2 => Some(answer(&format!("[JSON] {rule}"), "stop")),
+            3 => Some(answer(
+                &format!(
+                    r#"{rule} or maybe {{"rationale": "b", "action": "close antique trunk"}}"#
+                ),
+                "stop",
+            )),
+            4 => Some(answer(
+                r#"{"rationale": "retry", "action": "unlock wooden door with old key"}"#,
+                "stop",
+            )),
+            _ => None,
+        }
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "3", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    // The list filled nothing: the object's action and rationale were played.
+    assert_eq!(steps[0]["action"], "open antique trunk");
+    assert_eq!(steps[0]["rationale"], "scripted");
+    assert_eq!(steps[0]["action_source"], "llm");
+    assert_eq!(
+        (&steps[0]["llm_repairs"], &steps[0]["llm_failures"]),
+        (&json!(1), &json!(0))
+    );
+    assert_eq!(steps[1]["action"], "take old key from antique trunk");
+    assert_eq!(steps[1]["llm_repairs"], 1);
+    // Two different fitting answers: one counted failure, its reason logged, the retry
+    // played.
+    assert_eq!(steps[2]["llm_failures"], 1);
+    let action_calls: Vec<&Value> = steps[2]["llm_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["purpose"] == "action")
+        .collect();
+    let e = action_calls[0]["error"].as_str().unwrap();
+    assert!(e.contains("2 different JSON values"), "{e}");
+    assert_eq!(steps[2]["action"], "unlock wooden door with old key");
+    assert_eq!(steps[2]["rationale"], "retry");
+    let s = summary(&dir);
+    assert_eq!(
+        (&s["llm_repairs"], &s["llm_failures"]),
+        (&json!(2), &json!(1))
+    );
+}

@@ -8,8 +8,12 @@
 //!    a half list must not reach memory); the retry asks again with twice the budget;
 //! 3. reasoning blocks are removed ([`super::answer::split_reasoning`]); only what
 //!    follows them is parsed;
-//! 4. tolerant JSON parsing ([`parse_lenient`]), the expected shape, the client-side
-//!    bounds ([`super::bounds`]), then the caller's validation.
+//! 4. tolerant JSON reading ([`json_values`]: every JSON value of the text); the answer
+//!    is the one value that has the schema's top-level type and required keys, the
+//!    expected shape, the client-side bounds ([`super::bounds`]) and the caller's
+//!    validation. None, or several different ones: rejected and asked again, never
+//!    repaired into another answer. A repair only drops what is not the answer (prose,
+//!    fences, reasoning blocks, other JSON values).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -70,12 +74,8 @@ where
             ))
         } else {
             split_reasoning(&answer.content).and_then(|(text, _)| {
-                let (v, repaired) = parse_lenient(text)?;
-                let mut t: T =
-                    serde_json::from_value(v).map_err(|e| format!("wrong shape: {e}"))?;
-                let notes = t.bound();
-                validate(&t)?;
-                Ok((t, repaired, notes))
+                let values = json_values(text)?;
+                choose(values, request.schema.as_ref().map(|(_, s)| s), &validate)
             })
         };
         let mut record = CallRecord {
@@ -127,41 +127,161 @@ where
     Ok(None)
 }
 
-/// Parse an LLM answer as JSON, tolerating code fences, prose around the object, JSON5
-/// syntax (trailing commas, single quotes, unquoted keys) and missing closing brackets
-/// after a complete value. Returns the value and whether any repair was needed.
+/// The JSON values an LLM answer holds, in order, each with whether reading it needed a
+/// repair. A text that is one JSON value is that value, unrepaired. Otherwise code
+/// fences are dropped and every balanced `{...}` or `[...]` that parses (as JSON, or
+/// JSON5: trailing commas, single quotes, unquoted keys) is a value; a bracketed word
+/// that does not parse (`[JSON] {...}`) is skipped. A text whose last object lacks only
+/// closing brackets after a complete value has them added.
+///
+/// Which value is the answer is not decided here: [`ask`] takes the one that fits the
+/// request's schema, and refuses a text with none or several different ones.
 ///
 /// An answer that ends inside a string, a number or a literal, or after a comma or a
 /// colon, was cut off mid-value: it is rejected, never completed (a completed half word
 /// would become a fact).
 ///
 /// # Errors
-/// A one-line reason when no JSON object or array can be recovered.
-pub fn parse_lenient(text: &str) -> Result<(Value, bool), String> {
+/// A one-line reason when no JSON object or array can be read.
+pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     let trimmed = text.trim();
     if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
-        return Ok((v, false));
+        return Ok(vec![(v, false)]);
     }
     let unfenced = strip_fences(trimmed);
-    let start = unfenced
-        .find(['{', '['])
-        .ok_or_else(|| format!("no JSON object in the answer: {:?}", short(trimmed)))?;
-    let body = &unfenced[start..];
-    let candidate = match balanced_end(body) {
-        Some(end) => body[..end].to_string(),
-        None => close_truncated(body).ok_or_else(|| {
-            format!(
-                "the JSON ends mid-value (cut off?): {:?}",
-                short_tail(trimmed)
-            )
-        })?,
-    };
-    if let Ok(v) = serde_json::from_str::<Value>(&candidate) {
-        return Ok((v, true));
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut opened = false;
+    while let Some(offset) = unfenced[from..].find(['{', '[']) {
+        opened = true;
+        let start = from + offset;
+        let body = &unfenced[start..];
+        match balanced_end(body) {
+            Some(end) => match parse_one(&body[..end]) {
+                Some(v) => {
+                    out.push((v, true));
+                    from = start + end;
+                }
+                None => from = start + 1,
+            },
+            None => {
+                let closed = close_truncated(body).and_then(|c| parse_one(&c));
+                match closed {
+                    Some(v) => out.push((v, true)),
+                    None if out.is_empty() => {
+                        return Err(format!(
+                            "the JSON ends mid-value (cut off?): {:?}",
+                            short_tail(trimmed)
+                        ));
+                    }
+                    None => {}
+                }
+                break;
+            }
+        }
     }
-    json5::from_str::<Value>(&candidate)
-        .map(|v| (v, true))
-        .map_err(|e| format!("unparseable JSON ({e}): {:?}", short(trimmed)))
+    if out.is_empty() {
+        return Err(if opened {
+            format!("unparseable JSON: {:?}", short(trimmed))
+        } else {
+            format!("no JSON object in the answer: {:?}", short(trimmed))
+        });
+    }
+    Ok(out)
+}
+
+/// One balanced candidate as JSON, else as JSON5.
+fn parse_one(candidate: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(candidate)
+        .ok()
+        .or_else(|| json5::from_str::<Value>(candidate).ok())
+}
+
+/// Whether a value has the schema's top-level type and required keys (a struct must
+/// never be read from an array, as serde would, position by position).
+fn fits_schema(v: &Value, schema: Option<&Value>) -> Result<(), String> {
+    let Some(schema) = schema else { return Ok(()) };
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => {
+            let Some(obj) = v.as_object() else {
+                return Err(format!("expected a JSON object, got {}", kind_of(v)));
+            };
+            let required = schema.get("required").and_then(Value::as_array);
+            for key in required.into_iter().flatten().filter_map(Value::as_str) {
+                if !obj.contains_key(key) {
+                    return Err(format!("missing field `{key}`"));
+                }
+            }
+            Ok(())
+        }
+        Some("array") if !v.is_array() => Err(format!("expected a JSON array, got {}", kind_of(v))),
+        _ => Ok(()),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "an object",
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
+/// The answer among the JSON values of a text: the one value that fits the schema,
+/// deserializes as `T`, and passes the bounds and `validate`. Returns it, whether it
+/// was repaired (also when other values were dropped), and what the bounds trimmed.
+///
+/// # Errors
+/// No value fits (the first value's reason), or several different values do (the
+/// answer is ambiguous and never guessed).
+fn choose<T, F>(
+    values: Vec<(Value, bool)>,
+    schema: Option<&Value>,
+    validate: &F,
+) -> Result<(T, bool, Vec<String>), String>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    let n = values.len();
+    let mut fits: Vec<(Value, T, bool, Vec<String>)> = Vec::new();
+    let mut first_error: Option<String> = None;
+    for (v, repaired) in values {
+        let judged = fits_schema(&v, schema).and_then(|()| {
+            let mut t: T =
+                serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
+            let notes = t.bound();
+            validate(&t)?;
+            Ok((t, notes))
+        });
+        match judged {
+            Ok((t, notes)) => {
+                if !fits.iter().any(|(w, ..)| *w == v) {
+                    fits.push((v, t, repaired, notes));
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match fits.len() {
+        1 => {
+            let (_, t, repaired, notes) = fits.remove(0);
+            Ok((t, repaired || n > 1, notes))
+        }
+        0 if n == 1 => Err(first_error.unwrap_or_default()),
+        0 => Err(format!(
+            "none of the {n} JSON values in the answer fits the required format (the first: {})",
+            first_error.unwrap_or_default()
+        )),
+        k => Err(format!(
+            "{k} different JSON values in the answer fit the required format; an ambiguous answer is never guessed"
+        )),
+    }
 }
 
 fn short(s: &str) -> String {
@@ -256,9 +376,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn first(text: &str) -> Result<(Value, bool), String> {
+        json_values(text).map(|mut v| v.remove(0))
+    }
+
     #[test]
     fn plain_json_is_not_a_repair() {
-        let (v, repaired) = parse_lenient(r#"{"a": 1}"#).unwrap();
+        let (v, repaired) = first(r#"{"a": 1}"#).unwrap();
         assert_eq!(v, json!({"a": 1}));
         assert!(!repaired);
     }
@@ -266,7 +390,7 @@ mod tests {
     #[test]
     fn fenced_and_wrapped_json_is_recovered() {
         let text = "Sure! Here it is:\n```json\n{\"action\": \"go north\", \"note\": \"a } in a string\"}\n```\nGood luck.";
-        let (v, repaired) = parse_lenient(text).unwrap();
+        let (v, repaired) = first(text).unwrap();
         assert_eq!(v["action"], "go north");
         assert_eq!(v["note"], "a } in a string");
         assert!(repaired);
@@ -274,15 +398,14 @@ mod tests {
 
     #[test]
     fn json5_syntax_is_accepted() {
-        let (v, _) = parse_lenient("{'triplets': [['key', 'is in', 'locker'],],}").unwrap();
+        let (v, _) = first("{'triplets': [['key', 'is in', 'locker'],],}").unwrap();
         assert_eq!(v, json!({"triplets": [["key", "is in", "locker"]]}));
     }
 
     #[test]
     fn missing_closing_brackets_are_added_but_a_cut_value_is_refused() {
         let (v, repaired) =
-            parse_lenient(r#"{"triplets": [["key", "is in", "locker"], ["door", "is", "closed"]"#)
-                .unwrap();
+            first(r#"{"triplets": [["key", "is in", "locker"], ["door", "is", "closed"]"#).unwrap();
         assert!(repaired);
         assert_eq!(v["triplets"][1], json!(["door", "is", "closed"]));
         for cut in [
@@ -291,14 +414,29 @@ mod tests {
             r#"{"outdated": [1, 2,"#,
             r#"{"plan": [{"sub_goal":"#,
         ] {
-            let e = parse_lenient(cut).unwrap_err();
+            let e = first(cut).unwrap_err();
             assert!(e.contains("mid-value"), "{cut}: {e}");
         }
     }
 
+    /// Prose listing two candidate actions as a JSON list, then the real answer: both
+    /// are values of the text; only the object fits an object schema.
+    #[test]
+    fn every_json_value_of_a_text_is_read_and_the_schema_picks() {
+        let text = r#"I could do ["go east", "take key"]. My answer: {"rationale": "the key opens the door", "action": "take key"}"#;
+        let values = json_values(text).unwrap();
+        assert_eq!(values.len(), 2);
+        let schema = json!({"type": "object", "required": ["rationale", "action"]});
+        assert!(fits_schema(&values[0].0, Some(&schema)).is_err());
+        assert!(fits_schema(&values[1].0, Some(&schema)).is_ok());
+        // A bracketed word before the answer is skipped, not taken for the answer.
+        let values = json_values(r#"[JSON] {"action": "go north"}"#).unwrap();
+        assert_eq!(values, vec![(json!({"action": "go north"}), true)]);
+    }
+
     #[test]
     fn prose_without_json_is_an_error() {
-        let err = parse_lenient("I think I should go north.").unwrap_err();
+        let err = first("I think I should go north.").unwrap_err();
         assert!(err.contains("no JSON object"), "{err}");
     }
 }
