@@ -443,8 +443,9 @@ fn unknown_usage_is_recorded_and_shown_as_unknown() {
 }
 
 /// Kind 7: every embeddings answer is validated; anything malformed is one clear error
-/// naming the endpoint and what was wrong (exit 1), never a silent zero vector; a valid
-/// answer in another order is accepted and the dimension is recorded.
+/// naming the endpoint and what was wrong (exit 1) once it stays unusable over 3 tries,
+/// never a silent zero vector; a valid answer in another order is accepted and the
+/// dimension is recorded.
 #[test]
 fn malformed_embeddings_are_one_clear_error() {
     let item = |i: usize, e: Value| json!({"object": "embedding", "index": i, "embedding": e});
@@ -480,7 +481,8 @@ fn malformed_embeddings_are_one_clear_error() {
                 let mut n = seen.lock().unwrap();
                 *n += 1;
                 let inputs = req["input"].as_array().map_or(1, Vec::len);
-                (*n - 1 == call).then(|| {
+                // The same defect on every try of that call: it stays unusable.
+                (call..call + 3).contains(&(*n - 1)).then(|| {
                     let mut b = b.clone();
                     // Keep the case's defect but match the number of inputs asked.
                     if let Some(data) = b["data"].as_array_mut() {
@@ -506,11 +508,44 @@ fn malformed_embeddings_are_one_clear_error() {
         assert!(
             line.contains("embedding endpoint")
                 && line.contains(&server.base_url)
-                && line.contains(want),
+                && line.contains(want)
+                && line.contains("after 3 tries"),
             "{want}: {stderr}"
         );
         assert_eq!(summary(&run_dir(work.path()))["outcome"], "error");
     }
+
+    // Issue 29, kind 5: one unusable embedding answer (all zeros) is asked again within
+    // the retry budget and counted; the episode goes on.
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().embed_hook = Some(Box::new({
+        let seen = Arc::new(Mutex::new(0usize));
+        move |req, _| {
+            let mut n = seen.lock().unwrap();
+            *n += 1;
+            let inputs = req["input"].as_array().map_or(1, Vec::len);
+            (*n == 2).then(|| {
+                let data: Vec<Value> = (0..inputs).map(|i| item(i, json!([0.0, 0.0]))).collect();
+                Reply::json(&json!({ "data": data }))
+            })
+        }
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sent an unusable answer") && stderr.contains("all zero"),
+        "{stderr}"
+    );
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let embed_retries: u64 = steps
+        .iter()
+        .flat_map(|s| s["embedding_calls"].as_array().cloned().unwrap_or_default())
+        .map(|c| c["retries"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(embed_retries, 1);
 
     // Any order of the indexes is fine; the dimension goes to the manifest.
     let server = Scripted::start(WALKTHROUGH);
@@ -836,4 +871,44 @@ fn a_repair_never_changes_the_meaning() {
         (&s["llm_repairs"], &s["llm_failures"]),
         (&json!(2), &json!(1))
     );
+}
+
+/// Issue 29, kind 6: the retry budget bounds the whole call, retries included (a retry
+/// runs only for what is left of the budget, not for another whole --llm-timeout); the
+/// failed call's retries are counted in its record and the summary; the error line
+/// says what happened without saying the server answered.
+#[test]
+fn the_retry_budget_bounds_the_whole_call() {
+    let server = Scripted::start(WALKTHROUGH);
+    // Every chat request hangs: each try ends in a timeout.
+    server.script.lock().unwrap().hang_after = Some(0);
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(
+        &server,
+        work.path(),
+        "1",
+        &["--llm-timeout", "5", "--retry-budget", "8"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("timed out") && line.contains("gave up after 1 retry in "),
+        "{stderr}"
+    );
+    assert!(!line.contains("answered"), "{line}");
+    // First try: 5 s; the retry gets the 3 s left (less its backoff), not 5 more.
+    let spent: f64 = line
+        .split("gave up after 1 retry in ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|x| x.parse().ok())
+        .expect("the time spent");
+    assert!((7.5..=9.0).contains(&spent), "{line}");
+    let s = summary(&run_dir(work.path()));
+    assert_eq!(s["llm_retries"], 1, "{s}");
+    assert_eq!(s["outcome"], "error");
 }

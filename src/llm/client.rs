@@ -71,6 +71,9 @@ pub struct EmbedConfig {
     pub passage_prefix: String,
 }
 
+/// How many times an embedding request whose answer is unusable is sent, at most.
+pub const EMBED_TRIES: u32 = 3;
+
 /// Chat and embeddings over two transports (they may point at the same server).
 pub struct OpenAiBackend {
     chat_cfg: EndpointConfig,
@@ -289,35 +292,68 @@ impl ChatBackend for OpenAiBackend {
             ),
         };
         let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
-        let resp = self
-            .embed
-            .post(
-                "/embeddings",
-                &json!({"model": model, "input": input, "encoding_format": "float"}),
-            )
-            .await?;
+        let body = json!({"model": model, "input": input, "encoding_format": "float"});
         let bad = |detail: String| LlmError::BadResponse {
             what: "embedding",
             endpoint: self.embed.base().to_string(),
             detail,
         };
-        let mut dim = self
-            .dimension
-            .lock()
-            .map_err(|_| bad("internal state poisoned".into()))?;
-        let vectors = read_embeddings(&resp.body, texts.len(), *dim).map_err(bad)?;
-        if let Some(v) = vectors.first() {
-            dim.get_or_insert(v.len());
+        // An unusable answer (all zeros, a wrong shape, an unreadable body) is asked
+        // again like a failed request: at most EMBED_TRIES times within the retry budget,
+        // each retry counted; one that stays unusable ends the run with one line.
+        let started = std::time::Instant::now();
+        let budget = std::time::Duration::from_secs(self.chat_cfg.retry_budget_s);
+        let mut retries = 0u32;
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            let resp = self.embed.post("/embeddings", &body).await?;
+            retries += resp.retries;
+            let read = {
+                let mut dim = self
+                    .dimension
+                    .lock()
+                    .map_err(|_| bad("internal state poisoned".into()))?;
+                let read = read_embeddings(&resp.body, texts.len(), *dim);
+                if let Ok(v) = &read
+                    && let Some(first) = v.first()
+                {
+                    dim.get_or_insert(first.len());
+                }
+                read
+            };
+            match read {
+                Ok(vectors) => {
+                    let usage = serde_json::from_slice::<Value>(&resp.body)
+                        .ok()
+                        .and_then(|v| usage_of(&v));
+                    return Ok(Embeddings {
+                        vectors,
+                        usage,
+                        latency_ms: resp.latency_ms,
+                        retries,
+                    });
+                }
+                Err(why) => {
+                    let delay = std::time::Duration::from_millis(500 << attempt.min(6));
+                    if attempt == EMBED_TRIES || started.elapsed() + delay > budget {
+                        let tries = if attempt == 1 {
+                            "1 try".to_string()
+                        } else {
+                            format!("{attempt} tries")
+                        };
+                        return Err(bad(format!("{why} (after {tries})")));
+                    }
+                    retries += 1;
+                    crate::report::notice(format!(
+                        "ariadne: the embedding endpoint at {} sent an unusable answer: {why}; retry in {:.1} s",
+                        self.embed.base(),
+                        delay.as_secs_f64()
+                    ));
+                    tokio::time::sleep(delay).await;
+                }
+            }
         }
-        let usage = serde_json::from_slice::<Value>(&resp.body)
-            .ok()
-            .and_then(|v| usage_of(&v));
-        Ok(Embeddings {
-            vectors,
-            usage,
-            latency_ms: resp.latency_ms,
-            retries: resp.retries,
-        })
     }
 
     fn model_name(&self) -> String {

@@ -80,6 +80,8 @@ pub struct RetryService {
     base: String,
     what: &'static str,
     policy: RetryPolicy,
+    /// The longest one try may take (`--llm-timeout`).
+    timeout: Duration,
     /// Set once the endpoint has answered: until then a refused connection is a wrong
     /// URL (reported at once), afterwards a transient drop (retried).
     reached: Arc<AtomicBool>,
@@ -134,7 +136,10 @@ impl RetryService {
         let mut retries = 0u32;
         loop {
             let t0 = Instant::now();
-            let (why, asked) = match self.try_once(factory).await {
+            // A retry runs within what is left of the budget (the first try has the
+            // client's timeout, --llm-timeout): the budget bounds the whole call.
+            let limit = (retries > 0).then(|| self.policy.budget.saturating_sub(started.elapsed()));
+            let (why, asked) = match self.try_once(factory, limit).await {
                 Ok(body) => {
                     return Ok(Response {
                         body,
@@ -152,14 +157,20 @@ impl RetryService {
                 .unwrap_or(backoff);
             let spent = started.elapsed();
             if spent + delay > self.policy.budget {
-                return Err(LlmError::Api {
+                let retried = match retries {
+                    0 => "no retry".to_string(),
+                    1 => "1 retry".to_string(),
+                    n => format!("{n} retries"),
+                };
+                return Err(LlmError::GaveUp {
                     what: self.what,
                     endpoint: self.base.clone(),
                     detail: format!(
-                        "{why}; gave up after {retries} retries in {:.1} s (the retry budget is {} s: raise --retry-budget to wait longer)",
+                        "{why}; gave up after {retried} in {:.1} s (the retry budget is {} s: raise --retry-budget to wait longer)",
                         spent.as_secs_f64(),
                         self.policy.budget.as_secs()
                     ),
+                    retries,
                 });
             }
             retries += 1;
@@ -175,7 +186,11 @@ impl RetryService {
         }
     }
 
-    async fn try_once(&self, factory: &HttpRequestFactory) -> Result<Vec<u8>, Failure> {
+    async fn try_once(
+        &self,
+        factory: &HttpRequestFactory,
+        limit: Option<Duration>,
+    ) -> Result<Vec<u8>, Failure> {
         let mut request = factory.build().await.map_err(|e| {
             Failure::Fatal(LlmError::BadResponse {
                 what: self.what,
@@ -187,6 +202,9 @@ impl RetryService {
         let auth = request.headers().get(reqwest::header::AUTHORIZATION);
         if auth.is_some_and(|v| v.as_bytes().trim_ascii() == b"Bearer") {
             request.headers_mut().remove(reqwest::header::AUTHORIZATION);
+        }
+        if let Some(limit) = limit {
+            *request.timeout_mut() = Some(limit.min(self.timeout).max(Duration::from_millis(1)));
         }
         let resp = match self.http.execute(request).await {
             Ok(r) => r,
@@ -232,7 +250,7 @@ impl RetryService {
                 None,
             );
         }
-        Failure::Retry(format!("failed: {cause}"), None)
+        Failure::Retry(format!("sent no answer: {cause}"), None)
     }
 }
 
@@ -258,8 +276,9 @@ impl Transport {
         timeout_s: u64,
         policy: RetryPolicy,
     ) -> Result<Self, LlmError> {
+        let timeout = Duration::from_secs(timeout_s.max(1));
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(timeout_s.max(1)))
+            .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
             .build()
             .map_err(|e| LlmError::Setup {
@@ -273,6 +292,7 @@ impl Transport {
             base: base.clone(),
             what,
             policy,
+            timeout,
             reached: Arc::new(AtomicBool::new(false)),
         };
         // The client writes the key into a header and cannot fail there: a key that no

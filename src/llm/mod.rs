@@ -47,8 +47,7 @@ pub enum LlmError {
         /// The transport error.
         detail: String,
     },
-    /// The endpoint answered with an HTTP error (a 4xx other than 429), or kept failing
-    /// (429, 5xx, dropped connections) past the retry budget.
+    /// The endpoint answered with an HTTP error (a 4xx other than 429).
     #[error("the {what} endpoint at {endpoint} answered with an error: {detail}")]
     Api {
         /// "chat" or "embedding".
@@ -57,6 +56,20 @@ pub enum LlmError {
         endpoint: String,
         /// Status and message from the server.
         detail: String,
+    },
+    /// The request kept failing (429, 5xx, timeouts, dropped connections) until the
+    /// retry budget was spent.
+    #[error("the {what} endpoint at {endpoint} {detail}")]
+    GaveUp {
+        /// "chat" or "embedding".
+        what: &'static str,
+        /// Base URL, never with a key.
+        endpoint: String,
+        /// What the last try met (timed out, no body, status and body head), the
+        /// retries made and the time spent, and which setting to raise.
+        detail: String,
+        /// Retries made before giving up.
+        retries: u32,
     },
     /// A replay met a request that the log does not answer (the prompt differs from the
     /// recorded one, or the log has no more answers).
@@ -99,7 +112,16 @@ impl LlmError {
             LlmError::Api { detail, .. } => {
                 detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
             }
-            LlmError::BadResponse { .. } | LlmError::Replay(_) => false,
+            LlmError::BadResponse { .. } | LlmError::Replay(_) | LlmError::GaveUp { .. } => false,
+        }
+    }
+
+    /// Transport retries the failed request made before this error (0 for errors that
+    /// are not retried).
+    pub fn retries(&self) -> u32 {
+        match self {
+            LlmError::GaveUp { retries, .. } => *retries,
+            _ => 0,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! 3. reasoning blocks are removed ([`super::answer::split_reasoning`]); only what
 //!    follows them is parsed;
 //! 4. tolerant JSON reading ([`json_values`]: every JSON value of the text); the answer
-//!    is the one value that has the schema's top-level type and required keys, the
+//!    is the one value that has the schema's top-level type and one of its keys, the
 //!    expected shape, the client-side bounds ([`super::bounds`]) and the caller's
 //!    validation. None, or several different ones: rejected and asked again, never
 //!    repaired into another answer. A repair only drops what is not the answer (prose,
@@ -44,7 +44,9 @@ where
         let answer = match backend.chat(&request).await {
             Ok(a) => a,
             Err(e) => {
-                // The call was made; its cost is unknown, its failure ends the step.
+                // The call was made; its cost is unknown, its failure ends the step. Its
+                // retries are counted like those of an answered call.
+                log.retries += e.retries();
                 log.calls.push(CallRecord {
                     purpose: request.purpose.clone(),
                     attempt,
@@ -56,7 +58,7 @@ where
                     defect: None,
                     usage: None,
                     latency_ms: 0,
-                    retries: 0,
+                    retries: e.retries(),
                     error: Some(format!("transport: {e}")),
                     trimmed: Vec::new(),
                 });
@@ -197,8 +199,9 @@ fn parse_one(candidate: &str) -> Option<Value> {
         .or_else(|| json5::from_str::<Value>(candidate).ok())
 }
 
-/// Whether a value has the schema's top-level type and required keys (a struct must
-/// never be read from an array, as serde would, position by position).
+/// Whether a value has the schema's top-level type and, for an object, at least one of
+/// its required keys (a struct must never be read from an array, as serde would,
+/// position by position).
 fn fits_schema(v: &Value, schema: Option<&Value>) -> Result<(), String> {
     let Some(schema) = schema else { return Ok(()) };
     match schema.get("type").and_then(Value::as_str) {
@@ -206,11 +209,17 @@ fn fits_schema(v: &Value, schema: Option<&Value>) -> Result<(), String> {
             let Some(obj) = v.as_object() else {
                 return Err(format!("expected a JSON object, got {}", kind_of(v)));
             };
-            let required = schema.get("required").and_then(Value::as_array);
-            for key in required.into_iter().flatten().filter_map(Value::as_str) {
-                if !obj.contains_key(key) {
-                    return Err(format!("missing field `{key}`"));
-                }
+            // At least one of the answer's keys: an object about something else is not
+            // an attempt at the answer (a missing optional field is the shape's call).
+            let keys: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if !keys.is_empty() && !keys.iter().any(|k| obj.contains_key(*k)) {
+                return Err(format!("none of the fields {}", keys.join(", ")));
             }
             Ok(())
         }
