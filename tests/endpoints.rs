@@ -55,6 +55,24 @@ fn on_call(
     }));
 }
 
+/// Let `make(n, rule answer)` answer the `n`th (1-based) call of `which`, or leave it to
+/// the rule with `None`.
+fn on_calls(
+    server: &Scripted,
+    which: &'static str,
+    make: impl Fn(usize, &str) -> Option<Reply> + Send + 'static,
+) {
+    let seen = Arc::new(Mutex::new(0usize));
+    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
+        if purpose(body) != which {
+            return None;
+        }
+        let mut n = seen.lock().unwrap();
+        *n += 1;
+        make(*n, rule)
+    }));
+}
+
 fn ok(out: &Output) {
     assert!(
         out.status.success(),
@@ -247,9 +265,9 @@ fn cut_off_answers_never_change_memory() {
     assert_eq!(failures, 2 + outdated_calls.len() as u64);
 }
 
-/// Kind 3: `content: null`, a tool call, a missing content key: bad answers like any
-/// other (counted, retried, fallback), never the end of the episode; the summary holds
-/// every call and token.
+/// Kind 3: `content: null`, a tool call with no usable arguments, a missing content
+/// key: bad answers like any other (counted, retried, fallback), never the end of the
+/// episode; the summary holds every call and token.
 #[test]
 fn answers_without_content_are_bad_answers_not_the_end() {
     let server = Scripted::start(WALKTHROUGH);
@@ -282,7 +300,16 @@ fn answers_without_content_are_bad_answers_not_the_end() {
     );
     let plans: Vec<&Value> = calls.iter().filter(|c| c["purpose"] == "plan").collect();
     assert_eq!(plans.len(), 2);
-    assert!(plans[0]["defect"].as_str().unwrap().contains("tool call"));
+    // A tool call is read for its arguments (issue 29); empty ones are no answer.
+    assert!(plans[0]["defect"].is_null());
+    assert!(
+        plans[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("fits the required format"),
+        "{}",
+        plans[0]
+    );
     assert_eq!(steps[0]["llm_failures"], 3);
     let s = summary(&dir);
     assert_eq!(s["outcome"], "step_cap");
@@ -810,34 +837,24 @@ fn api_keys_reach_the_server_or_are_refused_in_one_line() {
 #[test]
 fn a_repair_never_changes_the_meaning() {
     let server = Scripted::start(WALKTHROUGH);
-    let calls = Arc::new(Mutex::new(0usize));
-    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
-        if purpose(body) != "action" {
-            return None;
-        }
-        let mut n = calls.lock().unwrap();
-        *n += 1;
-        match *n {
-            1 => Some(answer(
-                &format!(
-                    r#"I could play ["go east", "take old key from antique trunk"]. My answer: {rule}"#
-                ),
-                "stop",
-            )),
-            2 => Some(answer(&format!("[JSON] {rule}"), "stop")),
-            3 => Some(answer(
-                &format!(
-                    r#"{rule} or maybe {{"rationale": "b", "action": "close antique trunk"}}"#
-                ),
-                "stop",
-            )),
-            4 => Some(answer(
-                r#"{"rationale": "retry", "action": "unlock wooden door with old key"}"#,
-                "stop",
-            )),
-            _ => None,
-        }
-    }));
+    on_calls(&server, "action", move |n, rule| match n {
+        1 => Some(answer(
+            &format!(
+                r#"I could play ["go east", "take old key from antique trunk"]. My answer: {rule}"#
+            ),
+            "stop",
+        )),
+        2 => Some(answer(&format!("[JSON] {rule}"), "stop")),
+        3 => Some(answer(
+            &format!(r#"{rule} or maybe {{"rationale": "b", "action": "close antique trunk"}}"#),
+            "stop",
+        )),
+        4 => Some(answer(
+            r#"{"rationale": "retry", "action": "unlock wooden door with old key"}"#,
+            "stop",
+        )),
+        _ => None,
+    });
     let work = tempfile::tempdir().unwrap();
     let out = run_simple(&server, work.path(), "3", &[]);
     ok(&out);
@@ -911,4 +928,120 @@ fn the_retry_budget_bounds_the_whole_call() {
     let s = summary(&run_dir(work.path()));
     assert_eq!(s["llm_retries"], 1, "{s}");
     assert_eq!(s["outcome"], "error");
+}
+
+/// Issue 29, kind 3: an answer given as a tool call, as OpenAI `tool_calls` (arguments
+/// as a JSON string) or as a `<tool_call>` block in the content (LM Studio, Hermes-style
+/// templates), is its arguments: played, and counted as a repair.
+#[test]
+fn tool_call_answers_are_unwrapped() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_calls(&server, "action", move |n, rule| match n {
+        1 => Some(Reply::json(&completion(
+            json!(null),
+            Some("tool_calls"),
+            Some((10, 5)),
+            json!({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "action", "arguments": rule}}]}),
+        ))),
+        2 => Some(answer(
+            &format!("<tool_call>\n{{\"name\": \"action\", \"arguments\": {rule}}}\n</tool_call>"),
+            "stop",
+        )),
+        _ => None,
+    });
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    for (i, want) in WALKTHROUGH[..2].iter().enumerate() {
+        assert_eq!(steps[i]["action"], *want, "{}", steps[i]["llm_calls"]);
+        assert_eq!(steps[i]["rationale"], "scripted");
+        assert_eq!(
+            (&steps[i]["llm_repairs"], &steps[i]["llm_failures"]),
+            (&json!(1), &json!(0))
+        );
+    }
+    let s = summary(&dir);
+    assert_eq!(
+        (&s["llm_repairs"], &s["fallback_actions"]),
+        (&json!(2), &json!(0))
+    );
+}
+
+/// Issue 29, kind 7: an answer padded with 200 KB of whitespace (or followed by 1 MB of
+/// junk) is judged and logged trimmed (and cut at 262,144 characters), with the length
+/// as sent recorded: the log does not grow with the padding.
+#[test]
+fn padded_answers_are_trimmed_before_they_are_logged() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_calls(&server, "action", move |n, rule| {
+        let pad = " \n".repeat(100_000);
+        match n {
+            1 => Some(answer(&format!("{pad}{rule}{pad}"), "stop")),
+            2 => Some(answer(&format!("{rule}{}", "x".repeat(1_000_000)), "stop")),
+            _ => None,
+        }
+    });
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let action = |i: usize| -> Value {
+        steps[i]["llm_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["purpose"] == "action")
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(steps[0]["action"], WALKTHROUGH[0]);
+    let first = action(0);
+    assert!(first["answer"].as_str().unwrap().starts_with('{'));
+    assert!(first["answer"].as_str().unwrap().len() < 200);
+    assert_eq!(
+        first["answer_chars"],
+        400_000 + first["answer"].as_str().unwrap().len()
+    );
+    // The junk after the answer is cut at 262,144 characters; the answer is read.
+    assert_eq!(steps[1]["action"], WALKTHROUGH[1]);
+    let second = action(1);
+    assert_eq!(second["answer"].as_str().unwrap().chars().count(), 262_144);
+    assert!(second["answer_chars"].as_u64().unwrap() > 1_000_000);
+    let size = std::fs::metadata(dir.join("steps.jsonl")).unwrap().len();
+    assert!(
+        size < 600_000,
+        "the log grew with the padding: {size} bytes"
+    );
+}
+
+/// Issue 29, kind 8: an invisible separator between two words (a zero-width space)
+/// separates them in an entity's name, as a space would; invisible joiners join.
+#[test]
+fn invisible_separators_between_words_are_spaces() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_calls(&server, "extract_triplets", move |n, _| {
+        (n == 1).then(|| {
+            answer(
+                &json!({"triplets": [
+                    ["antique\u{200b}trunk", "is in", "bed\u{200d}room"],
+                    ["wooden\u{2063}door", "is", "closed"]
+                ]})
+                .to_string(),
+                "stop",
+            )
+        })
+    });
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "1", &[]);
+    ok(&out);
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    let added = all_triplets(&steps, "added");
+    assert!(
+        added.contains(&"antique trunk, is in, bedroom".to_string())
+            && added.contains(&"wooden door, is, closed".to_string()),
+        "{added:?}"
+    );
 }

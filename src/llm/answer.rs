@@ -64,6 +64,14 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         }
         _ => None,
     };
+    // An answer given as a tool call (OpenAI `tool_calls`, or the older
+    // `function_call`) with no content: the call, as `{"name", "arguments"}`, is the
+    // text to judge; the judge takes the arguments out as a counted repair
+    // ([`super::structured`]).
+    let content = match content {
+        Some(c) if !c.trim().is_empty() => Some(c),
+        other => tool_call(message).or(other),
+    };
     let defect = if let Some(l) = lossy {
         Some(l)
     } else if !v["error"].is_null() && choice.is_null() {
@@ -103,6 +111,18 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         latency_ms: 0,
         retries: 0,
     }
+}
+
+/// The first tool call of a message as `{"name": ..., "arguments": ...}` text.
+fn tool_call(message: &Value) -> Option<String> {
+    let call = message["tool_calls"][0]["function"]
+        .as_object()
+        .or_else(|| message["function_call"].as_object())?;
+    let arguments = call.get("arguments")?;
+    Some(
+        serde_json::json!({"name": call.get("name").cloned().unwrap_or(Value::Null), "arguments": arguments})
+            .to_string(),
+    )
 }
 
 /// The `usage` of a response, `None` when the server sent none (unknown is not 0).

@@ -18,9 +18,14 @@ pub struct CallRecord {
     /// recorded).
     #[serde(default)]
     pub max_tokens: u32,
-    /// The raw answer text, reasoning blocks included ("" when the call itself failed
-    /// or the answer had no content).
+    /// The answer text, reasoning blocks included ("" when the call itself failed or
+    /// the answer had no content; an answer given as a tool call is the call, as
+    /// `{"name", "arguments"}`), trimmed of surrounding whitespace and cut to
+    /// [`ANSWER_CHARS`] characters: what was judged.
     pub answer: String,
+    /// The length of the answer as sent, in characters, when it was trimmed or cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_chars: Option<usize>,
     /// The separate reasoning field of the answer, if any (never parsed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
@@ -45,6 +50,22 @@ pub struct CallRecord {
     /// (see [`bounds`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trimmed: Vec<String>,
+}
+
+/// The most characters of an answer that are judged and logged (256 Ki): an answer
+/// followed by megabytes of junk is cut here; no answer within a token budget comes
+/// near it, and a server that ignores the budget still has its fields bounded
+/// ([`super::bounds`]) rather than its answer cut mid-value.
+pub const ANSWER_CHARS: usize = 262_144;
+
+/// An answer as it is judged and logged: trimmed of surrounding whitespace, cut to
+/// [`ANSWER_CHARS`] characters; with the length as sent (in characters) when it changed.
+pub fn bound_answer(content: &str) -> (String, Option<usize>) {
+    let trimmed = content.trim();
+    let cut: String = trimmed.chars().take(ANSWER_CHARS).collect();
+    let changed = cut.len() != content.len();
+    let sent = changed.then(|| content.chars().count());
+    (cut, sent)
 }
 
 fn is_zero_u32(n: &u32) -> bool {

@@ -13,7 +13,8 @@
 //!    expected shape, the client-side bounds ([`super::bounds`]) and the caller's
 //!    validation. None, or several different ones: rejected and asked again, never
 //!    repaired into another answer. A repair only drops what is not the answer (prose,
-//!    fences, reasoning blocks, other JSON values).
+//!    fences, reasoning blocks, other JSON values, a tool call's wrapper: an answer given
+//!    as a tool call, in `tool_calls` or as a `<tool_call>` block, is its arguments).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -41,8 +42,12 @@ where
 {
     let original = request.messages.clone();
     for attempt in 1..=2u32 {
-        let answer = match backend.chat(&request).await {
-            Ok(a) => a,
+        let (answer, answer_chars) = match backend.chat(&request).await {
+            Ok(mut a) => {
+                let (content, sent) = super::record::bound_answer(&a.content);
+                a.content = content;
+                (a, sent)
+            }
             Err(e) => {
                 // The call was made; its cost is unknown, its failure ends the step. Its
                 // retries are counted like those of an answered call.
@@ -53,6 +58,7 @@ where
                     messages: request.messages.clone(),
                     max_tokens: request.max_tokens,
                     answer: String::new(),
+                    answer_chars: None,
                     reasoning: None,
                     finish_reason: None,
                     defect: None,
@@ -86,6 +92,7 @@ where
             messages: request.messages.clone(),
             max_tokens: request.max_tokens,
             answer: answer.content.clone(),
+            answer_chars,
             reasoning: answer.reasoning.clone(),
             finish_reason: answer.finish_reason.clone(),
             defect: answer.defect.clone(),
@@ -239,6 +246,29 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
+/// Tool-call wrappers (`{"name": ..., "arguments": {...}}`, as OpenAI's `tool_calls`,
+/// LM Studio's and Hermes-style `<tool_call>` blocks write them; the arguments may be a
+/// JSON string): each is followed by its arguments, a repaired value.
+fn unwrap_tool_calls(values: Vec<(Value, bool)>) -> Vec<(Value, bool)> {
+    let mut out = Vec::with_capacity(values.len());
+    for (v, repaired) in values {
+        let arguments = v
+            .as_object()
+            .filter(|o| o.contains_key("name"))
+            .and_then(|o| o.get("arguments"))
+            .and_then(|a| match a {
+                Value::String(s) => serde_json::from_str::<Value>(s).ok(),
+                Value::Object(_) => Some(a.clone()),
+                _ => None,
+            });
+        out.push((v, repaired));
+        if let Some(a) = arguments {
+            out.push((a, true));
+        }
+    }
+    out
+}
+
 /// The answer among the JSON values of a text: the one value that fits the schema,
 /// deserializes as `T`, and passes the bounds and `validate`. Returns it, whether it
 /// was repaired (also when other values were dropped), and what the bounds trimmed.
@@ -255,6 +285,7 @@ where
     T: DeserializeOwned + Bounded,
     F: Fn(&T) -> Result<(), String>,
 {
+    let values = unwrap_tool_calls(values);
     let n = values.len();
     let mut fits: Vec<(Value, T, bool, Vec<String>)> = Vec::new();
     let mut first_error: Option<String> = None;

@@ -2,25 +2,32 @@
 //! entity meet (paper section 2 merges new triplets "without duplicates"; a small model
 //! writes "Antique Trunk", "the antique trunk" and "antique  trunk" for one trunk).
 //!
-//! - [`fold`]: Unicode NFC, invisible characters dropped (zero-width space, joiners,
-//!   word joiner, byte-order mark, soft hyphen), non-breaking and other spaces as one
+//! - [`fold`]: Unicode NFC, invisible joiners dropped (zero-width joiner and
+//!   non-joiner, word joiner, byte-order mark, soft hyphen), invisible separators
+//!   (zero-width space, invisible separator) and non-breaking and other spaces as one
 //!   space, surrounding whitespace trimmed, lowercase. For relations and commands.
 //! - [`entity_key`]: [`fold`], then surrounding quotes and sentence punctuation trimmed
 //!   and one leading article ("the", "a", "an") dropped. For subjects, objects and rooms.
 
 use unicode_normalization::UnicodeNormalization;
 
-/// Characters that render as nothing.
-const INVISIBLE: &[char] = &[
-    '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}',
-];
+/// Characters that render as nothing and join what they stand between: dropped.
+const INVISIBLE: &[char] = &['\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}'];
+
+/// Invisible characters that separate words (zero-width space, invisible separator,
+/// Mongolian vowel separator): read as a space ("antique\u{200b}trunk" is two words).
+const SEPARATORS: &[char] = &['\u{200b}', '\u{2063}', '\u{180e}'];
 
 /// Leading articles dropped from entity names.
 const ARTICLES: &[&str] = &["the ", "a ", "an "];
 
 /// Case, whitespace and Unicode folding (see the module documentation).
 pub fn fold(s: &str) -> String {
-    let nfc: String = s.nfc().filter(|c| !INVISIBLE.contains(c)).collect();
+    let nfc: String = s
+        .nfc()
+        .filter(|c| !INVISIBLE.contains(c))
+        .map(|c| if SEPARATORS.contains(&c) { ' ' } else { c })
+        .collect();
     nfc.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -91,7 +98,9 @@ mod tests {
             "antique  trunk",
             "  An antique trunk.",
             "antique\u{a0}trunk",
-            "anti\u{200b}que trunk",
+            "anti\u{200c}que trunk",
+            "antique\u{200b}trunk",
+            "antique\u{2060}\u{200b} trunk",
             "antique tru\u{ad}nk",
         ];
         for f in forms {

@@ -138,6 +138,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 ],
                 max_tokens: 500,
                 answer: prose(step as usize * 10 + i + 5, 300),
+                answer_chars: None,
                 reasoning: None,
                 finish_reason: Some("stop".into()),
                 defect: None,
