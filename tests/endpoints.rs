@@ -1045,3 +1045,59 @@ fn invisible_separators_between_words_are_spaces() {
         "{added:?}"
     );
 }
+
+/// Issue 29, kind 2: an endpoint that cuts prompts to a small context and reports it
+/// only through `usage.prompt_tokens` (Ollama at its default context length): one
+/// warning line naming the cause and the fix, a flag on each call cut, counts in the
+/// step, the summary and the closing line.
+#[test]
+fn truncated_prompts_are_noticed() {
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().chat_hook = Some(Box::new(|body, rule| {
+        let chars: usize = body["messages"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .map(|x| x["content"].as_str().map_or(0, str::len))
+                    .sum()
+            })
+            .unwrap_or(0);
+        // A 256-token context: longer prompts are cut to it, and say so only here.
+        let reported = ((chars / 4) as u64).min(256);
+        Some(Reply::json(&completion(
+            json!(rule),
+            Some("stop"),
+            Some((reported, 5)),
+            json!({}),
+        )))
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("probably cut the prompt"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("num_ctx"), "{}", warnings[0]);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let flagged: u64 = steps
+        .iter()
+        .flat_map(|s| s["llm_calls"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["prompt_cut"].is_string())
+        .count() as u64;
+    assert!(flagged > 0);
+    let per_step: u64 = steps
+        .iter()
+        .map(|s| s["prompt_cuts"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(per_step, flagged);
+    assert_eq!(summary(&dir)["prompt_cuts"], flagged);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{flagged} prompts cut by the endpoint")),
+        "{stdout}"
+    );
+}

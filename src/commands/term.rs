@@ -98,8 +98,12 @@ impl StepSink for TerminalView {
                 s.usage.unknown_calls, s.usage.prompt_tokens, s.usage.completion_tokens
             )
         };
+        let cuts = match s.prompt_cuts {
+            0 => String::new(),
+            n => format!(", {n} prompts cut by the endpoint"),
+        };
         println!(
-            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions) | {tokens} | {:.1}s",
+            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
             s.outcome,
             s.score,
             s.max_score,

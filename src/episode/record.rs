@@ -121,6 +121,7 @@ pub fn build(
         llm_repairs: decision.log.repairs,
         llm_trimmed: decision.log.trimmed,
         llm_retries: decision.log.retries,
+        prompt_cuts: decision.log.prompt_cuts(),
         llm_calls: decision.log.calls,
         embedding_calls: decision.log.embeds,
         vectors: decision.log.vectors,
@@ -146,6 +147,7 @@ impl Summary {
         self.llm_repairs += u64::from(record.llm_repairs);
         self.llm_trimmed += u64::from(record.llm_trimmed);
         self.llm_retries += u64::from(record.llm_retries);
+        self.prompt_cuts += u64::from(record.prompt_cuts);
         self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
         self.usage.add(record.usage);
         self.step_ms.push(record.timings.total_ms);
@@ -169,6 +171,7 @@ impl Summary {
         self.llm_repairs += u64::from(log.repairs);
         self.llm_trimmed += u64::from(log.trimmed);
         self.llm_retries += u64::from(log.retries);
+        self.prompt_cuts += u64::from(log.prompt_cuts());
         self.usage.add(log.usage());
     }
 

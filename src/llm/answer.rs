@@ -110,6 +110,7 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         usage: usage_of(&v),
         latency_ms: 0,
         retries: 0,
+        prompt_cut: None,
     }
 }
 

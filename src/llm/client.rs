@@ -82,6 +82,8 @@ pub struct OpenAiBackend {
     embed: Transport,
     /// The embedding dimension of this run, fixed by the first answer.
     dimension: Mutex<Option<usize>>,
+    /// The chat endpoint's reported prompt tokens over the run.
+    watch: super::truncation::Watch,
 }
 
 impl OpenAiBackend {
@@ -112,6 +114,7 @@ impl OpenAiBackend {
             chat,
             embed,
             dimension: Mutex::new(None),
+            watch: super::truncation::Watch::default(),
         })
     }
 
@@ -280,6 +283,11 @@ impl ChatBackend for OpenAiBackend {
         let mut answer = read_completion(&resp.body);
         answer.latency_ms = resp.latency_ms;
         answer.retries = resp.retries;
+        if let Some(u) = answer.usage {
+            answer.prompt_cut =
+                self.watch
+                    .judge(self.chat.base(), &request.messages, u.prompt_tokens);
+        }
         Ok(answer)
     }
 

@@ -24,6 +24,7 @@ pub mod replay;
 #[cfg(test)]
 pub mod scripted;
 pub mod structured;
+pub mod truncation;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -358,6 +359,8 @@ pub struct ChatAnswer {
     pub latency_ms: u64,
     /// Transport retries before this answer (429, 5xx, dropped connections).
     pub retries: u32,
+    /// Why the endpoint probably cut the prompt ([`truncation`]), when it did.
+    pub prompt_cut: Option<String>,
 }
 
 /// Whether a text is embedded as a search query or as a stored passage (e5-style models

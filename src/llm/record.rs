@@ -46,6 +46,10 @@ pub struct CallRecord {
     /// Why the answer was rejected (unusable, cut off, unparseable, invalid), if it was.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// Why the endpoint probably cut the prompt to its context length (the reported
+    /// prompt tokens against an estimate; [`super::truncation`]), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cut: Option<String>,
     /// What the client-side bounds cut or dropped from the accepted answer
     /// (see [`bounds`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -122,6 +126,11 @@ pub struct CallLog {
 }
 
 impl CallLog {
+    /// Chat calls whose prompt the endpoint probably cut ([`CallRecord::prompt_cut`]).
+    pub fn prompt_cuts(&self) -> u32 {
+        self.calls.iter().filter(|c| c.prompt_cut.is_some()).count() as u32
+    }
+
     /// Tokens of the chat calls (unknown calls counted as such).
     pub fn usage(&self) -> Usage {
         let mut u = Usage::default();

@@ -117,6 +117,7 @@ impl ChatBackend for ReplayBackend {
                     usage: rec.usage,
                     latency_ms: 0,
                     retries: 0,
+                    prompt_cut: rec.prompt_cut,
                 })
             }
             (None, Some(live)) => live.chat(request).await,

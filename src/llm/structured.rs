@@ -65,6 +65,7 @@ where
                     usage: None,
                     latency_ms: 0,
                     retries: e.retries(),
+                    prompt_cut: None,
                     error: Some(format!("transport: {e}")),
                     trimmed: Vec::new(),
                 });
@@ -99,6 +100,7 @@ where
             usage: answer.usage,
             latency_ms: answer.latency_ms,
             retries: answer.retries,
+            prompt_cut: answer.prompt_cut.clone(),
             error: None,
             trimmed: Vec::new(),
         };

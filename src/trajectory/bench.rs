@@ -63,6 +63,13 @@ pub struct EpisodeRow {
     /// Steps the agent decided (route moves and walkthrough steps excluded).
     #[serde(default)]
     pub decision_steps: u32,
+    /// Chat calls whose prompt the endpoint probably cut to its context length.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub prompt_cuts: u64,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The endpoints of one attempt (never a key).
@@ -125,6 +132,7 @@ impl EpisodeRow {
             usage: Some(s.usage),
             step_ms: s.step_ms.clone(),
             decision_steps: s.decision_steps,
+            prompt_cuts: s.prompt_cuts,
         }
     }
 
@@ -158,6 +166,7 @@ impl EpisodeRow {
             usage: None,
             step_ms: Vec::new(),
             decision_steps: 0,
+            prompt_cuts: 0,
         }
     }
 }
@@ -233,6 +242,9 @@ pub struct Cell {
     /// The judges the episodes' figures were computed by, each once, ascending.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wm_judges: Vec<u32>,
+    /// Chat calls whose prompt the endpoint probably cut, summed over the episodes.
+    #[serde(default)]
+    pub prompt_cuts: u64,
     /// Time and token figures per step (episodes that recorded them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
@@ -394,6 +406,7 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                     j.dedup();
                     j
                 },
+                prompt_cuts: eps.iter().map(|r| r.prompt_cuts).sum(),
                 speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
             });
         }
@@ -466,5 +479,6 @@ pub fn sample_row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome)
         usage: None,
         step_ms: Vec::new(),
         decision_steps: 10,
+        prompt_cuts: 0,
     }
 }

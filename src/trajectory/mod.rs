@@ -152,6 +152,10 @@ pub struct GraphStats {
     pub thesis_vertices: usize,
 }
 
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -263,6 +267,10 @@ pub struct StepRecord {
     /// embedding calls.
     #[serde(default)]
     pub llm_retries: u32,
+    /// Chat calls of the step whose prompt the endpoint probably cut (see
+    /// `llm_calls[].prompt_cut`).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub prompt_cuts: u32,
     /// Tokens of the step's chat calls; `usage.unknown_calls` counts the calls whose
     /// endpoint reported none.
     pub usage: Usage,
@@ -309,6 +317,9 @@ pub struct Summary {
     /// Transport retries (429, 5xx, dropped connections).
     #[serde(default)]
     pub llm_retries: u64,
+    /// Chat calls whose prompt the endpoint probably cut to its context length.
+    #[serde(default)]
+    pub prompt_cuts: u64,
     /// Chat calls of a step that did not finish (counted in `llm_calls` and `usage`
     /// too, though no step line holds them).
     #[serde(default)]

@@ -110,6 +110,20 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             show(c.prompt_tokens_per_step, 0), show(c.completion_tokens_per_step, 0), c.wall_s
         ));
     }
+    let cut: Vec<String> = variants
+        .iter()
+        .flat_map(|v| games.iter().map(move |g| (g, v)))
+        .filter_map(|(g, v)| {
+            let n = cell(g, &v.name())?.prompt_cuts;
+            (n > 0).then(|| format!("{g} / {}: {n}", v.label()))
+        })
+        .collect();
+    if !cut.is_empty() {
+        md.push_str(&format!(
+            "\nPrompts the endpoint probably cut to its context length (raise the server's context length; see the runs' warnings): {}.\n",
+            cut.join(", ")
+        ));
+    }
     md
 }
 
