@@ -1054,14 +1054,7 @@ fn invisible_separators_between_words_are_spaces() {
 fn truncated_prompts_are_noticed() {
     let server = Scripted::start(WALKTHROUGH);
     server.script.lock().unwrap().chat_hook = Some(Box::new(|body, rule| {
-        let chars: usize = body["messages"]
-            .as_array()
-            .map(|m| {
-                m.iter()
-                    .map(|x| x["content"].as_str().map_or(0, str::len))
-                    .sum()
-            })
-            .unwrap_or(0);
+        let chars = common::prompt_chars(body);
         // A 256-token context: longer prompts are cut to it, and say so only here.
         let reported = ((chars / 4) as u64).min(256);
         Some(Reply::json(&completion(

@@ -454,21 +454,26 @@ async fn chat(
             return respond(r);
         }
     }
-    let prompt_chars: usize = body["messages"]
-        .as_array()
-        .map(|m| {
-            m.iter()
-                .map(|x| x["content"].as_str().map_or(0, str::len))
-                .sum()
-        })
-        .unwrap_or(0);
-    let usage = (!s.no_usage).then_some(((prompt_chars / 4) as u64, (content.len() / 4) as u64));
+    let usage =
+        (!s.no_usage).then_some(((prompt_chars(&body) / 4) as u64, (content.len() / 4) as u64));
     respond(Reply::json(&completion(
         json!(content),
         Some("stop"),
         usage,
         json!({}),
     )))
+}
+
+/// The bytes of a chat request's messages (the scripted usage is a quarter of them).
+pub fn prompt_chars(body: &Value) -> usize {
+    body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|x| x["content"].as_str().map_or(0, str::len))
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 /// The embeddings the rule gives for a request body.
