@@ -3,10 +3,14 @@
 //! answer real endpoints send: reasoning blocks (closed, unterminated, in a separate
 //! field), cut-off answers, `content: null`, tool calls, missing content, bytes that are
 //! not UTF-8, prose, over-long strings, missing usage, 429 (plain text, Retry-After),
-//! 503, and embeddings with 429/502 or in another order. It checks that no run
-//! crashes and that the trajectory counts exactly what was injected: every bad answer
-//! as a failure, every over-long string as a trim, every error status as a retry,
-//! every answer without usage as unknown.
+//! 503, and embeddings with 429/502 or in another order; and (issue 29) a JSON list
+//! before the answer, a bracketed prefix, tool calls in both forms, whitespace padding,
+//! two different answers, a prompt cut to a small context, all-zero embeddings. It
+//! checks that no run crashes, that no action is read from something other than the
+//! answer, and that the trajectory counts exactly what was injected: every bad answer
+//! as a failure, every over-long string as a trim, every error status and unusable
+//! embedding as a retry, every answer without usage as unknown, every cut prompt as
+//! one.
 //!
 //! It takes a few minutes, so it is ignored by default:
 //!
@@ -52,8 +56,11 @@ struct Tally {
     trims: u64,
     /// Answers without usage.
     no_usage: u64,
-    /// Error statuses sent (chat and embeddings): each must be one retry.
+    /// Error statuses sent (chat and embeddings) and unusable embedding answers: each
+    /// must be one retry.
     statuses: u64,
+    /// Answers whose reported prompt tokens say the prompt was cut.
+    prompt_cuts: u64,
 }
 
 fn purpose(body: &Value) -> &str {
@@ -62,8 +69,11 @@ fn purpose(body: &Value) -> &str {
         .unwrap_or("")
 }
 
-fn reply(content: Value, finish: &str, extra: Value) -> Reply {
-    Reply::json(&completion(content, Some(finish), Some((20, 8)), extra))
+/// A completion reporting the prompt tokens the scripted server reports (a quarter of
+/// the prompt's bytes), so that only the injected cuts look cut.
+fn reply(body: &Value, content: Value, finish: &str, extra: Value) -> Reply {
+    let prompt = (common::prompt_chars(body) / 4) as u64;
+    Reply::json(&completion(content, Some(finish), Some((prompt, 8)), extra))
 }
 
 /// The chat fault injector: a fault in about 40% of the requests.
@@ -94,6 +104,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 &mut t,
                 "unterminated reasoning",
                 reply(
+                    body,
                     json!(format!("<think>Let me see [the room] {rule}")),
                     "stop",
                     json!({}),
@@ -104,18 +115,19 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 bad(
                     &mut t,
                     "cut off (length)",
-                    reply(json!(cut), "length", json!({})),
+                    reply(body, json!(cut), "length", json!({})),
                 )
             }
             13..=15 => bad(
                 &mut t,
                 "content null",
-                reply(json!(null), "stop", json!({})),
+                reply(body, json!(null), "stop", json!({})),
             ),
             16..=18 => bad(
                 &mut t,
-                "tool call",
+                "tool call without arguments",
                 reply(
+                    body,
                     json!(null),
                     "tool_calls",
                     json!({"tool_calls": [{"id": "t", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
@@ -125,12 +137,13 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 &mut t,
                 "no content key",
                 Reply::json(
-                    &json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant"}}], "usage": {"prompt_tokens": 3, "completion_tokens": 0}}),
+                    &json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant"}}], "usage": {"prompt_tokens": common::prompt_chars(body) / 4, "completion_tokens": 0}}),
                 ),
             ),
             21..=23 => {
+                let prompt = (common::prompt_chars(body) / 4) as u64;
                 let text =
-                    completion(json!(rule), Some("stop"), Some((20, 8)), json!({})).to_string();
+                    completion(json!(rule), Some("stop"), Some((prompt, 8)), json!({})).to_string();
                 let mut bytes = text.clone().into_bytes();
                 let at = text.find("content").map_or(0, |i| i + 11);
                 bytes.splice(at..at, [0xff, 0xc3, 0x28]);
@@ -147,12 +160,13 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
             24..=26 => bad(
                 &mut t,
                 "prose",
-                reply(json!("I think I should go north."), "stop", json!({})),
+                reply(body, json!("I think I should go north."), "stop", json!({})),
             ),
             27..=30 => tricky(
                 &mut t,
                 "closed reasoning with a draft",
                 reply(
+                    body,
                     json!(format!("<think>[draft] {{\"x\": [1, 2</think>\n{rule}")),
                     "stop",
                     json!({}),
@@ -162,6 +176,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 &mut t,
                 "reasoning field",
                 reply(
+                    body,
                     json!(rule),
                     "stop",
                     json!({"reasoning_content": "{ [ maybe"}),
@@ -206,7 +221,112 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 tricky(
                     &mut t,
                     "over-long strings",
-                    reply(json!(v.to_string()), "stop", json!({})),
+                    reply(body, json!(v.to_string()), "stop", json!({})),
+                )
+            }
+            40..=41 => tricky(
+                &mut t,
+                "JSON list before the answer",
+                reply(
+                    body,
+                    json!(format!(r#"I could do ["go east", "look"]. Answer: {rule}"#)),
+                    "stop",
+                    json!({}),
+                ),
+            ),
+            42 => tricky(
+                &mut t,
+                "bracketed prefix",
+                reply(body, json!(format!("[JSON] {rule}")), "stop", json!({})),
+            ),
+            43..=44 => tricky(
+                &mut t,
+                "tool call",
+                reply(
+                    body,
+                    json!(null),
+                    "tool_calls",
+                    json!({"tool_calls": [{"id": "t", "type": "function", "function": {"name": purpose(body), "arguments": rule}}]}),
+                ),
+            ),
+            45 => tricky(
+                &mut t,
+                "<tool_call> block",
+                reply(
+                    body,
+                    json!(format!(
+                        "<tool_call>{{\"name\": \"{}\", \"arguments\": {rule}}}</tool_call>",
+                        purpose(body)
+                    )),
+                    "stop",
+                    json!({}),
+                ),
+            ),
+            46 => tricky(
+                &mut t,
+                "whitespace padding",
+                reply(
+                    body,
+                    json!(format!(
+                        "{}{rule}{}",
+                        " \n".repeat(20_000),
+                        "\n".repeat(20_000)
+                    )),
+                    "stop",
+                    json!({}),
+                ),
+            ),
+            47..=48 => {
+                // Two different answers that both fit (the action's first choice and
+                // another admissible one): never guessed.
+                let choices: Vec<String> = body["response_format"]["json_schema"]["schema"]
+                    ["properties"]["action"]["enum"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+                    .unwrap_or_default();
+                let rule_action = serde_json::from_str::<Value>(rule)
+                    .ok()
+                    .and_then(|v| v["action"].as_str().map(String::from));
+                let other = choices
+                    .iter()
+                    .find(|c| Some(c.as_str()) != rule_action.as_deref());
+                match (purpose(body), other) {
+                    ("action", Some(o)) => bad(
+                        &mut t,
+                        "two different answers",
+                        reply(
+                            body,
+                            json!(format!(
+                                "{rule} or {}",
+                                json!({"rationale": "decoy", "action": o})
+                            )),
+                            "stop",
+                            json!({}),
+                        ),
+                    ),
+                    _ => {
+                        t.answers += 1;
+                        None
+                    }
+                }
+            }
+            49..=50 => {
+                // A prompt cut to a small context, said only by the reported count.
+                let est = common::prompt_chars(body) / 4;
+                if est < 800 {
+                    t.answers += 1;
+                    return None;
+                }
+                t.prompt_cuts += 1;
+                tricky(
+                    &mut t,
+                    "cut prompt",
+                    Reply::json(&completion(
+                        json!(rule),
+                        Some("stop"),
+                        Some((50, 8)),
+                        json!({}),
+                    )),
                 )
             }
             _ => {
@@ -234,6 +354,16 @@ fn embed_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
             6..=15 => {
                 let mut v: Value = serde_json::from_str(normal).ok()?;
                 v["data"].as_array_mut()?.reverse();
+                Some(Reply::json(&v))
+            }
+            16..=17 => {
+                // All zeros: unusable, asked again (one retry).
+                let mut v: Value = serde_json::from_str(normal).ok()?;
+                for item in v["data"].as_array_mut()? {
+                    let n = item["embedding"].as_array().map_or(0, Vec::len);
+                    item["embedding"] = json!(vec![0.0; n]);
+                }
+                tally.lock().unwrap().statuses += 1;
                 Some(Reply::json(&v))
             }
             _ => None,
@@ -270,6 +400,7 @@ fn fault_injection(steps: u32, seed: u64) {
     let tally = Arc::new(Mutex::new(Tally::default()));
     let started = std::time::Instant::now();
     let (mut failures, mut trims, mut retries, mut unknown, mut calls) = (0u64, 0, 0, 0, 0);
+    let mut cuts = 0u64;
     let mut runs = 0;
     let mut outcomes = Vec::new();
     for g in ["simple", "coin", "cooking"] {
@@ -320,6 +451,19 @@ fn fault_injection(steps: u32, seed: u64) {
             trims += summary["llm_trimmed"].as_u64().unwrap();
             retries += summary["llm_retries"].as_u64().unwrap();
             unknown += summary["usage"]["unknown_calls"].as_u64().unwrap_or(0);
+            cuts += summary["prompt_cuts"].as_u64().unwrap_or(0);
+            // No action read from something else than the answer: every action the LLM
+            // chose came with the rule's rationale (cut when made over-long).
+            for l in &lines {
+                if l["action_source"] == "llm" {
+                    let r = l["rationale"].as_str().unwrap_or("");
+                    assert!(
+                        r == "scripted" || r.starts_with("www"),
+                        "{g} / {design} step {}: a misread answer was played: {r:?}",
+                        l["step"]
+                    );
+                }
+            }
             calls += summary["llm_calls"].as_u64().unwrap();
             // Every answer the server sent is a call record of this run.
             assert_eq!(
@@ -346,8 +490,8 @@ fn fault_injection(steps: u32, seed: u64) {
         t.answers, t.bad, t.tricky, t.statuses
     );
     println!(
-        "counted: failures {failures} (injected {bad}), trims {trims} (injected {}), retries {retries} (injected {}), unknown usage {unknown} (injected {})",
-        t.trims, t.statuses, t.no_usage
+        "counted: failures {failures} (injected {bad}), trims {trims} (injected {}), retries {retries} (injected {}), unknown usage {unknown} (injected {}), prompt cuts {cuts} (injected {})",
+        t.trims, t.statuses, t.no_usage, t.prompt_cuts
     );
     // About 25 answers a step over the nine runs: the full run sends over a thousand.
     assert!(
@@ -366,4 +510,8 @@ fn fault_injection(steps: u32, seed: u64) {
     assert_eq!(trims, t.trims);
     assert_eq!(retries, t.statuses);
     assert_eq!(unknown, t.no_usage);
+    assert_eq!(
+        cuts, t.prompt_cuts,
+        "a cut prompt was missed, or a whole one flagged"
+    );
 }
