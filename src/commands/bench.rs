@@ -138,33 +138,7 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         .into_iter()
         .filter(|(g, v, run)| !finished.contains(&(g.name(), v.name(), *run)))
         .collect();
-    let steps_cap: u64 = jobs
-        .iter()
-        .map(|(g, _, _)| u64::from(step_cap(&plan, g)))
-        .sum();
-    let calls: u64 = jobs
-        .iter()
-        .map(|(g, v, _)| u64::from(step_cap(&plan, g)) * v.calls_per_step())
-        .sum();
-    let (pt, ct): (u64, u64) = jobs.iter().fold((0, 0), |acc, (g, v, _)| {
-        let (p, c) = v.paper_tokens_per_step();
-        let s = u64::from(step_cap(&plan, g));
-        (acc.0 + p * s, acc.1 + c * s)
-    });
-    println!(
-        "ariadne bench: {} games x {} memories x {} runs{} = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
-        plan.games.len(),
-        plan.variants.len(),
-        plan.runs,
-        plan.shard
-            .map(|s| format!(", shard {} of {}", s.k, s.n))
-            .unwrap_or_default(),
-        total - jobs.len(),
-        jobs.len(),
-        pt as f64 / 1e6,
-        ct as f64 / 1e6
-    );
-    println!("bench directory: {}", dir.display());
+    announce(&plan, &jobs, total, &dir);
 
     let py = pyenv::ensure(Needs {
         local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
@@ -203,102 +177,20 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
     let failures = Mutex::new(0usize);
     let started = Instant::now();
     let runs_dir = dir.join("runs");
+    let shared = Shared {
+        multi: &multi,
+        overall: &overall,
+        log: &log,
+        failures: &failures,
+        conn: &conn,
+        py: &py,
+        plan: &plan,
+        runs_dir: &runs_dir,
+        abort: &abort,
+        cancel: &cancel,
+    };
     futures::stream::iter(jobs)
-        .map(|(game, variant, run)| {
-            let (multi, overall, log, failures, conn, py, plan, runs_dir, abort, cancel) = (
-                &multi, &overall, &log, &failures, &conn, &py, &plan, &runs_dir, &abort, &cancel,
-            );
-            async move {
-                if cancel.is_cancelled() || abort.lock().map(|a| a.is_some()).unwrap_or(true) {
-                    return;
-                }
-                let name = game.name();
-                let cap = step_cap(plan, &game);
-                let pb = multi.add(ProgressBar::new(u64::from(cap)));
-                pb.set_style(
-                    ProgressStyle::with_template("  {prefix:40} [{bar:20}] step {pos}/{len} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                );
-                pb.set_prefix(format!("{name} / {} / run {run}", variant.name()));
-                let (agent, memory, profile) = row_settings(plan, &variant);
-                let config = EpisodeConfig {
-                    game: game.clone(),
-                    max_steps: cap,
-                    seed: plan.seed + u64::from(run),
-                    design: variant.design,
-                    memory,
-                    trials: plan.trials,
-                    agent,
-                    prompts: plan.prompts.clone(),
-                    goal: plan.goal.clone(),
-                    walkthrough: false,
-                    script: None,
-                    profile,
-                    handover: None,
-                };
-                let bar = pb.clone();
-                let sinks = move |_: &Path| -> Vec<Box<dyn StepSink>> {
-                    vec![Box::new(ProgressSink(bar.clone()))]
-                };
-                let game_run = GameRun {
-                    runs_dir: runs_dir.clone(),
-                    run_id: format!("{name}--{}--run{run}", variant.name()),
-                    command: "bench".into(),
-                    conn,
-                    py,
-                    cancel: cancel.clone(),
-                    sinks: &sinks,
-                    announce: false,
-                };
-                let result = play_game(&config, &game_run).await;
-                pb.finish_and_clear();
-                multi.remove(&pb);
-                let row = match result {
-                    Ok((s, _)) if s.outcome == Outcome::Interrupted => return,
-                    Err(_) if cancel.is_cancelled() => return,
-                    Err(e) if super::is_user_error(&e) => {
-                        if let Ok(mut a) = abort.lock()
-                            && a.is_none()
-                        {
-                            *a = Some(e);
-                        }
-                        return;
-                    }
-                    Ok((s, d)) => EpisodeRow::finished(
-                        name,
-                        variant.name(),
-                        run,
-                        &s,
-                        d,
-                        runs_dir.parent().unwrap_or(runs_dir),
-                        Endpoint::from_described(&conn.described),
-                    ),
-                    Err(e) => {
-                        if let Ok(mut f) = failures.lock() {
-                            *f += 1;
-                        }
-                        EpisodeRow::failed(
-                            name,
-                            variant.name(),
-                            run,
-                            format!("{e:#}"),
-                            Endpoint::from_described(&conn.described),
-                        )
-                    }
-                };
-                if let Ok(mut f) = log.lock()
-                    && let Ok(line) = serde_json::to_string(&row)
-                {
-                    let _ = writeln!(f, "{line}");
-                    let _ = f.flush();
-                }
-                overall.inc(1);
-                overall.set_message(format!(
-                    "last: {} {} run {} {}",
-                    row.game, row.memory, row.run, row.outcome
-                ));
-            }
-        })
+        .map(|(game, variant, run)| play_episode(&shared, game, variant, run))
         .buffer_unordered(opts.jobs.max(1))
         .collect::<Vec<()>>()
         .await;
@@ -349,6 +241,158 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         );
     }
     Ok(dir)
+}
+
+/// Say what the bench will play: the plan's size, what is left, and what it may cost at
+/// the paper's tokens per step (Table 3).
+fn announce(plan: &BenchPlan, jobs: &[(GameSpec, Variant, u32)], total: usize, dir: &Path) {
+    let steps_cap: u64 = jobs
+        .iter()
+        .map(|(g, _, _)| u64::from(step_cap(plan, g)))
+        .sum();
+    let calls: u64 = jobs
+        .iter()
+        .map(|(g, v, _)| u64::from(step_cap(plan, g)) * v.calls_per_step())
+        .sum();
+    let (pt, ct): (u64, u64) = jobs.iter().fold((0, 0), |acc, (g, v, _)| {
+        let (p, c) = v.paper_tokens_per_step();
+        let s = u64::from(step_cap(plan, g));
+        (acc.0 + p * s, acc.1 + c * s)
+    });
+    println!(
+        "ariadne bench: {} games x {} memories x {} runs{} = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+        plan.games.len(),
+        plan.variants.len(),
+        plan.runs,
+        plan.shard
+            .map(|s| format!(", shard {} of {}", s.k, s.n))
+            .unwrap_or_default(),
+        total - jobs.len(),
+        jobs.len(),
+        pt as f64 / 1e6,
+        ct as f64 / 1e6
+    );
+    println!("bench directory: {}", dir.display());
+}
+
+/// What every episode of a bench shares: the progress bars, the row log, the
+/// connection and Python environment, the plan, and the stop signals.
+struct Shared<'a> {
+    multi: &'a MultiProgress,
+    overall: &'a ProgressBar,
+    log: &'a Mutex<std::fs::File>,
+    failures: &'a Mutex<usize>,
+    conn: &'a connect::Connection,
+    py: &'a pyenv::PyEnv,
+    plan: &'a BenchPlan,
+    runs_dir: &'a PathBuf,
+    abort: &'a Mutex<Option<anyhow::Error>>,
+    cancel: &'a tokio_util::sync::CancellationToken,
+}
+
+/// Play one episode of the bench and append its row to `episodes.jsonl` (nothing when
+/// the bench was interrupted, or stopped by a set-up error, which it records in
+/// `abort`).
+async fn play_episode(s: &Shared<'_>, game: GameSpec, variant: Variant, run: u32) {
+    let Shared {
+        multi,
+        overall,
+        log,
+        failures,
+        conn,
+        py,
+        plan,
+        runs_dir,
+        abort,
+        cancel,
+    } = *s;
+    if cancel.is_cancelled() || abort.lock().map(|a| a.is_some()).unwrap_or(true) {
+        return;
+    }
+    let name = game.name();
+    let cap = step_cap(plan, &game);
+    let pb = multi.add(ProgressBar::new(u64::from(cap)));
+    pb.set_style(
+        ProgressStyle::with_template("  {prefix:40} [{bar:20}] step {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb.set_prefix(format!("{name} / {} / run {run}", variant.name()));
+    let (agent, memory, profile) = row_settings(plan, &variant);
+    let config = EpisodeConfig {
+        game: game.clone(),
+        max_steps: cap,
+        seed: plan.seed + u64::from(run),
+        design: variant.design,
+        memory,
+        trials: plan.trials,
+        agent,
+        prompts: plan.prompts.clone(),
+        goal: plan.goal.clone(),
+        walkthrough: false,
+        script: None,
+        profile,
+        handover: None,
+    };
+    let bar = pb.clone();
+    let sinks =
+        move |_: &Path| -> Vec<Box<dyn StepSink>> { vec![Box::new(ProgressSink(bar.clone()))] };
+    let game_run = GameRun {
+        runs_dir: runs_dir.clone(),
+        run_id: format!("{name}--{}--run{run}", variant.name()),
+        command: "bench".into(),
+        conn,
+        py,
+        cancel: cancel.clone(),
+        sinks: &sinks,
+        announce: false,
+    };
+    let result = play_game(&config, &game_run).await;
+    pb.finish_and_clear();
+    multi.remove(&pb);
+    let row = match result {
+        Ok((s, _)) if s.outcome == Outcome::Interrupted => return,
+        Err(_) if cancel.is_cancelled() => return,
+        Err(e) if super::is_user_error(&e) => {
+            if let Ok(mut a) = abort.lock()
+                && a.is_none()
+            {
+                *a = Some(e);
+            }
+            return;
+        }
+        Ok((s, d)) => EpisodeRow::finished(
+            name,
+            variant.name(),
+            run,
+            &s,
+            d,
+            runs_dir.parent().unwrap_or(runs_dir),
+            Endpoint::from_described(&conn.described),
+        ),
+        Err(e) => {
+            if let Ok(mut f) = failures.lock() {
+                *f += 1;
+            }
+            EpisodeRow::failed(
+                name,
+                variant.name(),
+                run,
+                format!("{e:#}"),
+                Endpoint::from_described(&conn.described),
+            )
+        }
+    };
+    if let Ok(mut f) = log.lock()
+        && let Ok(line) = serde_json::to_string(&row)
+    {
+        let _ = writeln!(f, "{line}");
+        let _ = f.flush();
+    }
+    overall.inc(1);
+    overall.set_message(format!(
+        "last: {} {} run {} {}",
+        row.game, row.memory, row.run, row.outcome
+    ));
 }
 
 /// Run `ariadne bench` from its arguments: resolve the settings (the same resolver as

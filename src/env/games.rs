@@ -293,6 +293,15 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
     for g in &out {
         g.check()?;
     }
+    // Game files as absolute paths: a bench records them, and `--resume` may run from
+    // another directory.
+    for g in &mut out {
+        if let GameSpec::TextWorld(p) = g
+            && let Ok(abs) = std::path::absolute(&*p)
+        {
+            *p = abs;
+        }
+    }
     let mut seen = HashSet::new();
     out.retain(|g| seen.insert(g.clone()));
     Ok(out)
