@@ -18,6 +18,7 @@ async fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     ariadne::report::install();
+    ariadne::report::install_tasks(ariadne::commands::term::spinner_task);
     let cli = Cli::parse();
     match commands::run(cli).await {
         Ok(code) => code,

@@ -3,7 +3,11 @@
 //! walkthrough's transcript) is a `tracing` event, and the binary decides how it is
 //! shown ([`install`], called by `main`): events of target [`OUT`] go to stdout, every
 //! other event to stderr, each as its message alone. A library user (or a test) that
-//! installs no subscriber sees nothing.
+//! installs no subscriber sees nothing. A long step (an install, a download) is a
+//! [`Task`], shown while it runs the way the binary chose ([`install_tasks`]: a
+//! spinner); nothing by default.
+
+use std::sync::OnceLock;
 
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::filter_fn;
@@ -50,4 +54,42 @@ pub fn install() {
         .with(stdout)
         .with(stderr)
         .try_init();
+}
+
+/// A long step in progress, shown until it is dropped (or [`Task::done`]).
+pub struct Task(Option<Box<dyn FnOnce() + Send>>);
+
+impl Task {
+    /// A task shown by the binary: `finish` is called once when it ends.
+    pub fn new(finish: impl FnOnce() + Send + 'static) -> Self {
+        Task(Some(Box::new(finish)))
+    }
+
+    /// End the task (as dropping it does).
+    pub fn done(self) {}
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            f();
+        }
+    }
+}
+
+static TASKS: OnceLock<fn(String) -> Task> = OnceLock::new();
+
+/// How the binary shows a long step (e.g. a spinner with the message and the time
+/// elapsed). Called once; a second call does nothing.
+pub fn install_tasks(show: fn(String) -> Task) {
+    let _ = TASKS.set(show);
+}
+
+/// Begin a long step described by `message` (shown as [`install_tasks`] chose, else
+/// not at all); it ends when the returned [`Task`] is dropped.
+pub fn task(message: impl Into<String>) -> Task {
+    match TASKS.get() {
+        Some(show) => show(message.into()),
+        None => Task(None),
+    }
 }

@@ -239,3 +239,16 @@ pub fn play_exit(outcome: Outcome) -> std::process::ExitCode {
         std::process::ExitCode::SUCCESS
     }
 }
+
+/// A long step of the set-up as a spinner on stderr with its message and the time
+/// elapsed (installed as the engine's way to show a [`crate::report::Task`]).
+pub fn spinner_task(message: String) -> crate::report::Task {
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    pb.set_message(message);
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    crate::report::Task::new(move || pb.finish_and_clear())
+}

