@@ -116,8 +116,7 @@ fn two_games_five_runs_two_jobs() {
             .starts_with("simple,arigraph,5,0,"),
         "{csv}"
     );
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let json: Value = common::read_json(dir.join("results.json"));
     assert_eq!(json["cells"]["cooking/arigraph"]["episodes"], 5);
 }
 
@@ -357,7 +356,7 @@ fn reflexion_rows_count_every_trial() {
         let p = dir.join(format!(
             "runs/simple--reflexion--run1-trial-{trial}/summary.json"
         ));
-        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        common::read_json(p)
     };
     let (s1, s2) = (summary(1), summary(2));
     assert_eq!(s1["lesson_calls"].as_array().unwrap().len(), 1);
@@ -422,9 +421,7 @@ fn config_file_keys_reach_a_bench_episode() {
         .collect();
     runs.sort();
     assert_eq!(runs.len(), 2, "{runs:?}");
-    let read = |dir: &Path| -> Value {
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
-    };
+    let read = |dir: &Path| -> Value { common::read_json(dir.join("manifest.json")) };
     // simple--arigraph+beam--run1 sorts before simple--arigraph--run1.
     assert!(runs[0].ends_with("simple--arigraph+beam--run1"), "{runs:?}");
     assert_eq!(read(&runs[0])["memory"]["retrieval"], "beam");

@@ -22,12 +22,6 @@ const WALKTHROUGH: &[&str] = &[
     "open screen door",
 ];
 
-fn purpose(body: &Value) -> &str {
-    body["response_format"]["json_schema"]["name"]
-        .as_str()
-        .unwrap_or("")
-}
-
 fn answer(content: &str, finish: &str) -> Reply {
     Reply::json(&completion(
         json!(content),
@@ -46,7 +40,7 @@ fn on_call(
 ) {
     let seen = Arc::new(Mutex::new(0usize));
     server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
-        if purpose(body) != which {
+        if common::purpose(body) != which {
             return None;
         }
         let mut n = seen.lock().unwrap();
@@ -64,7 +58,7 @@ fn on_calls(
 ) {
     let seen = Arc::new(Mutex::new(0usize));
     server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
-        if purpose(body) != which {
+        if common::purpose(body) != which {
             return None;
         }
         let mut n = seen.lock().unwrap();
@@ -98,7 +92,7 @@ fn all_triplets(steps: &[Value], field: &str) -> Vec<String> {
 }
 
 fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+    common::read_json(dir.join("summary.json"))
 }
 
 /// Kind 1: reasoning blocks before the answer (closed, unterminated, holding brackets
@@ -108,7 +102,7 @@ fn reasoning_blocks_are_skipped_and_never_parsed() {
     let server = Scripted::start(WALKTHROUGH);
     let extract = Arc::new(Mutex::new(0usize));
     server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
-        match purpose(body) {
+        match common::purpose(body) {
             "extract_triplets" => {
                 let mut n = extract.lock().unwrap();
                 *n += 1;
@@ -193,23 +187,24 @@ fn reasoning_blocks_are_skipped_and_never_parsed() {
 fn cut_off_answers_never_change_memory() {
     let server = Scripted::start(WALKTHROUGH);
     let (extract, outdated) = (Arc::new(Mutex::new(0usize)), Arc::new(Mutex::new(0usize)));
-    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, _| match purpose(body) {
-        "extract_triplets" => {
-            let mut n = extract.lock().unwrap();
-            *n += 1;
-            (*n <= 2).then(|| {
-                answer(
-                    r#"{"triplets":[{"subject":"antique trunk","relation":"is","object":"op"#,
-                    "length",
-                )
-            })
-        }
-        "outdated" => {
-            *outdated.lock().unwrap() += 1;
-            Some(answer(r#"{"outdated": [1, 2"#, "length"))
-        }
-        _ => None,
-    }));
+    server.script.lock().unwrap().chat_hook =
+        Some(Box::new(move |body, _| match common::purpose(body) {
+            "extract_triplets" => {
+                let mut n = extract.lock().unwrap();
+                *n += 1;
+                (*n <= 2).then(|| {
+                    answer(
+                        r#"{"triplets":[{"subject":"antique trunk","relation":"is","object":"op"#,
+                        "length",
+                    )
+                })
+            }
+            "outdated" => {
+                *outdated.lock().unwrap() += 1;
+                Some(answer(r#"{"outdated": [1, 2"#, "length"))
+            }
+            _ => None,
+        }));
     let work = tempfile::tempdir().unwrap();
     let out = run_simple(&server, work.path(), "6", &[]);
     ok(&out);
@@ -373,7 +368,7 @@ fn over_long_model_strings_are_bounded_before_memory_and_prompts() {
         if *n > 5 {
             return None;
         }
-        let text = match purpose(body) {
+        let text = match common::purpose(body) {
             "extract_triplets" => json!({"triplets": [
                 {"subject": ls, "relation": "is", "object": "here"},
                 {"subject": "antique trunk", "relation": "is in", "object": "bedroom"}
@@ -586,8 +581,7 @@ fn malformed_embeddings_are_one_clear_error() {
     let work = tempfile::tempdir().unwrap();
     ok(&run_simple(&server, work.path(), "2", &[]));
     let dir = run_dir(work.path());
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let m: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(m["embedding_dimension"], 64);
 }
 
@@ -724,9 +718,7 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
     assert_eq!(last[0]["outcome"], "step_cap");
     assert_eq!(last[0]["endpoint"]["chat"], b.base_url.as_str());
     assert_eq!(rows[0]["endpoint"]["chat"], a.base_url.as_str());
-    let results: Value =
-        serde_json::from_str(&std::fs::read_to_string(work.path().join("b/results.json")).unwrap())
-            .unwrap();
+    let results: Value = common::read_json(work.path().join("b/results.json"));
     let endpoints: Vec<&str> = results["episodes"]
         .as_array()
         .unwrap()
@@ -734,9 +726,7 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
         .map(|r| r["endpoint"]["chat"].as_str().unwrap())
         .collect();
     assert_eq!(endpoints, vec![a.base_url.as_str(), b.base_url.as_str()]);
-    let bench_json: Value =
-        serde_json::from_str(&std::fs::read_to_string(work.path().join("b/bench.json")).unwrap())
-            .unwrap();
+    let bench_json: Value = common::read_json(work.path().join("b/bench.json"));
     assert_eq!(bench_json["llm"]["chat"]["base_url"], a.base_url.as_str());
     assert_eq!(
         bench_json["resumes"][0]["llm"]["chat"]["base_url"],

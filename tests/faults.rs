@@ -63,12 +63,6 @@ struct Tally {
     prompt_cuts: u64,
 }
 
-fn purpose(body: &Value) -> &str {
-    body["response_format"]["json_schema"]["name"]
-        .as_str()
-        .unwrap_or("")
-}
-
 /// A completion reporting the prompt tokens the scripted server reports (a quarter of
 /// the prompt's bytes), so that only the injected cuts look cut.
 fn reply(body: &Value, content: Value, finish: &str, extra: Value) -> Reply {
@@ -195,7 +189,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
             }
             37..=39 => {
                 let mut v: Value = serde_json::from_str(rule).unwrap_or(Value::Null);
-                let notes = match purpose(body) {
+                let notes = match common::purpose(body) {
                     "extract_triplets" if v["triplets"].is_array() => {
                         if let Some(list) = v["triplets"].as_array_mut() {
                             list.push(json!({"subject": "s".repeat(5000), "relation": "is", "object": "x"}));
@@ -246,7 +240,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                     body,
                     json!(null),
                     "tool_calls",
-                    json!({"tool_calls": [{"id": "t", "type": "function", "function": {"name": purpose(body), "arguments": rule}}]}),
+                    json!({"tool_calls": [{"id": "t", "type": "function", "function": {"name": common::purpose(body), "arguments": rule}}]}),
                 ),
             ),
             45 => tricky(
@@ -256,7 +250,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                     body,
                     json!(format!(
                         "<tool_call>{{\"name\": \"{}\", \"arguments\": {rule}}}</tool_call>",
-                        purpose(body)
+                        common::purpose(body)
                     )),
                     "stop",
                     json!({}),
@@ -290,7 +284,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                 let other = choices
                     .iter()
                     .find(|c| Some(c.as_str()) != rule_action.as_deref());
-                match (purpose(body), other) {
+                match (common::purpose(body), other) {
                     ("action", Some(o)) => bad(
                         &mut t,
                         "two different answers",
@@ -434,9 +428,7 @@ fn fault_injection(steps: u32, seed: u64) {
             );
             assert!(!stderr.contains("panicked"), "{stderr}");
             let dir = run_dir(work.path());
-            let summary: Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
-                    .unwrap();
+            let summary: Value = common::read_json(dir.join("summary.json"));
             assert!(
                 ["step_cap", "won", "lost", "done"].contains(&summary["outcome"].as_str().unwrap()),
                 "{g} / {design}: {summary}"

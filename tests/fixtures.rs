@@ -107,9 +107,7 @@ fn every_frozen_run_replays_exactly() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        let m: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
-                .unwrap();
+        let m: Value = common::read_json(dir.join("manifest.json"));
         agents.insert(m["agent"]["revision"].as_u64().unwrap());
         rules.insert(m["memory"]["rules"].as_u64().unwrap());
         if let Some(p) = m["profile"]["profile"].as_str() {

@@ -233,13 +233,9 @@ fn reflexion_lesson_from_trial_one_reaches_trial_two() {
         .collect();
     runs.sort();
     assert_eq!(runs.len(), 2);
-    let s1: Value =
-        serde_json::from_str(&std::fs::read_to_string(runs[0].join("summary.json")).unwrap())
-            .unwrap();
+    let s1: Value = common::read_json(runs[0].join("summary.json"));
     assert_eq!(s1["lesson"], "open the antique trunk first");
-    let m2: Value =
-        serde_json::from_str(&std::fs::read_to_string(runs[1].join("manifest.json")).unwrap())
-            .unwrap();
+    let m2: Value = common::read_json(runs[1].join("manifest.json"));
     assert_eq!(m2["trial"], 2);
     assert_eq!(m2["lessons"][0], "open the antique trunk first");
     assert_eq!(m2["memory_design"], "reflexion");

@@ -219,8 +219,7 @@ fn switches_turn_off_exploration_and_go_to() {
             );
         }
     }
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["agent"]["exploration"], false);
     assert_eq!(manifest["agent"]["go_to"], false);
 }

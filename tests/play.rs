@@ -150,8 +150,7 @@ fn play_wins_simple_game_and_logs_every_step() {
     assert_eq!(passages.len(), unique.len(), "a triplet was embedded twice");
 
     // Manifest and summary; the key never reaches the disk.
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["format_version"], 3);
     assert_eq!(manifest["memory"]["hop_scope"], "all");
     assert_eq!(
@@ -160,8 +159,7 @@ fn play_wins_simple_game_and_logs_every_step() {
     );
     assert_eq!(manifest["llm"]["chat"]["api_key_set"], true);
     assert_eq!(manifest["memory"]["depth"], 2);
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let summary: Value = common::read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "won");
     assert_eq!(summary["steps"], 12);
     assert_eq!(summary["normalized_score"], 1.0);
@@ -346,8 +344,7 @@ fn ctrl_c_writes_the_summary_and_exits_130() {
     assert!(status.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let summary: Value = common::read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "interrupted");
     assert_eq!(summary["steps"], 1);
     assert_eq!(summary["score"], 1);
@@ -429,9 +426,7 @@ fn the_score_reaches_no_prompt_unless_asked() {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| p.is_dir())
             .unwrap();
-        let manifest: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
-                .unwrap();
+        let manifest: Value = common::read_json(dir.join("manifest.json"));
         (texts, manifest)
     };
     for design in [

@@ -92,8 +92,7 @@ fn replay_of_an_unmodified_run_matches_every_step_without_network() {
 fn a_run_with_beam_retrieval_records_it_and_replays_exactly() {
     let work = tempfile::tempdir().unwrap();
     let dir = scripted_run_with(work.path(), 6, &["--retrieval", "beam"]);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["memory"]["retrieval"], "beam");
     let steps = read_jsonl(&dir.join("steps.jsonl"));
     assert!(
@@ -214,9 +213,7 @@ fn continue_from_hands_over_to_the_live_llm_and_records_the_parent() {
     // The live LLM picks up the walkthrough where step 2 left it.
     let live = Scripted::start(&WALK[2..]);
     let child = &continue_run(work.path(), &dir, &live, &[]);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(child.join("manifest.json")).unwrap())
-            .unwrap();
+    let manifest: Value = common::read_json(child.join("manifest.json"));
     assert_eq!(manifest["parent"]["step"], 2);
     assert_eq!(manifest["parent"]["run"], dir.to_str().unwrap());
     let steps = read_jsonl(&child.join("steps.jsonl"));
@@ -269,9 +266,7 @@ fn inspect_export_what_if_and_stats() {
         stdout.contains("player, is in, bedroom (removed)"),
         "{stdout}"
     );
-    let graph: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-6.json")).unwrap())
-            .unwrap();
+    let graph: Value = common::read_json(dir.join("graph-step-6.json"));
     assert_eq!(graph["step"], 6);
     assert_eq!(graph["episodic_vertices"].as_array().unwrap().len(), 6);
     let edges = graph["semantic_edges"].as_array().unwrap();
@@ -441,8 +436,7 @@ fn ariadnemem_options_replay_exactly() {
         String::from_utf8_lossy(&out.stderr)
     );
     let dir = run_dir(work.path());
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["memory"]["retire"], "close");
     assert_eq!(manifest["memory"]["gating"], true);
     assert_eq!(manifest["memory"]["bridge"], true);
@@ -489,9 +483,7 @@ fn ariadnemem_options_replay_exactly() {
         stdout.contains("replayed 12 steps of") && stdout.contains("every step matches the log"),
         "{stdout}"
     );
-    let graph: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-12.json")).unwrap())
-            .unwrap();
+    let graph: Value = common::read_json(dir.join("graph-step-12.json"));
     let closed = graph["closed_edges"].as_array().unwrap();
     assert!(
         closed.iter().any(|c| c["subject"] == "player"
@@ -573,8 +565,7 @@ fn thesis_vertices_with_excluded_episodes_replay_exactly() {
                 == serde_json::json!(["triplets", "theses"])
     }));
     let dir = run_dir(work.path());
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["memory"]["thesis"], true);
     assert_eq!(
         manifest["memory"]["exclude"],
@@ -620,9 +611,7 @@ fn thesis_vertices_with_excluded_episodes_replay_exactly() {
         stdout.contains("replayed 6 steps of") && stdout.contains("every step matches the log"),
         "{stdout}"
     );
-    let graph: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("graph-step-6.json")).unwrap())
-            .unwrap();
+    let graph: Value = common::read_json(dir.join("graph-step-6.json"));
     let theses = graph["thesis_vertices"].as_array().unwrap();
     assert!(
         theses.iter().any(|t| t["vertices"]
@@ -669,9 +658,7 @@ fn continue_from_hands_over_to_another_profile_and_replays_with_it() {
     let dir = scripted_run(work.path(), 3);
     let live = Scripted::start(&WALK[2..]);
     let child = continue_run(work.path(), &dir, &live, &["--profile", "extended"]);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(child.join("manifest.json")).unwrap())
-            .unwrap();
+    let manifest: Value = common::read_json(child.join("manifest.json"));
     assert_eq!(manifest["profile"]["profile"], "paper");
     assert_eq!(manifest["handover"]["step"], 2);
     assert_eq!(manifest["handover"]["profile"]["profile"], "extended");

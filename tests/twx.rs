@@ -86,8 +86,7 @@ fn the_agent_plays_a_twx_game_against_the_scripted_server() {
         .map(|s| s["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, refs);
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["game"]["path"], "twx:coin?seed=3");
     assert!(manifest["versions"]["textworld_express"].is_string());
 
@@ -147,8 +146,7 @@ fn a_walkthrough_driven_run_replays_its_recorded_walkthrough() {
         String::from_utf8_lossy(&out.stderr)
     );
     let dir = run_dir(work.path());
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value = common::read_json(dir.join("manifest.json"));
     let recorded = manifest["walkthrough_commands"].as_array().unwrap().len();
     assert!(recorded > 0);
     assert_eq!(read_jsonl(&dir.join("steps.jsonl")).len(), recorded);

@@ -21,8 +21,7 @@ fn run(game_file: &str, args: &[&str]) -> (Vec<Value>, Value) {
     );
     let dir = run_dir(work.path());
     let steps = read_jsonl(&dir.join("steps.jsonl"));
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let summary: Value = common::read_json(dir.join("summary.json"));
     (steps, summary)
 }
 

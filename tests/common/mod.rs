@@ -651,3 +651,18 @@ pub fn read_jsonl(path: &Path) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect()
 }
+
+/// A JSON file of a run or bench (manifest, summary, results) as a value.
+pub fn read_json(path: impl AsRef<Path>) -> Value {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The memory module a chat request is for (its response schema's name).
+pub fn purpose(body: &Value) -> &str {
+    body["response_format"]["json_schema"]["name"]
+        .as_str()
+        .unwrap_or("")
+}
