@@ -128,6 +128,28 @@ fn go_to_first_room_arrives_through_the_bridge_with_every_move_logged() {
         .unwrap()["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
         .clone();
     assert!(strings(&step7_enum).contains(&"go to chamber".to_string()));
+
+    // The run replays exactly with no endpoint: its cap counts the 7 decisions, not the
+    // 12 step lines the route filled.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dead = format!("http://127.0.0.1:{dead}/v1");
+    let out = std::process::Command::new(common::bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &dead)
+        .env("ARIADNE_EMBED_BASE_URL", &dead)
+        .args(["replay", run_dir(work.path()).to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

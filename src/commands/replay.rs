@@ -398,10 +398,22 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                 run.steps.len(),
             ),
         };
+    // The episode's cap counts what the recorded run counted: with a route as one step
+    // (the reference's rule), the decisions, not the step lines its moves filled.
+    let cap_of = |lines: &[StepRecord]| -> u32 {
+        if m.agent.route_one_step {
+            lines
+                .iter()
+                .filter(|s| s.action_source != crate::trajectory::ActionSource::Route)
+                .count() as u32
+        } else {
+            lines.len() as u32
+        }
+    };
     let max_steps = match (opts.continue_from, opts.step) {
         (Some(_), _) => opts.max_steps.unwrap_or(m.max_steps),
-        (None, Some(n)) => n,
-        (None, None) => recorded_steps,
+        (None, Some(n)) => cap_of(&run.steps[..(n as usize).min(run.steps.len())]),
+        (None, None) => cap_of(&run.steps),
     };
     let config = EpisodeConfig {
         game: game.clone(),
