@@ -38,15 +38,9 @@ fn on_call(
     nth: Vec<usize>,
     make: impl Fn(&str) -> Reply + Send + 'static,
 ) {
-    let seen = Arc::new(Mutex::new(0usize));
-    server.script.lock().unwrap().chat_hook = Some(Box::new(move |body, rule| {
-        if common::purpose(body) != which {
-            return None;
-        }
-        let mut n = seen.lock().unwrap();
-        *n += 1;
-        nth.contains(&(*n - 1)).then(|| make(rule))
-    }));
+    on_calls(server, which, move |n, rule| {
+        nth.contains(&(n - 1)).then(|| make(rule))
+    });
 }
 
 /// Let `make(n, rule answer)` answer the `n`th (1-based) call of `which`, or leave it to

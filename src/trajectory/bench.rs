@@ -385,18 +385,12 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 prompt_tokens_per_step: per_step(total(|r| r.prompt_tokens)),
                 completion_tokens_per_step: per_step(total(|r| r.completion_tokens)),
                 wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
-                wm_precision: wm_mean(&done, |w| w.mean_precision),
-                wm_recall: wm_mean(&done, |w| w.mean_recall),
-                wm_final_precision: wm_mean(&done, |w| w.final_precision),
-                wm_final_recall: wm_mean(&done, |w| w.final_recall),
-                wm_wrong_deletions: wm_mean(&done, |w| w.wrong_deletions as f64),
-                wm_stated_recall: {
-                    let xs: Vec<f64> = done
-                        .iter()
-                        .filter_map(|r| r.world_model.as_ref()?.mean_stated_recall)
-                        .collect();
-                    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
-                },
+                wm_precision: wm_mean(&done, |w| Some(w.mean_precision)),
+                wm_recall: wm_mean(&done, |w| Some(w.mean_recall)),
+                wm_final_precision: wm_mean(&done, |w| Some(w.final_precision)),
+                wm_final_recall: wm_mean(&done, |w| Some(w.final_recall)),
+                wm_wrong_deletions: wm_mean(&done, |w| Some(w.wrong_deletions as f64)),
+                wm_stated_recall: wm_mean(&done, |w| w.mean_stated_recall),
                 wm_judges: {
                     let mut j: Vec<u32> = done
                         .iter()
@@ -414,11 +408,12 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
     out
 }
 
-/// The mean of a world-model figure over the episodes that measured it.
-fn wm_mean(rows: &[&&EpisodeRow], f: impl Fn(&WorldModelSummary) -> f64) -> Option<f64> {
+/// The mean of a world-model figure over the episodes that measured it (`f` gives
+/// `None` for a figure an episode's judge did not compute).
+fn wm_mean(rows: &[&&EpisodeRow], f: impl Fn(&WorldModelSummary) -> Option<f64>) -> Option<f64> {
     let xs: Vec<f64> = rows
         .iter()
-        .filter_map(|r| r.world_model.as_ref().map(&f))
+        .filter_map(|r| r.world_model.as_ref().and_then(&f))
         .collect();
     (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
