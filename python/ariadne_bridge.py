@@ -34,12 +34,21 @@ KIND_MISSING_GAME = "missing_game"
 """The game named in `reset` does not exist."""
 KIND_MISSING_SIDECAR = "missing_sidecar"
 """A TextWorld game's .json sidecar is missing."""
+KIND_BAD_GAME = "bad_game"
+"""The file named in `reset` is not a game this bridge can load."""
 KIND_EPISODE_OVER = "episode_over"
 """A `step` after the episode ended."""
 KIND_ENGINE = "textworld"
 """The game engine raised (the name is historical: every bridge reports it so)."""
 
-KINDS = (KIND_BAD_REQUEST, KIND_MISSING_GAME, KIND_MISSING_SIDECAR, KIND_EPISODE_OVER, KIND_ENGINE)
+KINDS = (
+    KIND_BAD_REQUEST,
+    KIND_MISSING_GAME,
+    KIND_MISSING_SIDECAR,
+    KIND_BAD_GAME,
+    KIND_EPISODE_OVER,
+    KIND_ENGINE,
+)
 
 
 class BadRequest(Exception):

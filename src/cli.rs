@@ -410,6 +410,16 @@ pub struct MemoryArgs {
     /// paper hides rewards from the agent).
     #[arg(long)]
     pub show_score: bool,
+    /// Free-text actions: the agent writes each command for the game's parser instead of
+    /// choosing one from the admissible list (as TALES reports agents both ways). On by
+    /// itself for a game that lists no admissible commands.
+    #[arg(long, help_heading = "Agent")]
+    pub free_text: bool,
+    /// Longest wait for the game's answer to one command, seconds: a game that takes
+    /// longer (a z-machine interpreter stuck in a loop) ends the episode with one line,
+    /// its finished steps kept.
+    #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
+    pub game_timeout: u64,
 }
 
 /// Options of `ariadne setup`.
@@ -425,6 +435,10 @@ pub struct SetupArgs {
     /// Also TextWorld-Express (needs a Java runtime).
     #[arg(long)]
     pub twx: bool,
+    /// Also Jericho, for human-written z-machine games (builds with the system's C
+    /// compiler).
+    #[arg(long)]
+    pub jericho: bool,
 }
 
 /// A sampling temperature: a number from 0 to 2.

@@ -81,6 +81,8 @@ pub struct ConfigFile {
     pub prompts: Option<PathBuf>,
     /// See `--show-score`.
     pub show_score: Option<bool>,
+    /// See `--free-text`.
+    pub free_text: Option<bool>,
     /// `false`: see `--no-plan-progress`.
     pub plan_progress: Option<bool>,
     /// `false`: see `--no-loop-breaking`.
@@ -320,6 +322,7 @@ impl Resolver {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
             go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
             show_score: args.show_score || self.cfg.show_score.unwrap_or(false),
+            free_text: args.free_text || self.cfg.free_text.unwrap_or(false),
             ..AgentSettings::with_rules(rules)
         }
     }

@@ -77,6 +77,12 @@ pub struct AgentSettings {
     /// in runs recorded before it: shown every step.
     #[serde(default)]
     pub explore_check: bool,
+    /// Free-text actions (`--free-text`): the decision writes a command for the game's
+    /// parser instead of choosing from the admissible list. Whatever this says, a game
+    /// state that lists no admissible commands (`GameState::free_text`) is played so.
+    /// Off in runs recorded before it.
+    #[serde(default)]
+    pub free_text: bool,
 }
 
 /// Recent steps in working memory under the paper's profile (the reference code's
@@ -229,6 +235,7 @@ impl Default for AgentSettings {
             route_one_step: true,
             key_items: true,
             explore_check: true,
+            free_text: false,
         }
     }
 }

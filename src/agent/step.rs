@@ -106,7 +106,9 @@ impl Agent {
         let note = self.note.as_ref().map(|(step, action, text)| {
             context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
         });
+        let free_text = self.settings.free_text || state.free_text;
         let wm = context! {
+            free_text => free_text,
             goal => &self.goal,
             note => note,
             facts => facts,
@@ -136,8 +138,9 @@ impl Agent {
 
         let mut dropped = dropped;
         dropped.extend(self.drop_achieved(state));
-        let (action, rationale, source) =
-            self.choose_action(wm, &offered, revision, layout).await?;
+        let (action, rationale, source) = self
+            .choose_action(wm, &offered, revision, layout, free_text)
+            .await?;
         Ok(Decision {
             update,
             retrieval,
@@ -328,29 +331,39 @@ impl Agent {
 
     /// The ReAct decision (paper section 3): a rationale and one action of `offered`
     /// (matched to the admissible list, a repair when only close); a bad answer falls
-    /// back to a default action.
+    /// back to a default action. In free-text mode (`free_text`) the action is a command
+    /// for the game's parser ([`answers::free_command`]); only the `go to` shortcuts of
+    /// `offered` are shown, and an answer equal to one of `offered` is taken as it.
     async fn choose_action(
         &mut self,
         wm: minijinja::Value,
         offered: &[String],
         revision: AgentRevision,
         layout: u32,
+        free_text: bool,
     ) -> Result<(String, String, ActionSource)> {
         let admissible = offered;
+        let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
         let messages = self.llm.prompts.render(
             "action",
-            context! { plan => &self.plan, admissible => admissible, layout => layout, ..wm },
+            context! { plan => &self.plan, admissible => admissible, shortcuts => shortcuts, layout => layout, ..wm },
         )?;
+        let schema = if free_text {
+            answers::free_action_schema(revision)
+        } else {
+            action_schema(admissible, revision)
+        };
         let answer: Option<ActionAnswer> = self
             .llm
             .ask(
                 &mut self.pending,
                 "action",
                 messages,
-                action_schema(admissible, revision),
+                schema,
                 250,
                 |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
                     Some(_) => Ok(()),
+                    None if free_text => answers::free_command(&a.action).map(|_| ()),
                     None => Err(format!(
                         "\"{}\" is not one of the admissible actions",
                         clip(&a.action, 100)
@@ -358,6 +371,13 @@ impl Agent {
                 },
             )
             .await?;
+        if free_text
+            && let Some(a) = &answer
+            && match_admissible(&a.action, admissible).is_none()
+            && let Ok(command) = answers::free_command(&a.action)
+        {
+            return Ok((command, a.rationale.clone(), ActionSource::Llm));
+        }
         let (action, rationale, source) = match answer {
             Some(a) => match match_admissible(&a.action, admissible) {
                 Some((cmd, repaired)) => (

@@ -73,6 +73,9 @@ pub struct BenchPlan {
     /// profile (empty in benches planned before profiles).
     #[serde(default)]
     pub without: Vec<crate::profile::Rule>,
+    /// Longest wait for the game's answer to one command, seconds (`--game-timeout`).
+    #[serde(default = "crate::env::bridge::default_step_timeout_s")]
+    pub game_timeout_s: u64,
 }
 
 /// The agent and memory settings and the profile record of a row: the plan's, with the
@@ -140,11 +143,14 @@ pub async fn bench(opts: BenchOptions) -> Result<PathBuf> {
         .collect();
     announce(&plan, &jobs, total, &dir);
 
-    let py = pyenv::ensure(Needs {
-        local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
-        embed: opts.llm.embed_base_url.is_none(),
-        twx: plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_))),
-    })
+    let py = pyenv::ensure(
+        Needs {
+            local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
+            embed: opts.llm.embed_base_url.is_none(),
+            ..Needs::default()
+        }
+        .with_games(&plan.games),
+    )
     .await?;
     let conn = connect::connect(&opts.llm, true, plan.seed, &py, &py.home.join("logs")).await?;
     session::record(&dir, &plan, &opts, &conn.described)?;
@@ -345,6 +351,7 @@ async fn play_episode(s: &Shared<'_>, game: GameSpec, variant: Variant, run: u32
         cancel: cancel.clone(),
         sinks: &sinks,
         announce: false,
+        game_timeout: std::time::Duration::from_secs(plan.game_timeout_s),
     };
     let result = play_game(&config, &game_run).await;
     pb.finish_and_clear();
@@ -455,6 +462,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         without,
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.memory_args)?,
+        game_timeout_s: args.memory_args.game_timeout,
         shard: args
             .shard
             .as_deref()

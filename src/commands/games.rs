@@ -101,6 +101,7 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         local,
         embed: !args.bridge_only,
         twx: args.twx,
+        jericho: args.jericho,
     })
     .await?;
     println!(

@@ -90,11 +90,14 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     }
     game.check()?;
     Prompts::load(config.prompts.as_deref())?;
-    let py = pyenv::ensure(Needs {
-        local: (llm.embedded_chat() && chat).then_some(llm.local_model),
-        embed: llm.embed_base_url.is_none(),
-        twx: matches!(game, GameSpec::Twx(_)),
-    })
+    let py = pyenv::ensure(
+        Needs {
+            local: (llm.embedded_chat() && chat).then_some(llm.local_model),
+            embed: llm.embed_base_url.is_none(),
+            ..Needs::default()
+        }
+        .with_games([&game]),
+    )
     .await?;
     if !args.quiet {
         eprintln!(
@@ -129,6 +132,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         cancel: cancel::watch_ctrl_c(),
         sinks: &sinks,
         announce: true,
+        game_timeout: std::time::Duration::from_secs(args.memory_args.game_timeout),
     };
     let result = play_game(&config, &run).await;
     conn.servers.stop().await;

@@ -282,13 +282,22 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     {
         GameSpec::parse(&m.game.path)?
     } else {
-        let path = [&m.game.abs_path, &m.game.path, &m.game.name]
+        let given = m
+            .game
+            .path
+            .strip_prefix(crate::env::jericho::PREFIX)
+            .unwrap_or(&m.game.path);
+        let path = [&m.game.abs_path, given, &m.game.name]
             .into_iter()
             .filter(|p| !p.is_empty())
-            .map(|p| resolve_game(p))
+            .map(resolve_game)
             .find(|p| p.is_file())
-            .unwrap_or_else(|| PathBuf::from(&m.game.path));
-        GameSpec::TextWorld(path)
+            .unwrap_or_else(|| PathBuf::from(given));
+        if m.game.path.starts_with(crate::env::jericho::PREFIX) {
+            GameSpec::Jericho(path)
+        } else {
+            GameSpec::of_file(path)
+        }
     };
     game.check()?;
     let recorded_steps = run.steps.len() as u32;
@@ -313,13 +322,16 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         )));
     }
     let live_llm = opts.llm.as_ref().filter(|_| opts.continue_from.is_some());
-    let py = pyenv::ensure(Needs {
-        local: live_llm
-            .filter(|l| l.embedded_chat())
-            .map(|l| l.local_model),
-        embed: live_llm.is_some_and(|l| l.embed_base_url.is_none()),
-        twx: matches!(game, GameSpec::Twx(_)),
-    })
+    let py = pyenv::ensure(
+        Needs {
+            local: live_llm
+                .filter(|l| l.embedded_chat())
+                .map(|l| l.local_model),
+            embed: live_llm.is_some_and(|l| l.embed_base_url.is_none()),
+            ..Needs::default()
+        }
+        .with_games([&game]),
+    )
     .await?;
 
     let memory = m.memory.clone();
@@ -465,7 +477,13 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     sinks.push(Box::new(view));
     let episode = Episode {
         config: &config,
-        env: game.start(&py, &log_dir.join("bridge.log")).await?,
+        env: game
+            .start(
+                &py,
+                &log_dir.join("bridge.log"),
+                crate::env::bridge::DEFAULT_STEP_TIMEOUT,
+            )
+            .await?,
         llm: Llm {
             backend,
             prompts: Prompts::load(config.prompts.as_deref())?,

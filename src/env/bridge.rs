@@ -25,6 +25,8 @@ enum FailureKind {
     MissingGame,
     /// A TextWorld game's `.json` sidecar is missing.
     MissingSidecar,
+    /// The file named in `reset` is not a game the bridge can load.
+    BadGame,
     /// A `step` after the episode ended.
     EpisodeOver,
     /// The game engine raised (the kind is spelled `textworld` for every bridge).
@@ -37,6 +39,15 @@ enum FailureKind {
 struct Failure {
     kind: FailureKind,
     error: String,
+}
+
+/// How long a game may take to answer one command unless told otherwise (a reset, which
+/// loads the game, gets twice as long).
+pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// [`DEFAULT_STEP_TIMEOUT`] in seconds (for settings recorded before it was a setting).
+pub fn default_step_timeout_s() -> u64 {
+    DEFAULT_STEP_TIMEOUT.as_secs()
 }
 
 /// A running bridge process holding one game.
@@ -94,7 +105,7 @@ impl BridgeEnv {
             log: log.to_path_buf(),
             game,
             label,
-            step_timeout: Duration::from_secs(60),
+            step_timeout: DEFAULT_STEP_TIMEOUT,
         })
     }
 
@@ -149,6 +160,10 @@ impl BridgeEnv {
                             EnvError::Engine(format!("the bridge refused the request: {error}"))
                         }
                         FailureKind::Engine => EnvError::Engine(error),
+                        FailureKind::BadGame => EnvError::BadGame {
+                            game: self.label.clone(),
+                            detail: error,
+                        },
                     },
                     Err(e) => EnvError::Engine(format!("unreadable failure reply ({e}): {text}")),
                 })
@@ -167,7 +182,7 @@ impl Environment for BridgeEnv {
     async fn reset(&mut self) -> Result<GameState, EnvError> {
         let timeout = self.step_timeout * 2;
         let label = self.label.clone();
-        let hint = if label.ends_with(".z8") {
+        let hint = if label.ends_with(".z8") && !label.starts_with(super::jericho::PREFIX) {
             " (is it a TextWorld .z8 with its .json sidecar? regenerate it with `ariadne games make` or tw-make)"
         } else {
             ""

@@ -204,8 +204,9 @@ pub fn list(dir: &Path) -> Result<(Vec<GameEntry>, Vec<PathBuf>)> {
     Ok((entries, others))
 }
 
-/// Expand `--games` entries: a `twx:` game, a bundled name or a `.z8` path, else a
-/// directory of games, a family of `games/manifest.json` (every game of it), or `all`
+/// Expand `--games` entries: a `twx:` or `jericho:` game, a bundled name, a `.z8` path
+/// or a z-machine story file (`.z5`, ...), else a directory of games (TextWorld `.z8`
+/// files and z-machine story files), a family of `games/manifest.json` (every game of it), or `all`
 /// (every bundled game).
 ///
 /// # Errors
@@ -218,7 +219,7 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
         .map(str::trim)
         .filter(|e| !e.is_empty())
     {
-        if e.starts_with(super::twx::PREFIX) {
+        if e.starts_with(super::twx::PREFIX) || e.starts_with(super::jericho::PREFIX) {
             out.push(GameSpec::parse(e)?);
             continue;
         }
@@ -270,19 +271,21 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
         // A bundled game's name wins over a family of the same name ("cooking").
         let named = resolve_game(e);
         if named.is_file() {
-            out.push(GameSpec::TextWorld(named));
+            out.push(GameSpec::of_file(named));
         } else if !family.is_empty() {
             out.extend(family.into_iter().map(GameSpec::TextWorld));
         } else if let Some(d) = dir {
             let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
                 .with_context(|| format!("cannot read {}", d.display()))?
                 .filter_map(|x| x.ok().map(|x| x.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "z8"))
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "z8") || super::jericho::is_story_file(p)
+                })
                 .collect();
             games.sort();
-            out.extend(games.into_iter().map(GameSpec::TextWorld));
+            out.extend(games.into_iter().map(GameSpec::of_file));
         } else {
-            out.push(GameSpec::TextWorld(resolve_game(e)));
+            out.push(GameSpec::of_file(resolve_game(e)));
         }
     }
     if out.is_empty() {
@@ -296,7 +299,7 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
     // Game files as absolute paths: a bench records them, and `--resume` may run from
     // another directory.
     for g in &mut out {
-        if let GameSpec::TextWorld(p) = g
+        if let GameSpec::TextWorld(p) | GameSpec::Jericho(p) = g
             && let Ok(abs) = std::path::absolute(&*p)
         {
             *p = abs;
@@ -327,15 +330,13 @@ pub struct WalkthroughResult {
 /// A missing game or sidecar, a game without a walkthrough, a dead bridge.
 pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResult> {
     game.check()?;
-    let py = pyenv::ensure(Needs {
-        twx: matches!(game, GameSpec::Twx(_)),
-        ..Needs::default()
-    })
-    .await?;
+    let py = pyenv::ensure(Needs::default().with_games([game])).await?;
     let scratch = tempfile::TempDir::with_prefix("ariadne-walkthrough-")
         .context("cannot create a temporary directory")?;
     let log = scratch.path().join("bridge.log");
-    let mut env = game.start(&py, &log).await?;
+    let mut env = game
+        .start(&py, &log, super::bridge::DEFAULT_STEP_TIMEOUT)
+        .await?;
     let mut state = env.reset().await?;
     let Some(commands) = state.walkthrough.clone().filter(|w| !w.is_empty()) else {
         env.close().await;

@@ -5,13 +5,15 @@
 //! lines protocol ([`bridge`]):
 //! - [`textworld`]: Microsoft TextWorld `.z8` games with their `.json` sidecar;
 //! - [`twx`]: TextWorld-Express games (CookingWorld, Coin Collector, TextWorld
-//!   Commonsense, ...), named `twx:<game>[?key=value&...]`.
+//!   Commonsense, ...), named `twx:<game>[?key=value&...]`;
+//! - [`jericho`]: human-written z-machine games (`.z3`, `.z5`, ..., or `jericho:PATH`).
 //!
 //! [`pyenv`] installs the bridges' Python side; [`games`] makes and lists the paper's
 //! game families.
 
 pub mod bridge;
 pub mod games;
+pub mod jericho;
 pub mod pyenv;
 pub mod suite;
 pub mod textworld;
@@ -45,6 +47,10 @@ pub struct GameState {
     pub moves: i64,
     /// Commands the game accepts now, sorted.
     pub admissible_commands: Vec<String>,
+    /// The game lists no admissible commands (a Jericho game Jericho does not support):
+    /// the agent writes its commands for the game's parser.
+    #[serde(default)]
+    pub free_text: bool,
     /// The text of the `inventory` command.
     pub inventory: String,
     /// Current room, when the game names it.
@@ -54,8 +60,9 @@ pub struct GameState {
     /// The game's walkthrough (winning command list) when it has one.
     #[serde(default)]
     pub walkthrough: Option<Vec<String>>,
-    /// The game's true state (TextWorld's facts), when the game exposes it; for measuring
-    /// the world model, never shown to the LLM.
+    /// The game's true state (TextWorld's facts; a Jericho game's object tree, led by
+    /// `["decides", "location"]`), when the game exposes it; for measuring the world
+    /// model, never shown to the LLM.
     #[serde(default)]
     pub facts: Option<Vec<Fact>>,
 }
@@ -95,7 +102,7 @@ impl From<Fact> for Vec<String> {
 pub enum EnvError {
     /// The game does not exist.
     #[error(
-        "game not found: {0} (give a .z8 path, a bundled game name (`ariadne games list`), or twx:<game>)"
+        "game not found: {0} (give a TextWorld .z8 path, a bundled game name (`ariadne games list`), twx:<game>, or a z-machine story file: .z3/.z5/..., jericho:PATH for a human-written .z8)"
     )]
     MissingGame(String),
     /// The `.json` sidecar of a TextWorld game is missing (TextWorld would silently give
@@ -180,6 +187,8 @@ pub enum GameSpec {
     /// A game of the authors' suite (`arigraph-paper:NAME@DIR`), played and scored as
     /// the reference code does ([`suite`]).
     Suite(suite::SuiteSpec),
+    /// A z-machine story file played through Jericho ([`jericho`]).
+    Jericho(PathBuf),
 }
 
 impl GameSpec {
@@ -189,7 +198,17 @@ impl GameSpec {
     /// # Errors
     /// A malformed `twx:` specification.
     pub fn parse(arg: &str) -> Result<Self, EnvError> {
-        Self::prefixed(arg).unwrap_or_else(|| Ok(GameSpec::TextWorld(resolve_game(arg))))
+        Self::prefixed(arg).unwrap_or_else(|| Ok(GameSpec::of_file(resolve_game(arg))))
+    }
+
+    /// A game file: a z-machine story file by its extension (`.z5`, ...) through
+    /// Jericho, else TextWorld's.
+    pub fn of_file(path: PathBuf) -> Self {
+        if jericho::is_story_file(&path) {
+            GameSpec::Jericho(path)
+        } else {
+            GameSpec::TextWorld(path)
+        }
     }
 
     /// A specification with a prefix (`twx:`, `arigraph-paper:`); `None` for a
@@ -197,6 +216,9 @@ impl GameSpec {
     fn prefixed(s: &str) -> Option<Result<Self, EnvError>> {
         if let Some(rest) = s.strip_prefix(twx::PREFIX) {
             return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
+        }
+        if let Some(rest) = s.strip_prefix(jericho::PREFIX) {
+            return Some(Ok(GameSpec::Jericho(PathBuf::from(rest))));
         }
         s.strip_prefix(suite::SUITE)
             .and_then(|r| r.strip_prefix(':'))
@@ -206,7 +228,7 @@ impl GameSpec {
     /// A short name for run directories and tables (`simple`, `twx-coin-s3`).
     pub fn name(&self) -> String {
         match self {
-            GameSpec::TextWorld(p) => p
+            GameSpec::TextWorld(p) | GameSpec::Jericho(p) => p
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -221,7 +243,7 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(_) => self.name().to_lowercase().contains("cook"),
             GameSpec::Twx(g) => g.game.contains("cook"),
-            GameSpec::Suite(_) => false,
+            GameSpec::Suite(_) | GameSpec::Jericho(_) => false,
         }
     }
 
@@ -240,19 +262,22 @@ impl GameSpec {
             GameSpec::TextWorld(p) => textworld::check_game(p),
             GameSpec::Twx(g) => g.check(),
             GameSpec::Suite(s) => textworld::check_game(s.path()),
+            GameSpec::Jericho(p) => jericho::check_game(p),
         }
     }
 
     /// The TextWorld file, if this is one.
     pub fn path(&self) -> Option<&Path> {
         match self {
-            GameSpec::TextWorld(p) => Some(p),
+            GameSpec::TextWorld(p) | GameSpec::Jericho(p) => Some(p),
             GameSpec::Twx(_) => None,
             GameSpec::Suite(s) => Some(s.path()),
         }
     }
 
-    /// Start the game's bridge (stderr to `log`) with the Python environment `py`.
+    /// Start the game's bridge (stderr to `log`) with the Python environment `py`; a
+    /// command the game does not answer within `timeout` ends the episode
+    /// ([`EnvError::Timeout`]).
     ///
     /// # Errors
     /// The bridge cannot be started.
@@ -260,20 +285,23 @@ impl GameSpec {
         &self,
         py: &pyenv::PyEnv,
         log: &Path,
+        timeout: std::time::Duration,
     ) -> Result<Box<dyn Environment>, EnvError> {
         self.check()?;
+        let canonical = |p: &PathBuf| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        };
         let (script, game) = match self {
-            GameSpec::TextWorld(p) => (
-                py.bridge_script(),
-                std::fs::canonicalize(p)
-                    .unwrap_or_else(|_| p.clone())
-                    .display()
-                    .to_string(),
-            ),
+            GameSpec::TextWorld(p) => (py.bridge_script(), canonical(p)),
             GameSpec::Suite(s) => (py.bridge_script(), s.path().display().to_string()),
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
+            GameSpec::Jericho(p) => (py.jericho_script(), canonical(p)),
         };
-        let env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
+        let mut env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
+        env.step_timeout = timeout;
         Ok(match self {
             GameSpec::Suite(s) => Box::new(suite::SuiteEnv::new(Box::new(env), s.game)),
             _ => Box::new(env),
@@ -287,6 +315,7 @@ impl std::fmt::Display for GameSpec {
             GameSpec::TextWorld(p) => write!(f, "{}", p.display()),
             GameSpec::Twx(g) => write!(f, "{}{g}", twx::PREFIX),
             GameSpec::Suite(s) => write!(f, "{s}"),
+            GameSpec::Jericho(p) => write!(f, "{}{}", jericho::PREFIX, p.display()),
         }
     }
 }
@@ -300,7 +329,7 @@ impl From<GameSpec> for String {
 impl TryFrom<String> for GameSpec {
     type Error = EnvError;
     fn try_from(s: String) -> Result<Self, EnvError> {
-        GameSpec::prefixed(&s).unwrap_or_else(|| Ok(GameSpec::TextWorld(PathBuf::from(s))))
+        GameSpec::prefixed(&s).unwrap_or_else(|| Ok(GameSpec::of_file(PathBuf::from(s))))
     }
 }
 

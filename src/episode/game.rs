@@ -40,6 +40,8 @@ pub struct GameRun<'a> {
     pub sinks: &'a SinkFactory<'a>,
     /// Tell the user about trials and lessons on stdout.
     pub announce: bool,
+    /// Longest wait for the game's answer to one command (a reset gets twice as long).
+    pub game_timeout: std::time::Duration,
 }
 
 /// The manifest of a new run of `config`.
@@ -138,7 +140,11 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
         if trials > 1 && run.announce {
             crate::report::out(format!("ariadne: Reflexion trial {trial} of {trials}"));
         }
-        let env = match config.game.start(run.py, &dir.join("bridge.log")).await {
+        let env = match config
+            .game
+            .start(run.py, &dir.join("bridge.log"), run.game_timeout)
+            .await
+        {
             Ok(env) => env,
             Err(e) => {
                 discard(&dir);

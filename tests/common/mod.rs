@@ -8,7 +8,8 @@
 //! - `outdated`: old facts with the same subject and relation as a new fact but another
 //!   object;
 //! - `plan`: one sub-goal naming the next scripted action;
-//! - `action`: the next scripted action when it is admissible, else the first one.
+//! - `action`: the next scripted action when it is admissible, else the first one; in
+//!   free-text mode (no list in the schema) the next scripted command as it is.
 //!   Embeddings are hashed bags of words.
 #![allow(dead_code)]
 
@@ -332,9 +333,13 @@ fn answer(script: &mut Script, body: &Value) -> String {
                             .collect()
                     })
                     .unwrap_or_default();
+            // Free-text mode: no enum; the next scripted command is written as is.
+            let free = body["response_format"]["json_schema"]["schema"]["properties"]["action"]
+                .get("enum")
+                .is_none();
             let next = script.actions.get(script.cursor).cloned();
             let action = match next {
-                Some(a) if allowed.contains(&a) => {
+                Some(a) if free || allowed.contains(&a) => {
                     script.cursor += 1;
                     a
                 }

@@ -16,6 +16,10 @@
 //! | `x, is not, s` | `NotState(x, s)` | `x` named by some fact, `State(x, s)` not true |
 //! | `a, is <dir> of, b` | `Dir(a, dir, b)` (and `Dir(b, opposite, a)`) | `<dir>_of(a, b)` |
 //! | `r, has exit, <dir>` | `HasExit(r, dir)` | some `<dir>_of(x, r)` |
+//!
+//! A Jericho game's facts come from its object tree and decide only the location
+//! family (`["decides", "location"]`, [`Family`]): there, a state or a connection is
+//! unverifiable, never false.
 
 use super::Fact;
 use crate::direction::{Direction, relation_direction};
@@ -41,6 +45,44 @@ pub enum Claim {
     /// A room has an exit that way.
     HasExit(String, Direction),
 }
+
+impl Claim {
+    /// The family of facts the claim belongs to.
+    pub fn family(&self) -> Family {
+        match self {
+            Claim::At(..) | Claim::Carried(_) | Claim::PlayerAt(_) => Family::Location,
+            Claim::State(..) | Claim::NotState(..) => Family::State,
+            Claim::Dir(..) | Claim::HasExit(..) => Family::Connection,
+        }
+    }
+}
+
+/// A family of claims a list of facts may decide (a fact `["decides", family, ...]`
+/// limits the judge to those; without it, TextWorld's closed world decides all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Where the player and things are, and what the player carries.
+    Location,
+    /// States of things (open, closed, locked, cooking states).
+    State,
+    /// Connections between rooms and their exits.
+    Connection,
+}
+
+impl Family {
+    /// The family a `decides` fact names (`location`, `state`, `connection`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "location" => Some(Family::Location),
+            "state" => Some(Family::State),
+            "connection" => Some(Family::Connection),
+            _ => None,
+        }
+    }
+}
+
+/// The predicate of the fact that says which families a list of facts decides.
+pub const DECIDES: &str = "decides";
 
 /// States the games track as predicates of one argument.
 pub const STATES: &[&str] = &[

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::env::Fact;
 use crate::memory::names::{entity_key, fold};
 use crate::memory::{AriGraph, Triplet};
-use mapping::{Claim, UNLOCKED, claim_of, claim_of_fact};
+use mapping::{Claim, DECIDES, Family, UNLOCKED, claim_of, claim_of_fact};
 
 /// The version of the judge new figures are computed by (see the module documentation).
 pub const JUDGE: u32 = 2;
@@ -51,10 +51,14 @@ fn judge_before_versions() -> u32 {
 /// - **true** for a negation (`x, is not, s`) when `x` is a thing the facts name and
 ///   `x, is, s` is not true;
 /// - **false** otherwise (a state, place or connection the game does not hold);
-/// - **unverifiable** when the triplet maps to no claim ([`mapping::claim_of`]).
+/// - **unverifiable** when the triplet maps to no claim ([`mapping::claim_of`]), or
+///   to a claim of a family the facts do not decide (a fact `["decides", "location"]`
+///   leads a Jericho game's object tree: its states and connections are unknown).
 #[derive(Debug, Default)]
 pub struct Truth {
     claims: HashSet<Claim>,
+    /// The families the facts decide; `None`: all (TextWorld's closed world).
+    decided: Option<HashSet<Family>>,
     /// Every thing and room the facts name (entity keys).
     named: HashSet<String>,
     /// (claim, its entities) of every fact the memory could hold, one per fact.
@@ -67,6 +71,12 @@ impl Truth {
         let mut t = Truth::default();
         let mut stateful: HashSet<String> = HashSet::new();
         for f in facts {
+            if f.predicate == DECIDES {
+                t.decided
+                    .get_or_insert_with(HashSet::new)
+                    .extend(f.args.iter().filter_map(|a| Family::parse(a)));
+                continue;
+            }
             let Some(c) = claim_of_fact(f) else { continue };
             match &c {
                 Claim::Dir(a, d, b) => {
@@ -98,6 +108,13 @@ impl Truth {
             }
         }
         t
+    }
+
+    /// Whether the facts decide a claim's family (see [`Truth`]).
+    pub fn decides(&self, c: &Claim) -> bool {
+        self.decided
+            .as_ref()
+            .is_none_or(|families| families.contains(&c.family()))
     }
 
     /// Whether a claim is true (see [`Truth`]).
@@ -207,7 +224,7 @@ impl Tracker {
         let mut a = Accuracy::default();
         let mut held: HashSet<Claim> = HashSet::new();
         for id in graph.alive_ids() {
-            match claim_of(graph.triplet(id)) {
+            match claim_of(graph.triplet(id)).filter(|c| truth.decides(c)) {
                 None => a.unverifiable += 1,
                 Some(c) => {
                     a.verifiable += 1;
@@ -437,6 +454,34 @@ mod tests {
         assert_eq!(b.true_triplets, 2); // in bedroom, open
         // The key is observed now: in(old key, trunk) is observed and not held.
         assert_eq!((b.observed_facts, b.held_facts), (4, 2));
+    }
+
+    /// An object tree's facts decide locations only: a state or a connection is
+    /// unverifiable there, never false; locations are judged as in TextWorld's world.
+    /// Hand values: 5 triplets, 2 verifiable (1 true), 3 unverifiable; of the 3 facts
+    /// about named things, 1 held.
+    #[test]
+    fn an_object_tree_decides_locations_only() {
+        let facts = vec![
+            f("decides", &["location"]),
+            f("at", &["P", "Kitchen"]),
+            f("at", &["wooden table", "Kitchen"]),
+            f("in", &["brass key", "wooden table"]),
+        ];
+        let mut g = AriGraph::new();
+        g.add(t("brass key", "is on", "wooden table")); // true
+        g.add(t("wooden table", "is in", "Hallway")); // false
+        g.add(t("wooden door", "is", "locked")); // a state: unverifiable
+        g.add(t("Hallway", "is north of", "Kitchen")); // a connection: unverifiable
+        g.add(t("brass key", "is", "small")); // no claim
+        let seen = ["Kitchen. You can see a wooden table (on which is a brass key) here."];
+        let a = Tracker::default().measure(&g, &facts, &seen, &[]);
+        assert_eq!((a.verifiable, a.true_triplets, a.unverifiable), (2, 1, 3));
+        assert_eq!((a.observed_facts, a.held_facts), (3, 1));
+        let truth = Truth::new(&facts);
+        assert!(!truth.decides(&Claim::State("wooden door".into(), "locked".into())));
+        assert!(truth.decides(&Claim::Carried("brass key".into())));
+        assert!(Truth::new(&facts[1..]).decides(&Claim::State("x".into(), "open".into())));
     }
 
     /// Judge 2's state rules, each by hand: a locked thing is closed, a thing with an
