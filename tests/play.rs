@@ -453,3 +453,52 @@ fn the_score_reaches_no_prompt_unless_asked() {
         "{texts:?}"
     );
 }
+
+/// `--free-text` is a switch for every environment: on a TextWorld game the agent
+/// writes its commands (no list in the schema or the prompt), they reach the game as
+/// written, and the manifest records the mode.
+#[test]
+fn free_text_mode_plays_a_textworld_game() {
+    let script = ["open antique trunk", "take old key from antique trunk"];
+    let server = Scripted::start(&script);
+    let work = tempfile::tempdir().unwrap();
+    let g = game("simple.z8");
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[&g, "--max-steps", "2", "--free-text", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let sent: Vec<&str> = steps.iter().filter_map(|s| s["action"].as_str()).collect();
+    assert_eq!(sent, script);
+    assert!(
+        steps[1]["observation"]
+            .as_str()
+            .unwrap()
+            .contains("old key")
+    );
+    assert!(steps.iter().all(|s| s["action_source"] == "llm"));
+    let manifest = common::read_json(dir.join("manifest.json"));
+    assert_eq!(manifest["agent"]["free_text"], true);
+    let chats = server.script.lock().unwrap().chats.clone();
+    let action = chats
+        .iter()
+        .find(|c| common::purpose(c) == "action")
+        .unwrap();
+    assert!(
+        action["response_format"]["json_schema"]["schema"]["properties"]["action"]
+            .get("enum")
+            .is_none()
+    );
+    assert!(
+        !action["messages"]
+            .to_string()
+            .contains("Admissible actions")
+    );
+}

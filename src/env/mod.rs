@@ -261,6 +261,7 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(p) => textworld::check_game(p),
             GameSpec::Twx(g) => g.check(),
+            GameSpec::Suite(s) if s.game.is_jericho() => jericho::check_game(s.path()),
             GameSpec::Suite(s) => textworld::check_game(s.path()),
             GameSpec::Jericho(p) => jericho::check_game(p),
         }
@@ -296,6 +297,7 @@ impl GameSpec {
         };
         let (script, game) = match self {
             GameSpec::TextWorld(p) => (py.bridge_script(), canonical(p)),
+            GameSpec::Suite(s) if s.game.is_jericho() => (py.jericho_script(), canonical(&s.file)),
             GameSpec::Suite(s) => (py.bridge_script(), s.path().display().to_string()),
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
             GameSpec::Jericho(p) => (py.jericho_script(), canonical(p)),

@@ -213,6 +213,7 @@ impl Needs {
             match g {
                 super::GameSpec::Twx(_) => self.twx = true,
                 super::GameSpec::Jericho(_) => self.jericho = true,
+                super::GameSpec::Suite(s) if s.game.is_jericho() => self.jericho = true,
                 _ => {}
             }
         }

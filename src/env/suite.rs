@@ -9,7 +9,7 @@
 //! (default: `$ARIADNE_ARIGRAPH_ENVS`, else `./envs`), and `arigraph-paper[@DIR]` in
 //! `bench --games` stands for every game of the suite found there.
 //!
-//! [`SuiteEnv`] wraps the game's TextWorld bridge: it appends the task text to the first
+//! [`SuiteEnv`] wraps the game's bridge (TextWorld's; Jericho's for Detective): it appends the task text to the first
 //! observation, gives the reference's main goal as the objective and its walkthrough,
 //! and for Cleaning replaces the game's own score (0 throughout: its maximum is 0) with
 //! the reward computed from the changes of the game's true state.
@@ -47,6 +47,9 @@ pub enum SuiteGame {
     CookRlBaseline,
     /// Cleaning (`envs/clean_3x3/clean_3x3_mess_2.z8`).
     Clean,
+    /// Detective, a human-written game of Jericho's suite
+    /// (`envs/jericho-game-suite/detective.z5`), played through the Jericho bridge.
+    Detective,
 }
 
 const HUNT_TASK: &str = "Your task is to get a treasure. Treasure is hidden in the golden locker. You need a golden key to unlock it. The key is hidden in one of the other lockers located in the environment. All lockers are locked and require a specific key to unlock. The key 1 you found in room A unlocks white locker. Read the notes that you find, they will guide you further.";
@@ -208,8 +211,9 @@ pub const CLEAN_PLACES: &[(&str, &str, &str)] = &[
 pub const CLEAN_MAX_SCORE: i64 = 22;
 
 impl SuiteGame {
-    /// Every game, in the order of the paper's Table 4.
-    pub const ALL: [SuiteGame; 7] = [
+    /// Every game, in the order of the paper's Table 4, then Detective (in the
+    /// reference's `ENV_NAMES`, not in the paper's tables).
+    pub const ALL: [SuiteGame; 8] = [
         SuiteGame::Hunt,
         SuiteGame::HuntHard,
         SuiteGame::Cook,
@@ -217,7 +221,14 @@ impl SuiteGame {
         SuiteGame::CookHardest,
         SuiteGame::CookRlBaseline,
         SuiteGame::Clean,
+        SuiteGame::Detective,
     ];
+
+    /// A z-machine game of Jericho's suite (played through the Jericho bridge, its own
+    /// walkthrough kept).
+    pub fn is_jericho(self) -> bool {
+        self == SuiteGame::Detective
+    }
 
     /// The reference's name (`ENV_NAMES`' keys).
     pub fn name(self) -> &'static str {
@@ -229,6 +240,7 @@ impl SuiteGame {
             SuiteGame::CookHardest => "cook_hardest",
             SuiteGame::CookRlBaseline => "cook_rl_baseline",
             SuiteGame::Clean => "clean",
+            SuiteGame::Detective => "detective",
         }
     }
 
@@ -242,6 +254,7 @@ impl SuiteGame {
             SuiteGame::CookHardest => "cook_hardest_7/game.z8",
             SuiteGame::CookRlBaseline => "cook_rl_baseline/game.z8",
             SuiteGame::Clean => "clean_3x3/clean_3x3_mess_2.z8",
+            SuiteGame::Detective => "jericho-game-suite/detective.z5",
         }
     }
 
@@ -249,6 +262,7 @@ impl SuiteGame {
     pub fn main_goal(self) -> &'static str {
         match self {
             SuiteGame::Hunt | SuiteGame::HuntHard => "Find the treasure",
+            SuiteGame::Detective => "Investigate the crime",
             SuiteGame::Clean => {
                 "Clean the house by returning items that are out of place to their proper locations"
             }
@@ -256,9 +270,11 @@ impl SuiteGame {
         }
     }
 
-    /// The task text appended to the first observation (`FIRST_OBS`).
+    /// The task text appended to the first observation (`FIRST_OBS`; empty for
+    /// Detective).
     pub fn task(self) -> &'static str {
         match self {
+            SuiteGame::Detective => "",
             SuiteGame::Hunt => HUNT_TASK,
             SuiteGame::HuntHard => HUNT_HARD_TASK,
             SuiteGame::Clean => CLEAN_TASK,
@@ -467,12 +483,16 @@ impl Environment for SuiteEnv {
         let mut state = self.inner.reset().await?;
         self.facts = state.facts.clone().unwrap_or_default();
         self.score = 0;
-        state.observation = format!("{}\n{}", state.observation.trim_end(), self.game.task());
+        if !self.game.task().is_empty() {
+            state.observation = format!("{}\n{}", state.observation.trim_end(), self.game.task());
+        }
         state.objective = self.game.main_goal().to_string();
-        state.walkthrough = self
-            .game
-            .walkthrough()
-            .map(|w| w.iter().map(|c| c.to_string()).collect());
+        if !self.game.is_jericho() {
+            state.walkthrough = self
+                .game
+                .walkthrough()
+                .map(|w| w.iter().map(|c| c.to_string()).collect());
+        }
         let mut state = self.rescore(state);
         state.reward = 0;
         Ok(state)

@@ -132,3 +132,30 @@ fn specs_name_the_game_and_its_folder() {
         CLEAN_MAX_SCORE
     );
 }
+
+/// Detective is the reference's Jericho game: its file under `jericho-game-suite/`, its
+/// goal, no task text, and the Jericho bridge's checks (a z-machine file, no sidecar).
+#[test]
+fn detective_is_a_jericho_game_of_the_suite() {
+    let s = SuiteSpec::parse("detective@/x/envs").unwrap();
+    assert!(s.game.is_jericho());
+    assert!(!SuiteGame::Clean.is_jericho());
+    assert_eq!(
+        s.path(),
+        Path::new("/x/envs/jericho-game-suite/detective.z5")
+    );
+    assert_eq!(s.game.main_goal(), "Investigate the crime");
+    assert_eq!(s.game.task(), "");
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("jericho-game-suite");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut story = vec![5u8];
+    story.resize(64, 0);
+    std::fs::write(folder.join("detective.z5"), story).unwrap();
+    let spec = crate::env::GameSpec::Suite(SuiteSpec::new(
+        SuiteGame::Detective,
+        dir.path().to_path_buf(),
+    ));
+    assert!(spec.check().is_ok(), "no TextWorld sidecar is asked for");
+    assert_eq!(games_in(dir.path()).len(), 1);
+}

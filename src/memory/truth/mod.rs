@@ -78,6 +78,12 @@ impl Truth {
                 continue;
             }
             let Some(c) = claim_of_fact(f) else { continue };
+            // A fact no triplet can state (a thing in a room of its own name, as Zork's
+            // altar in the Altar: a name-keyed graph has one vertex for both) is left
+            // out, as a fact of no family the memory holds.
+            if mapping::triplet_of(&c).is_none() {
+                continue;
+            }
             match &c {
                 Claim::Dir(a, d, b) => {
                     t.claims
@@ -482,6 +488,9 @@ mod tests {
         assert!(!truth.decides(&Claim::State("wooden door".into(), "locked".into())));
         assert!(truth.decides(&Claim::Carried("brass key".into())));
         assert!(Truth::new(&facts[1..]).decides(&Claim::State("x".into(), "open".into())));
+        // A thing in a place of its own name: no triplet states it, so it is not counted.
+        let altar = Truth::new(&[f("decides", &["location"]), f("at", &["altar", "Altar"])]);
+        assert!(altar.recall_facts().is_empty());
     }
 
     /// Judge 2's state rules, each by hand: a locked thing is closed, a thing with an
