@@ -41,6 +41,49 @@ pub enum Command {
     /// departure with its switch (docs/fidelity.md).
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Multi-hop question answering over the same memory (paper section 4.3): answer
+    /// MuSiQue, HotpotQA or 2WikiMultihopQA questions with AriGraph and the baselines.
+    Qa(Box<QaArgs>),
+}
+
+/// Options of `ariadne qa`.
+#[derive(Debug, Clone, Args)]
+pub struct QaArgs {
+    /// The data set: MuSiQue's `.jsonl`, HotpotQA's or 2WikiMultihopQA's `.json` (the
+    /// format is read from the content).
+    #[arg(long, required_unless_present = "resume")]
+    pub data: Option<PathBuf>,
+    /// Answer N questions picked reproducibly by --seed (the paper: 200); default: all.
+    #[arg(long, conflicts_with = "ids")]
+    pub sample: Option<usize>,
+    /// The seed of --sample.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Answer exactly the questions whose ids this file lists (one per line).
+    #[arg(long)]
+    pub ids: Option<PathBuf>,
+    /// Memories, a comma-separated list of arigraph, rag (embedding top-3 paragraphs),
+    /// bm25 (BM25 top-3 paragraphs), full-context (every paragraph).
+    #[arg(long, default_value = "arigraph,rag,bm25,full-context")]
+    pub memory: String,
+    /// The run directory (default: runs/qa-<time>-<data set>).
+    #[arg(long, conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Finish an interrupted run: the questions already answered are kept.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Questions answered at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub jobs: u32,
+    /// No line per question.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The agent's profile and memory options (as for `play`).
+    #[command(flatten)]
+    pub memory_args: MemoryArgs,
+    /// Endpoints and model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// `ariadne profile` subcommands.

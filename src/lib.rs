@@ -29,6 +29,7 @@ pub mod llm;
 pub mod memory;
 pub mod nav;
 pub mod profile;
+pub mod qa;
 pub mod report;
 pub mod settings;
 pub mod trajectory;

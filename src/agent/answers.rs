@@ -214,22 +214,23 @@ mod tests {
 }
 
 /// One key item of the key-item call: an entity to search memory for and its relevance
-/// (1 or 2), used as its search depth.
+/// (1 to the call's highest), used as its search depth.
 #[derive(Deserialize)]
-pub(super) struct KeyItemAnswer {
-    pub(super) entity: String,
-    pub(super) relevance: u32,
+pub(crate) struct KeyItemAnswer {
+    pub(crate) entity: String,
+    pub(crate) relevance: u32,
 }
 
-/// The key-item call's answer (the reference's `{"entity": score, ...}`, as a list).
+/// The key-item call's answer (the reference's `{"entity": score, ...}`, as a list);
+/// relevances run from 1 to `MAX` (the game agent's call: 2; question answering's: 3).
 #[derive(Deserialize)]
-pub(super) struct KeyItemsAnswer {
-    pub(super) items: Vec<KeyItemAnswer>,
+pub(crate) struct KeyItemsAnswer<const MAX: u32 = 2> {
+    pub(crate) items: Vec<KeyItemAnswer>,
 }
 
-impl Bounded for KeyItemsAnswer {
+impl<const MAX: u32> Bounded for KeyItemsAnswer<MAX> {
     /// At most [`bounds::KEY_ITEMS`] items; an over-long name drops its item (a cut
-    /// name is another entity); a relevance outside 1-2 is brought into it.
+    /// name is another entity); a relevance outside 1-`MAX` is brought into it.
     fn bound(&mut self) -> Vec<String> {
         let mut notes = Vec::new();
         bounds::cap(&mut self.items, bounds::KEY_ITEMS, "items", &mut notes);
@@ -244,20 +245,26 @@ impl Bounded for KeyItemsAnswer {
             )
         });
         for (i, it) in self.items.iter_mut().enumerate() {
-            if !(1..=2).contains(&it.relevance) {
+            if !(1..=MAX).contains(&it.relevance) {
                 notes.push(format!(
-                    "items[{i}].relevance {} brought into 1-2",
+                    "items[{i}].relevance {} brought into 1-{MAX}",
                     it.relevance
                 ));
-                it.relevance = it.relevance.clamp(1, 2);
+                it.relevance = it.relevance.clamp(1, MAX);
             }
         }
         notes
     }
 }
 
-/// The key-item call's schema.
+/// The key-item call's schema (relevance 1 or 2).
 pub(super) fn key_items_schema() -> Value {
+    key_items_schema_up_to(2)
+}
+
+/// The key-item call's schema with relevances from 1 to `max`.
+pub(crate) fn key_items_schema_up_to(max: u32) -> Value {
+    let relevances: Vec<u32> = (1..=max).collect();
     json!({
         "type": "object",
         "properties": {
@@ -268,7 +275,7 @@ pub(super) fn key_items_schema() -> Value {
                     "type": "object",
                     "properties": {
                         "entity": {"type": "string", "maxLength": bounds::ENTITY_CHARS},
-                        "relevance": {"type": "integer", "enum": [1, 2]}
+                        "relevance": {"type": "integer", "enum": relevances}
                     },
                     "required": ["entity", "relevance"],
                     "additionalProperties": false

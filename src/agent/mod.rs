@@ -170,6 +170,7 @@ pub use settings::{
 };
 
 pub use answers::match_admissible;
+pub(crate) use answers::{KeyItemsAnswer, key_items_schema_up_to};
 
 impl Agent {
     /// A fresh agent for an episode with this goal.

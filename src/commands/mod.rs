@@ -6,6 +6,7 @@ pub mod bench;
 pub mod games;
 pub mod play;
 pub mod profile;
+pub mod qa;
 pub mod replay;
 pub mod term;
 pub mod view;
@@ -30,6 +31,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Setup(args) => games::setup(args).await,
         Command::View(args) => view::run(args).await,
         Command::Profile(cmd) => profile::run(cmd),
+        Command::Qa(args) => qa::run(*args).await,
     }
 }
 

@@ -35,6 +35,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("lesson", include_str!("../../prompts/lesson.md")),
     ("key_items", include_str!("../../prompts/key_items.md")),
     ("explore", include_str!("../../prompts/explore.md")),
+    (
+        "qa_key_items",
+        include_str!("../../prompts/qa_key_items.md"),
+    ),
+    ("qa_answer", include_str!("../../prompts/qa_answer.md")),
 ];
 
 const USER_MARK: &str = "=== user ===";

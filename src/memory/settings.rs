@@ -21,6 +21,11 @@ pub struct MemorySettings {
     pub query_chars: usize,
     /// Which existing triplets are checked for being outdated by a new one.
     pub outdated_scope: OutdatedScope,
+    /// Whether an update asks which old facts a new one makes outdated (the paper's
+    /// games: yes; its question answering, as the reference's `update_without_retrieve`:
+    /// no). Absent in runs recorded before it: yes.
+    #[serde(default = "checked", skip_serializing_if = "is_checked")]
+    pub outdated_check: bool,
     /// Which edges a BFS hop ranks (runs recorded before this setting existed hopped over
     /// incident edges only).
     #[serde(default = "legacy_hop_scope")]
@@ -353,6 +358,14 @@ impl std::str::FromStr for OutdatedScope {
     }
 }
 
+fn checked() -> bool {
+    true
+}
+
+fn is_checked(b: &bool) -> bool {
+    *b
+}
+
 impl Default for MemorySettings {
     fn default() -> Self {
         Self {
@@ -362,6 +375,7 @@ impl Default for MemorySettings {
             max_triplets: crate::llm::bounds::TRIPLETS,
             query_chars: 600,
             outdated_scope: OutdatedScope::Incident,
+            outdated_check: true,
             hop_scope: HopScope::All,
             retrieval: Strategy::Bfs,
             rules: RULES,

@@ -149,6 +149,12 @@ pub struct Script {
     pub chat_hook: Option<Hook>,
     /// May replace any embeddings response.
     pub embed_hook: Option<Hook>,
+    /// Question answering: extract triplets from encyclopedia-like paragraphs
+    /// ([`extract_paragraph`]) instead of game text.
+    pub paragraphs: bool,
+    /// Question answering: the direct answer to give to a question containing the
+    /// first string ("Unknown" for the others).
+    pub qa_answers: Vec<(String, String)>,
 }
 
 /// A running scripted server.
@@ -201,6 +207,51 @@ pub const ARIADNE_EXTRACTION: [&str; 4] = [
     "--without",
     "plan-progress,loop-breaking,repeat-warning,kept-note,verdict-guard,admitted-exits,move-overrides,short-history",
 ];
+
+/// Runs of capitalized words ("Brelmark Mills", "Oskar Venn"), the first word of the
+/// text left out unless it is followed by another capitalized word.
+pub fn capitalized_runs(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+        if w.chars().next().is_some_and(char::is_uppercase) && !(i == 0 && w.len() <= 5) {
+            run.push(w);
+        } else if !run.is_empty() {
+            out.push(run.join(" "));
+            run.clear();
+        }
+    }
+    if !run.is_empty() {
+        out.push(run.join(" "));
+    }
+    out
+}
+
+/// The rule-based extractor of question-answering paragraphs: each sentence links its
+/// first capitalized name to every other one (`Oskar Venn, mentions, Tavoria`).
+pub fn extract_paragraph(user: &str) -> Vec<Value> {
+    let text = user
+        .split_once("Observation:")
+        .map(|(_, rest)| {
+            rest.split("\n\nRemember that triplets")
+                .next()
+                .unwrap_or(rest)
+        })
+        .unwrap_or("");
+    let text = text.split_once('\n').map(|(_, t)| t).unwrap_or(text);
+    let mut out = Vec::new();
+    for sentence in text.split(". ") {
+        let names = capitalized_runs(&format!("x {sentence}"));
+        if let Some((first, rest)) = names.split_first() {
+            for other in rest {
+                out.push(json!({"subject": first, "relation": "mentions", "object": other}));
+            }
+        }
+    }
+    out
+}
 
 /// The rule-based triplet extractor. It reads both extraction prompts: Ariadne's
 /// (`Location:`, `Last action:`, `Observation:`, `Inventory:` fields) and the
@@ -297,7 +348,28 @@ fn answer(script: &mut Script, body: &Value) -> String {
         .unwrap_or("")
         .to_string();
     match purpose {
+        "extract_triplets" if script.paragraphs => {
+            json!({"triplets": extract_paragraph(&user)}).to_string()
+        }
         "extract_triplets" => json!({"triplets": extract(&user)}).to_string(),
+        // The capitalized words of the question, each with relevance 2.
+        "qa_key_items" => {
+            let problem = field(&user, "Problem:");
+            let items: Vec<Value> = capitalized_runs(problem)
+                .into_iter()
+                .map(|e| json!({"entity": e, "relevance": 2}))
+                .collect();
+            json!({"items": items}).to_string()
+        }
+        "qa_answer" => {
+            let answer = script
+                .qa_answers
+                .iter()
+                .find(|(q, _)| user.contains(q.as_str()))
+                .map(|(_, a)| a.clone())
+                .unwrap_or_else(|| "Unknown".into());
+            json!({"chain_of_thoughts": "scripted", "direct_answer": answer}).to_string()
+        }
         "outdated" => {
             let new: Vec<_> = lines_after(&user, "New facts:")
                 .into_iter()

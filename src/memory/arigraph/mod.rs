@@ -206,6 +206,13 @@ impl AriGraphMemory {
                             .any(|n| matcher.may_retire(n, t)))
             })
             .collect();
+        // Question answering builds its graph with no outdated check (the reference's
+        // `update_without_retrieve`).
+        let candidates = if self.settings.outdated_check {
+            candidates
+        } else {
+            Vec::new()
+        };
         report.checked = candidates.len();
         let mut retired: Vec<TripletId> = Vec::new();
         if !candidates.is_empty() {

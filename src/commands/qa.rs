@@ -1,0 +1,417 @@
+//! `ariadne qa`: multi-hop question answering with AriGraph and the baselines
+//! ([`crate::qa`]), run like a bench: a run directory with the plan (`qa.json`), one JSON
+//! line per answered question (`questions.jsonl`, written as each finishes, so a killed
+//! run keeps them and `--resume` answers only the rest), and `results.md/.csv/.json`.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::cli::QaArgs;
+use crate::env::pyenv::{self, Needs};
+use crate::error::UserError;
+use crate::llm::prompts::Prompts;
+use crate::llm::{Llm, connect};
+use crate::memory::MemorySettings;
+use crate::profile::ProfileRecord;
+use crate::qa::data::{self, Format, Question};
+use crate::qa::{QaMemory, QaRecord, metrics};
+use crate::settings::Resolver;
+
+/// What a QA run answers, saved as `qa.json` (what `--resume` reads).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QaPlan {
+    /// The data file (absolute).
+    pub data: PathBuf,
+    /// Its format.
+    pub format: Format,
+    /// The questions' ids, in order.
+    pub ids: Vec<String>,
+    /// `--sample` and `--seed`, when sampled.
+    pub sample: Option<(usize, u64)>,
+    /// The memories, in order.
+    pub memories: Vec<QaMemory>,
+    /// The profile and its rules.
+    pub profile: ProfileRecord,
+    /// The memory settings of the profile.
+    pub memory: MemorySettings,
+    /// Prompt directory override.
+    pub prompts: Option<PathBuf>,
+    /// The chat seed.
+    pub seed: u64,
+    /// The endpoints (as a run's manifest describes them).
+    pub llm: serde_json::Value,
+    /// When the run began.
+    pub created_at: String,
+}
+
+/// One row of the results: a memory over the questions it answered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QaRow {
+    /// The memory.
+    pub memory: QaMemory,
+    /// Questions answered.
+    pub questions: usize,
+    /// Official exact match, mean.
+    pub em: f64,
+    /// Official F1, mean.
+    pub f1: f64,
+    /// The reference script's exact match.
+    pub reference_em: f64,
+    /// The reference script's micro-averaged F1.
+    pub reference_f1: f64,
+    /// Supporting paragraphs among those given to the answer prompt, mean over the
+    /// questions that have some.
+    pub supporting_recall: Option<f64>,
+    /// Chat calls per question.
+    pub calls_per_question: f64,
+    /// Prompt tokens per question.
+    pub prompt_tokens_per_question: f64,
+    /// Completion tokens per question.
+    pub completion_tokens_per_question: f64,
+    /// Seconds per question.
+    pub seconds_per_question: f64,
+    /// Questions without a usable answer.
+    pub no_answer: usize,
+}
+
+/// Aggregate the records of one memory.
+pub fn row(memory: QaMemory, records: &[&QaRecord]) -> QaRow {
+    let n = records.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&QaRecord) -> f64| records.iter().map(|r| f(r)).sum::<f64>() / n;
+    let counts: Vec<metrics::ReferenceCounts> = records.iter().map(|r| r.reference).collect();
+    let (reference_em, reference_f1) = metrics::reference_aggregate(&counts);
+    let with_support: Vec<f64> = records.iter().filter_map(|r| r.supporting_recall).collect();
+    QaRow {
+        memory,
+        questions: records.len(),
+        em: mean(&|r| f64::from(u8::from(r.em))),
+        f1: mean(&|r| r.f1),
+        reference_em,
+        reference_f1,
+        supporting_recall: (!with_support.is_empty())
+            .then(|| with_support.iter().sum::<f64>() / with_support.len() as f64),
+        calls_per_question: mean(&|r| r.llm_calls as f64),
+        prompt_tokens_per_question: mean(&|r| r.usage.prompt_tokens as f64),
+        completion_tokens_per_question: mean(&|r| r.usage.completion_tokens as f64),
+        seconds_per_question: mean(&|r| r.seconds),
+        no_answer: records.iter().filter(|r| r.prediction.is_empty()).count(),
+    }
+}
+
+/// The cells of a row, numbers with `digits` decimals (3 in the table, 4 in the CSV).
+fn cells(r: &QaRow, digits: usize) -> Vec<String> {
+    let d = digits;
+    vec![
+        r.memory.name().to_string(),
+        r.questions.to_string(),
+        format!("{:.d$}", r.em),
+        format!("{:.d$}", r.f1),
+        format!("{:.d$}", r.reference_em),
+        format!("{:.d$}", r.reference_f1),
+        r.supporting_recall
+            .map(|x| format!("{x:.d$}"))
+            .unwrap_or_else(|| "-".into()),
+        format!("{:.1}", r.calls_per_question),
+        format!("{:.0}", r.prompt_tokens_per_question),
+        format!("{:.0}", r.completion_tokens_per_question),
+        format!("{:.1}", r.seconds_per_question),
+        r.no_answer.to_string(),
+    ]
+}
+
+/// The columns of the results (Markdown headings, CSV names).
+const COLUMNS: [(&str, &str); 12] = [
+    ("memory", "memory"),
+    ("questions", "questions"),
+    ("EM", "em"),
+    ("F1", "f1"),
+    ("reference EM", "reference_em"),
+    ("reference F1", "reference_f1"),
+    ("support", "supporting_recall"),
+    ("calls/q", "calls_per_question"),
+    ("prompt tokens/q", "prompt_tokens_per_question"),
+    ("completion tokens/q", "completion_tokens_per_question"),
+    ("s/q", "seconds_per_question"),
+    ("no answer", "no_answer"),
+];
+
+/// The results table as Markdown.
+pub fn table(plan: &QaPlan, rows: &[QaRow]) -> String {
+    let heads: Vec<&str> = COLUMNS.iter().map(|(h, _)| *h).collect();
+    let mut s = format!(
+        "# Question answering: {} ({}, {} questions)\n\nProfile `{}`; official EM and F1 are the best over the answer and its aliases (SQuAD normalization); the reference's columns are `musique_test_big.py`'s figures (micro-averaged F1 over unique words, aliases ignored); support: the supporting paragraphs among those the answer prompt saw.\n\n| {} |\n|{}\n",
+        plan.data.display(),
+        plan.format.as_str(),
+        plan.ids.len(),
+        plan.profile.profile.name(),
+        heads.join(" | "),
+        "---|".repeat(heads.len()),
+    );
+    for r in rows {
+        s.push_str(&format!("| {} |\n", cells(r, 3).join(" | ")));
+    }
+    s
+}
+
+fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<Vec<QaRow>> {
+    let rows: Vec<QaRow> = plan
+        .memories
+        .iter()
+        .map(|m| {
+            let mine: Vec<&QaRecord> = records.iter().filter(|r| r.memory == *m).collect();
+            row(*m, &mine)
+        })
+        .collect();
+    std::fs::write(dir.join("results.md"), table(plan, &rows))?;
+    std::fs::write(
+        dir.join("results.json"),
+        serde_json::to_string_pretty(&rows)? + "\n",
+    )?;
+    let names: Vec<&str> = COLUMNS.iter().map(|(_, n)| *n).collect();
+    let mut csv = names.join(",") + "\n";
+    for r in &rows {
+        let line: Vec<String> = cells(r, 4)
+            .into_iter()
+            .map(|c| if c == "-" { String::new() } else { c })
+            .collect();
+        csv.push_str(&(line.join(",") + "\n"));
+    }
+    std::fs::write(dir.join("results.csv"), csv)?;
+    Ok(rows)
+}
+
+/// The records a run holds; a last line cut by a kill is dropped (and the file
+/// rewritten without it).
+fn read_records(path: &Path) -> Result<Vec<QaRecord>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<QaRecord>(line) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() => {
+                let kept: String = lines[..i].iter().map(|l| format!("{l}\n")).collect();
+                std::fs::write(path, kept)?;
+            }
+            Err(e) => bail!(UserError::new(format!(
+                "{}: line {} is not a question record: {e}",
+                path.display(),
+                i + 1
+            ))),
+        }
+    }
+    Ok(out)
+}
+
+/// Run `ariadne qa`.
+///
+/// # Errors
+/// Input errors as one line (a malformed data file, unknown ids or memories, an
+/// unreadable run to resume); endpoint errors after the answered questions were written.
+pub async fn run(args: QaArgs) -> Result<ExitCode> {
+    let resolver = Resolver::load(args.llm.config.as_deref())?;
+    let llm_settings = resolver.llm(&args.llm)?;
+    let (dir, mut plan, questions) = match &args.resume {
+        Some(dir) => {
+            let plan: QaPlan = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("qa.json")).map_err(|e| {
+                    UserError::new(format!(
+                        "{} is not a QA run to resume (no qa.json: {e})",
+                        dir.display()
+                    ))
+                })?,
+            )
+            .with_context(|| format!("{}/qa.json is malformed", dir.display()))?;
+            let (_, all) = data::load(&plan.data)?;
+            let questions: Vec<Question> = plan
+                .ids
+                .iter()
+                .filter_map(|id| all.iter().find(|q| &q.id == id).cloned())
+                .collect();
+            if questions.len() != plan.ids.len() {
+                bail!(UserError::new(format!(
+                    "{} no longer holds every question of the run",
+                    plan.data.display()
+                )));
+            }
+            (dir.clone(), plan, questions)
+        }
+        None => {
+            let path = args.data.clone().context("--data is required")?;
+            let (format, all) = data::load(&path)?;
+            let questions = match (&args.ids, args.sample) {
+                (Some(ids), _) => data::select(all, ids)?,
+                (None, Some(n)) => data::sample(all, n, args.seed),
+                (None, None) => all,
+            };
+            let profile = ProfileRecord::new(
+                resolver.profile(&args.memory_args)?,
+                &resolver.without(&args.memory_args)?,
+            );
+            let rules = profile.resolved();
+            let plan = QaPlan {
+                data: std::path::absolute(&path).unwrap_or(path.clone()),
+                format,
+                ids: questions.iter().map(|q| q.id.clone()).collect(),
+                sample: args.sample.map(|n| (n, args.seed)),
+                memories: QaMemory::parse_list(&args.memory)?,
+                memory: resolver.memory(&args.memory_args, &rules)?,
+                profile,
+                prompts: resolver.prompts(&args.memory_args),
+                seed: args.seed,
+                llm: serde_json::Value::Null,
+                created_at: chrono::Local::now().to_rfc3339(),
+            };
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let dir = args.out.clone().unwrap_or_else(|| {
+                PathBuf::from("runs").join(format!(
+                    "qa-{}-{stem}",
+                    chrono::Local::now().format("%Y%m%d-%H%M%S")
+                ))
+            });
+            if dir.join("qa.json").exists() {
+                bail!(UserError::new(format!(
+                    "{} holds a QA run already; finish it with --resume {}",
+                    dir.display(),
+                    dir.display()
+                )));
+            }
+            (dir, plan, questions)
+        }
+    };
+    let prompts = Prompts::load(plan.prompts.as_deref())?;
+    let records_path = dir.join("questions.jsonl");
+    let mut records = read_records(&records_path)?;
+    let done: HashSet<(QaMemory, String)> =
+        records.iter().map(|r| (r.memory, r.id.clone())).collect();
+    let todo: Vec<(QaMemory, &Question)> = plan
+        .memories
+        .iter()
+        .flat_map(|m| questions.iter().map(move |q| (*m, q)))
+        .filter(|(m, q)| !done.contains(&(*m, q.id.clone())))
+        .collect();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| UserError::new(format!("cannot create {}: {e}", dir.display())))?;
+    let needs_chat = !todo.is_empty();
+    let py = pyenv::ensure(Needs {
+        local: (llm_settings.embedded_chat() && needs_chat).then_some(llm_settings.local_model),
+        embed: llm_settings.embed_base_url.is_none() && needs_chat,
+        ..Needs::default()
+    })
+    .await?;
+    let conn = connect::connect(
+        &llm_settings,
+        needs_chat,
+        plan.seed,
+        &py,
+        &py.home.join("logs"),
+    )
+    .await?;
+    if plan.llm.is_null() {
+        plan.llm = conn.described.clone();
+    }
+    std::fs::write(
+        dir.join("qa.json"),
+        serde_json::to_string_pretty(&plan)? + "\n",
+    )?;
+    let llm = Llm {
+        backend: conn.backend(plan.seed)?,
+        prompts,
+    };
+    let total = plan.memories.len() * questions.len();
+    if !args.quiet {
+        eprintln!(
+            "ariadne qa: {} questions x {} memories from {} ({}); {} answered before, {} to answer; run directory {}",
+            questions.len(),
+            plan.memories.len(),
+            plan.data.display(),
+            plan.format.as_str(),
+            done.len(),
+            todo.len(),
+            dir.display()
+        );
+    }
+    let cancel = crate::cancel::watch_ctrl_c();
+    let started = Instant::now();
+    let format = plan.format;
+    let settings = plan.memory.clone();
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&records_path)
+        .with_context(|| format!("cannot write {}", records_path.display()))?;
+    let mut stream = futures::stream::iter(todo.iter().map(|(m, q)| {
+        let (llm, settings) = (&llm, &settings);
+        async move { crate::qa::answer(llm, *m, settings, q, format).await }
+    }))
+    .buffer_unordered(args.jobs as usize);
+    let mut failure = None;
+    let mut finished = 0usize;
+    loop {
+        let next = tokio::select! {
+            n = stream.next() => n,
+            _ = cancel.cancelled() => break,
+        };
+        let Some(result) = next else { break };
+        match result {
+            Ok(record) => {
+                writeln!(file, "{}", serde_json::to_string(&record)?)?;
+                file.flush()?;
+                finished += 1;
+                if !args.quiet {
+                    let left = todo.len() - finished;
+                    let eta = started.elapsed().as_secs_f64() / finished as f64 * left as f64;
+                    eprintln!(
+                        "[{}/{total}] {} {}: EM {} F1 {:.2} ({:.1} s; about {:.0} s left) {:?}",
+                        done.len() + finished,
+                        record.memory.name(),
+                        record.id,
+                        u8::from(record.em),
+                        record.f1,
+                        record.seconds,
+                        eta,
+                        record.prediction
+                    );
+                }
+                records.push(record);
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    drop(stream);
+    conn.servers.stop().await;
+    let rows = write_results(&dir, &plan, &records)?;
+    if !args.quiet || failure.is_none() {
+        println!("{}", table(&plan, &rows));
+        println!("run directory: {}", dir.display());
+    }
+    if let Some(e) = failure {
+        return Err(e.context(format!(
+            "question answering stopped (the answered questions are in {}; finish with --resume)",
+            dir.display()
+        )));
+    }
+    if cancel.is_cancelled() {
+        eprintln!(
+            "ariadne qa: interrupted; finish with --resume {}",
+            dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,403 @@
+//! Multi-hop question answering over the same memory (paper sections 4.3 and 5.3).
+//!
+//! Per question, as the authors' `musique_test_big.py` does: a fresh AriGraph is built
+//! from the question's paragraphs (each paragraph an episodic vertex with the triplets
+//! extracted from it; no outdated-fact check, as the reference's
+//! `update_without_retrieve`); the LLM names the key items of the question with a
+//! relevance of 1 to 3 (`prompts/qa_key_items.md`, the reference's
+//! `item_processing_scores_qa`); each is searched to the depth of its relevance, and the
+//! top 2 episodic vertices are ranked against the question (the reference's
+//! `topk_episodic = 2`); the answer prompt (`prompts/qa_answer.md`) asks for a short
+//! chain of thought and one direct answer, "Unknown" allowed. The baselines answer from
+//! the paragraphs instead: embedding top-3 (`rag`), BM25 top-3 (`bm25`), all of them
+//! (`full-context`). Metrics: [`metrics`]. The command: `crate::commands::qa`.
+
+pub mod data;
+pub mod metrics;
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use minijinja::context;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
+use crate::error::UserError;
+use crate::llm::bounds::{self, Bounded};
+use crate::llm::{CallLog, EmbedKind, Llm, Usage};
+use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
+use data::{Format, Question};
+use metrics::ReferenceCounts;
+
+/// Paragraphs the retrieval baselines give the answer prompt (the paper's top-3).
+pub const TOP_PARAGRAPHS: usize = 3;
+/// Episodic vertices AriGraph gives the answer prompt (the reference's `topk_episodic`).
+pub const QA_EPISODES: usize = 2;
+/// Highest relevance of a key item (the reference's QA prompt scores 1 to 3).
+pub const MAX_RELEVANCE: u32 = 3;
+/// Longest direct answer kept, characters.
+pub const ANSWER_CHARS: usize = 200;
+/// Longest chain of thought kept, characters.
+pub const REASONING_CHARS: usize = 1500;
+
+/// The memories `ariadne qa` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QaMemory {
+    /// AriGraph built from the paragraphs; semantic then episodic search.
+    Arigraph,
+    /// The top 3 paragraphs by embedding similarity to the question.
+    Rag,
+    /// The top 3 paragraphs by BM25 against the question.
+    Bm25,
+    /// Every paragraph.
+    FullContext,
+}
+
+impl QaMemory {
+    /// Every memory, in table order.
+    pub const ALL: [QaMemory; 4] = [
+        QaMemory::Arigraph,
+        QaMemory::Rag,
+        QaMemory::Bm25,
+        QaMemory::FullContext,
+    ];
+
+    /// The name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            QaMemory::Arigraph => "arigraph",
+            QaMemory::Rag => "rag",
+            QaMemory::Bm25 => "bm25",
+            QaMemory::FullContext => "full-context",
+        }
+    }
+
+    /// Parse a comma-separated list.
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones.
+    pub fn parse_list(s: &str) -> Result<Vec<QaMemory>> {
+        let mut out = Vec::new();
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let Some(m) = QaMemory::ALL.into_iter().find(|m| m.name() == name) else {
+                bail!(UserError::new(format!(
+                    "unknown QA memory {name:?}; known: arigraph, rag, bm25, full-context"
+                )));
+            };
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+        if out.is_empty() {
+            bail!(UserError::new("--memory names no memory"));
+        }
+        Ok(out)
+    }
+}
+
+/// What one question gave, one JSON line of `questions.jsonl`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QaRecord {
+    /// The memory.
+    pub memory: QaMemory,
+    /// The question's id.
+    pub id: String,
+    /// The question.
+    pub question: String,
+    /// The gold answer, then its aliases.
+    pub answers: Vec<String>,
+    /// The direct answer ("" when the LLM gave no usable answer).
+    pub prediction: String,
+    /// The chain of thought before it.
+    pub reasoning: String,
+    /// Official exact match (best over the aliases).
+    pub em: bool,
+    /// Official F1 (best over the aliases).
+    pub f1: f64,
+    /// The reference script's counts (aliases ignored).
+    pub reference: ReferenceCounts,
+    /// Key items named by the LLM (AriGraph).
+    #[serde(default)]
+    pub key_items: Vec<KeyItem>,
+    /// Triplets retrieved (AriGraph).
+    #[serde(default)]
+    pub triplets: Vec<String>,
+    /// Indices of the paragraphs given to the answer prompt.
+    pub paragraphs: Vec<usize>,
+    /// Indices of the supporting paragraphs.
+    pub supporting: Vec<usize>,
+    /// Share of the supporting paragraphs among those given (`None` without any).
+    pub supporting_recall: Option<f64>,
+    /// Triplets in the graph (AriGraph).
+    #[serde(default)]
+    pub graph_triplets: usize,
+    /// Chat calls.
+    pub llm_calls: u64,
+    /// Embedding calls.
+    pub embedding_calls: u64,
+    /// Tokens of the chat calls.
+    pub usage: Usage,
+    /// Rejected answers.
+    pub llm_failures: u32,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Every chat call (prompt, answer, tokens).
+    pub calls: Vec<crate::llm::record::CallRecord>,
+}
+
+#[derive(Debug, Deserialize)]
+struct AnswerQa {
+    chain_of_thoughts: String,
+    direct_answer: String,
+}
+
+impl Bounded for AnswerQa {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cut(
+            &mut self.chain_of_thoughts,
+            REASONING_CHARS,
+            "chain_of_thoughts",
+            &mut notes,
+        );
+        bounds::cut(
+            &mut self.direct_answer,
+            ANSWER_CHARS,
+            "direct_answer",
+            &mut notes,
+        );
+        notes
+    }
+}
+
+fn answer_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "chain_of_thoughts": {"type": "string", "maxLength": REASONING_CHARS},
+            "direct_answer": {"type": "string", "maxLength": ANSWER_CHARS}
+        },
+        "required": ["chain_of_thoughts", "direct_answer"],
+        "additionalProperties": false
+    })
+}
+
+/// Answer one question with one memory.
+///
+/// # Errors
+/// Transport errors from the endpoints and prompt errors; a bad answer is an empty
+/// prediction, counted in `llm_failures`.
+pub async fn answer(
+    llm: &Llm,
+    memory: QaMemory,
+    settings: &MemorySettings,
+    q: &Question,
+    format: Format,
+) -> Result<QaRecord> {
+    let started = Instant::now();
+    let mut log = CallLog::default();
+    let mut key_items = Vec::new();
+    let mut triplets = Vec::new();
+    let mut graph_triplets = 0;
+    let (texts, paragraphs): (Vec<String>, Vec<usize>) = match memory {
+        QaMemory::Arigraph => {
+            let mut graph = AriGraphMemory::new(MemorySettings {
+                episodes: QA_EPISODES,
+                outdated_check: false,
+                ..settings.clone()
+            });
+            for (i, p) in q.paragraphs.iter().enumerate() {
+                let seen = Observed {
+                    step: i as u32 + 1,
+                    observation: &p.text,
+                    inventory: "",
+                    room: "",
+                    action: "",
+                    goal: &q.question,
+                    facts: None,
+                };
+                graph.update(llm, &mut log, &seen).await?;
+            }
+            let messages = llm
+                .prompts
+                .render("qa_key_items", context! { question => &q.question })?;
+            let items: Option<KeyItemsAnswer<MAX_RELEVANCE>> = llm
+                .ask(
+                    &mut log,
+                    "qa_key_items",
+                    messages,
+                    key_items_schema_up_to(MAX_RELEVANCE),
+                    300,
+                    |_| Ok(()),
+                )
+                .await?;
+            for it in items.map(|a| a.items).unwrap_or_default() {
+                let entity = it.entity.trim().to_string();
+                if !entity.is_empty() && !key_items.iter().any(|k: &KeyItem| k.entity == entity) {
+                    key_items.push(KeyItem {
+                        entity,
+                        relevance: it.relevance,
+                    });
+                }
+            }
+            let queries = Queries {
+                step: q.paragraphs.len() as u32 + 1,
+                observation: &q.question,
+                goal: &q.question,
+                plan: &[],
+                items: (!key_items.is_empty()).then_some(key_items.as_slice()),
+            };
+            let r = graph.retrieve(llm, &mut log, &queries).await?;
+            triplets = r.triplets.iter().map(|t| t.triplet.clone()).collect();
+            graph_triplets = graph.graph().map(|g| g.alive_ids().count()).unwrap_or(0);
+            r.episodes
+                .iter()
+                .map(|e| (e.observation.clone(), e.step.saturating_sub(1) as usize))
+                .unzip()
+        }
+        QaMemory::FullContext => q
+            .paragraphs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.text.clone(), i))
+            .unzip(),
+        QaMemory::Bm25 => top_by_bm25(q)
+            .into_iter()
+            .map(|i| (q.paragraphs[i].text.clone(), i))
+            .unzip(),
+        QaMemory::Rag => {
+            let mut texts = vec![q.question.clone()];
+            let vectors = llm
+                .embed(&mut log, texts.split_off(0), EmbedKind::Query)
+                .await?;
+            let passages = llm
+                .embed(
+                    &mut log,
+                    q.paragraphs.iter().map(|p| p.text.clone()).collect(),
+                    EmbedKind::Passage,
+                )
+                .await?;
+            let query = vectors.first().cloned().unwrap_or_default();
+            let mut scored: Vec<(f32, usize)> = passages
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.iter().zip(&query).map(|(a, b)| a * b).sum(), i))
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            scored
+                .into_iter()
+                .take(TOP_PARAGRAPHS)
+                .map(|(_, i)| (q.paragraphs[i].text.clone(), i))
+                .unzip()
+        }
+    };
+    let messages = llm.prompts.render(
+        "qa_answer",
+        context! { question => &q.question, facts => &triplets, texts => &texts },
+    )?;
+    let answer: Option<AnswerQa> = llm
+        .ask(
+            &mut log,
+            "qa_answer",
+            messages,
+            answer_schema(),
+            600,
+            |_| Ok(()),
+        )
+        .await?;
+    let (reasoning, prediction) = answer
+        .map(|a| (a.chain_of_thoughts, a.direct_answer.trim().to_string()))
+        .unwrap_or_default();
+    let (em, f1) = metrics::official(&prediction, &q.answers, format);
+    let supporting = q.supporting();
+    let supporting_recall = (!supporting.is_empty()).then(|| {
+        supporting.iter().filter(|i| paragraphs.contains(i)).count() as f64
+            / supporting.len() as f64
+    });
+    Ok(QaRecord {
+        memory,
+        id: q.id.clone(),
+        question: q.question.clone(),
+        answers: q.answers.clone(),
+        reference: metrics::reference(&prediction, &q.answers[0]),
+        prediction,
+        reasoning,
+        em,
+        f1,
+        key_items,
+        triplets,
+        paragraphs,
+        supporting,
+        supporting_recall,
+        graph_triplets,
+        llm_calls: log.calls.len() as u64,
+        embedding_calls: log.embeds.len() as u64,
+        usage: log.usage(),
+        llm_failures: log.failures,
+        seconds: started.elapsed().as_secs_f64(),
+        calls: log.calls,
+    })
+}
+
+/// The indices of the top [`TOP_PARAGRAPHS`] paragraphs by BM25 against the question
+/// (English stemming and stop words; ties by the paragraph's order).
+pub fn top_by_bm25(q: &Question) -> Vec<usize> {
+    use bm25::{Language, SearchEngineBuilder};
+    let engine = SearchEngineBuilder::<u32>::with_corpus(
+        Language::English,
+        q.paragraphs.iter().map(|p| p.text.clone()),
+    )
+    .build();
+    let mut hits: Vec<(f32, usize)> = engine
+        .search(&q.question, None)
+        .into_iter()
+        .map(|r| (r.score, r.document.id as usize))
+        .collect();
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    hits.into_iter()
+        .take(TOP_PARAGRAPHS)
+        .map(|(_, i)| i)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use data::Paragraph;
+
+    #[test]
+    fn bm25_ranks_the_paragraphs_that_share_the_question_words() {
+        let p = |t: &str| Paragraph {
+            title: String::new(),
+            text: t.into(),
+            supporting: false,
+        };
+        let q = Question {
+            id: "q".into(),
+            question: "Which river flows through the city of Varnholm?".into(),
+            answers: vec!["Ossel".into()],
+            paragraphs: vec![
+                p("The lighthouse keeper painted boats."),
+                p("Varnholm is a city on the river Ossel."),
+                p("Bread is baked at dawn."),
+                p("The Ossel river flows north."),
+            ],
+            answerable: None,
+        };
+        let top = top_by_bm25(&q);
+        assert_eq!(
+            top.len(),
+            2,
+            "only paragraphs sharing a word score: {top:?}"
+        );
+        assert_eq!(top[0], 1);
+        assert!(top.contains(&3));
+        assert_eq!(
+            QaMemory::parse_list("rag, bm25,rag").unwrap(),
+            [QaMemory::Rag, QaMemory::Bm25]
+        );
+        assert!(QaMemory::parse_list("graphrag").is_err());
+    }
+}
