@@ -51,7 +51,7 @@ pub enum Command {
 pub struct QaArgs {
     /// The data set: MuSiQue's `.jsonl`, HotpotQA's or 2WikiMultihopQA's `.json` (the
     /// format is read from the content).
-    #[arg(long, required_unless_present = "resume")]
+    #[arg(long, required_unless_present_any = ["resume", "replay"])]
     pub data: Option<PathBuf>,
     /// Answer N questions picked reproducibly by --seed (the paper: 200); default: all.
     #[arg(long, conflicts_with = "ids")]
@@ -70,8 +70,13 @@ pub struct QaArgs {
     #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
     /// Finish an interrupted run: the questions already answered are kept.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "replay")]
     pub resume: Option<PathBuf>,
+    /// Replay a QA run with no LLM call: every answered question is asked again with
+    /// the recorded answers and embeddings, and must give the recorded prediction,
+    /// metrics and retrieval (exit 1 at the first divergence).
+    #[arg(long, conflicts_with_all = ["data", "out"])]
+    pub replay: Option<PathBuf>,
     /// Questions answered at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub jobs: u32,

@@ -159,6 +159,38 @@ fn metrics_and_support_by_hand_on_both_formats() {
         let line = format!("| full-context | 10 | {em:.3} | {f1:.3} | 0.300 | 0.467 | 1.000 |");
         assert!(md.contains(&line), "{md}");
         assert!(out_dir.join("results.csv").is_file());
+
+        // Exact replay with no LLM call (the server is gone), then a tampered record.
+        let asked = server.script.lock().unwrap().chats.len();
+        let out = qa(&server.base_url, &["--replay", out_dir.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains("every prediction, metric and retrieval matches")
+        );
+        assert_eq!(
+            server.script.lock().unwrap().chats.len(),
+            asked,
+            "no call on replay"
+        );
+        let path = out_dir.join("questions.jsonl");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replacen("\"prediction\":\"Tavoria\"", "\"prediction\":\"Oslo\"", 1),
+        )
+        .unwrap();
+        let out = qa(&server.base_url, &["--replay", out_dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("replay diverged at"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 

@@ -187,6 +187,72 @@ fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<Vec<
     Ok(rows)
 }
 
+fn read_plan(dir: &Path) -> Result<QaPlan> {
+    let text = std::fs::read_to_string(dir.join("qa.json")).map_err(|e| {
+        UserError::new(format!(
+            "{} is not a QA run (no qa.json: {e})",
+            dir.display()
+        ))
+    })?;
+    Ok(serde_json::from_str(&text)
+        .with_context(|| format!("{}/qa.json is malformed", dir.display()))?)
+}
+
+/// Replay every answered question of a run with its recorded answers and vectors.
+async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
+    use crate::llm::replay::ReplayBackend;
+    let plan = read_plan(dir)?;
+    let (_, all) = data::load(&plan.data)?;
+    let records = read_records(&dir.join("questions.jsonl"))?;
+    if records.is_empty() {
+        bail!(UserError::new(format!(
+            "{} has no answered question to replay",
+            dir.display()
+        )));
+    }
+    for (n, rec) in records.iter().enumerate() {
+        let Some(q) = all.iter().find(|q| q.id == rec.id) else {
+            bail!(UserError::new(format!(
+                "{} no longer holds the question {:?}",
+                plan.data.display(),
+                rec.id
+            )));
+        };
+        let backend = ReplayBackend::new(
+            rec.calls.iter().map(|c| (0, c.clone())).collect(),
+            rec.vectors.clone(),
+            String::new(),
+            None,
+        );
+        let llm = Llm {
+            backend: std::sync::Arc::new(backend),
+            prompts: Prompts::load(plan.prompts.as_deref())?,
+        };
+        let again = crate::qa::answer(&llm, rec.memory, &plan.memory, q, plan.format)
+            .await
+            .with_context(|| format!("replaying {} {}", rec.memory.name(), rec.id))?;
+        if again.outcome() != rec.outcome() || again.calls.len() != rec.calls.len() {
+            eprintln!(
+                "replay diverged at {} {} (record {}): recorded {}, replayed {}",
+                rec.memory.name(),
+                rec.id,
+                n + 1,
+                rec.outcome(),
+                again.outcome()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    if !quiet {
+        println!(
+            "replayed {} answered questions of {} with no LLM call: every prediction, metric and retrieval matches",
+            records.len(),
+            dir.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The records a run holds; a last line cut by a kill is dropped (and the file
 /// rewritten without it).
 fn read_records(path: &Path) -> Result<Vec<QaRecord>> {
@@ -218,19 +284,14 @@ fn read_records(path: &Path) -> Result<Vec<QaRecord>> {
 /// Input errors as one line (a malformed data file, unknown ids or memories, an
 /// unreadable run to resume); endpoint errors after the answered questions were written.
 pub async fn run(args: QaArgs) -> Result<ExitCode> {
+    if let Some(dir) = &args.replay {
+        return replay(dir, args.quiet).await;
+    }
     let resolver = Resolver::load(args.llm.config.as_deref())?;
     let llm_settings = resolver.llm(&args.llm)?;
     let (dir, mut plan, questions) = match &args.resume {
         Some(dir) => {
-            let plan: QaPlan = serde_json::from_str(
-                &std::fs::read_to_string(dir.join("qa.json")).map_err(|e| {
-                    UserError::new(format!(
-                        "{} is not a QA run to resume (no qa.json: {e})",
-                        dir.display()
-                    ))
-                })?,
-            )
-            .with_context(|| format!("{}/qa.json is malformed", dir.display()))?;
+            let plan = read_plan(dir)?;
             let (_, all) = data::load(&plan.data)?;
             let questions: Vec<Question> = plan
                 .ids

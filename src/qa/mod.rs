@@ -145,6 +145,25 @@ pub struct QaRecord {
     pub seconds: f64,
     /// Every chat call (prompt, answer, tokens).
     pub calls: Vec<crate::llm::record::CallRecord>,
+    /// Every vector embedded (what exact replay serves).
+    #[serde(default)]
+    pub vectors: Vec<crate::llm::record::VectorRecord>,
+}
+
+impl QaRecord {
+    /// What exact replay must reproduce: the prediction, the metrics and what was
+    /// retrieved (not the timings).
+    pub fn outcome(&self) -> serde_json::Value {
+        json!({
+            "prediction": self.prediction,
+            "em": self.em,
+            "f1": self.f1,
+            "key_items": self.key_items,
+            "triplets": self.triplets,
+            "paragraphs": self.paragraphs,
+            "graph_triplets": self.graph_triplets,
+        })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -338,6 +357,7 @@ pub async fn answer(
         llm_failures: log.failures,
         seconds: started.elapsed().as_secs_f64(),
         calls: log.calls,
+        vectors: log.vectors,
     })
 }
 
