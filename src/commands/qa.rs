@@ -194,8 +194,7 @@ fn read_plan(dir: &Path) -> Result<QaPlan> {
             dir.display()
         ))
     })?;
-    Ok(serde_json::from_str(&text)
-        .with_context(|| format!("{}/qa.json is malformed", dir.display()))?)
+    serde_json::from_str(&text).with_context(|| format!("{}/qa.json is malformed", dir.display()))
 }
 
 /// Replay every answered question of a run with its recorded answers and vectors.
