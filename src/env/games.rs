@@ -377,3 +377,36 @@ pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResu
         steps,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder of z-machine story files expands to Jericho games (absolute paths, in
+    /// name order); a `.z8` without its TextWorld sidecar in the same folder is refused
+    /// with the hint to name it `jericho:PATH`.
+    #[test]
+    fn a_folder_of_story_files_is_a_list_of_jericho_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut story = vec![5u8];
+        story.resize(64, 0);
+        for name in ["zork1.z5", "905.z5", "notes.txt"] {
+            std::fs::write(dir.path().join(name), &story).unwrap();
+        }
+        let games = expand(&[dir.path().display().to_string()]).unwrap();
+        let names: Vec<String> = games.iter().map(GameSpec::name).collect();
+        assert_eq!(names, ["905", "zork1"]);
+        assert!(
+            games
+                .iter()
+                .all(|g| matches!(g, GameSpec::Jericho(p) if p.is_absolute()))
+        );
+        std::fs::write(dir.path().join("anchor.z8"), &story).unwrap();
+        let e = expand(&[dir.path().display().to_string()]).unwrap_err();
+        assert!(e.to_string().contains("sidecar is missing"), "{e}");
+        assert!(e.to_string().contains("jericho:"), "{e}");
+        let prefixed = format!("jericho:{}", dir.path().join("anchor.z8").display());
+        let g = expand(&[prefixed]).unwrap();
+        assert!(matches!(&g[0], GameSpec::Jericho(p) if p.ends_with("anchor.z8")));
+    }
+}

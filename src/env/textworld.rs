@@ -33,8 +33,9 @@ pub fn check_game(game: &Path) -> Result<(), EnvError> {
     let sidecar = game.with_extension("json");
     if !sidecar.is_file() {
         return Err(EnvError::MissingSidecar(format!(
-            "the game's .json sidecar is missing: {} (TextWorld gives no score and no admissible commands without it; regenerate the game with tw-make)",
-            sidecar.display()
+            "the game's .json sidecar is missing: {} (TextWorld gives no score and no admissible commands without it; regenerate the game with tw-make; a human-written .z8 is played through Jericho as jericho:{})",
+            sidecar.display(),
+            game.display()
         )));
     }
     Ok(())
