@@ -28,6 +28,9 @@ Facts this bridge handles (checked against jericho 3.3.1):
 - The object tree is read from the game's memory by ariadne_zmachine.py (Jericho's reader
   works only for supported games and drops abbreviations from names); the player is
   Jericho's self object, or Inform's "(self object)" when that number names a class.
+- The player's room: see `Session.place` (a bed or a boat is not a room).
+- Meta-commands (`save`, `restore`, `restart`, `quit`, `script`, `undo`, ...) are refused with
+  a bracketed note as the observation; the game does not see them and no turn passes.
 - The inventory text is the game's answer to `inventory` on a copy of the state, so no
   turn is spent on it.
 - The prompt line and the status line after it are cut from observations; an interpreter
@@ -75,6 +78,10 @@ MAX_SCORE_RE = re.compile(r"out of a possible (\d+)|total of (\d+) points|out of
 WON_RE = re.compile(r"\*{3,}\s*You have won\s*\*{3,}", re.IGNORECASE)
 LOST_RE = re.compile(r"\*{3,}\s*You have died\s*\*{3,}", re.IGNORECASE)
 HALTED = "Emulator halted"
+ROOMS_CONTAINER = 20
+META = {"save", "restore", "restart", "quit", "q", "script", "unscript", "transcript", "noscript", "undo"}
+"""Interpreter commands that save, load, restart or quit the game, write files or rewind it:
+refused (the game never sees them), so an episode is one game played forward."""
 UNSUPPORTED_SEED = 1
 
 
@@ -126,9 +133,30 @@ class Session:
         if first in objects and objects[first].parent and objects[first].parent not in classes:
             return first
         for n, o in objects.items():
-            if o.parent and o.parent not in classes and self.story.name(mem, o) == "(self object)":
+            if o.parent and o.parent not in classes and self.story.name(mem, o) in ("(self object)", "yourself"):
                 return n
-        return first
+        return 0  # no player found (an Inform 7 story): no ground truth rather than a wrong one
+
+    def place(self, objects: dict[int, Any], mem: bytes) -> int:
+        """The room the player is in, even inside a bed or a boat: in a version 1-3 game
+        the object of global 0 (the status line's room, Z-Machine Standard 8.2.2) when it
+        holds the player; otherwise the player's top-level ancestor (Inform's rooms have
+        no parent), or the ancestor just below it when that is a container of rooms (an
+        Infocom game's, with many children)."""
+        assert self.story is not None
+        chain: list[int] = []
+        n = objects[self.player].parent if self.player in objects else 0
+        while n and n in objects and n not in chain:
+            chain.append(n)
+            n = objects[n].parent
+        if not chain:
+            return 0
+        if self.story.version <= 3 and self.story.global_value(mem, 0) in chain:
+            return self.story.global_value(mem, 0)
+        top = chain[-1]
+        if not self.story.is_inform() and len(chain) >= 2 and len(children(objects, top)) >= ROOMS_CONTAINER:
+            return chain[-2]
+        return top
 
     def facts(self) -> list[list[str]] | None:
         """Where things are, from the object tree (see the module documentation)."""
@@ -137,11 +165,12 @@ class Session:
         mem = self.memory()
         objects = self.story.objects(mem)
         me = objects.get(self.player)
-        if me is None or not me.parent:
+        room = self.place(objects, mem)
+        if me is None or not room:
             return None
-        self.visited.add(me.parent)
+        self.visited.add(room)
         names = {n: self.story.name(mem, o) for n, o in objects.items()}
-        out: list[list[str]] = [["at", "P", names[me.parent]]]
+        out: list[list[str]] = [["at", "P", names[room]]]
         seen: set[int] = set()
 
         def walk(holder: int, label: str, predicate: str) -> None:
@@ -166,10 +195,8 @@ class Session:
             return None
         mem = self.memory()
         objects = self.story.objects(mem)
-        me = objects.get(self.player)
-        if me is None or me.parent not in objects:
-            return None
-        return self.story.name(mem, objects[me.parent]) or None
+        room = self.place(objects, mem)
+        return self.story.name(mem, objects[room]) or None if room in objects else None
 
     # ---- requests --------------------------------------------------------------------
 
@@ -276,6 +303,15 @@ class Session:
             return error(KIND_EPISODE_OVER, "the episode is over; reset to play again")
         if "\n" in action:
             raise BadRequest(KIND_BAD_REQUEST, "an action is one line")
+        words = action.strip().lower().split()
+        if words and words[0] in META:
+            return self.reply(
+                "[Ariadne: %r is not played: commands that save, restore, restart or quit the game, "
+                "write a transcript or undo a turn are refused.]" % words[0],
+                0,
+                False,
+                False,
+            )
         text, _, done, _ = self.env.step(action)
         if HALTED in text or self.env._emulator_halted():
             self.done = True

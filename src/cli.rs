@@ -463,10 +463,11 @@ pub struct MemoryArgs {
     /// itself for a game that lists no admissible commands.
     #[arg(long, help_heading = "Agent")]
     pub free_text: bool,
-    /// Longest wait for the game's answer to one command, seconds: a game that takes
+    /// Longest wait for the game's answer to one command, seconds (Jericho's valid-action
+    /// detection included, up to about a minute a step on some games): a game that takes
     /// longer (a z-machine interpreter stuck in a loop) ends the episode with one line,
     /// its finished steps kept.
-    #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
+    #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
     pub game_timeout: u64,
 }
 

@@ -95,7 +95,11 @@ fn text(out: &Output) -> String {
 #[test]
 fn free_text_play_wins_the_inform_game_and_replays() {
     let story = cellar();
-    let server = Scripted::start(CELLAR);
+    // A meta-command first: refused by the agent (the scripted server then gives the
+    // next command on the retry).
+    let mut script = vec!["save"];
+    script.extend_from_slice(CELLAR);
+    let server = Scripted::start(&script);
     let work = tempfile::tempdir().unwrap();
     let g = story.display().to_string();
     let out = play(
@@ -114,6 +118,10 @@ fn free_text_play_wins_the_inform_game_and_replays() {
     let dir = run_dir(work.path());
     let summary = read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "won", "{summary}");
+    assert!(
+        summary["llm_failures"].as_u64().unwrap() >= 1,
+        "the save was refused"
+    );
     assert_eq!(summary["score"], 2);
     assert_eq!(summary["max_score"], 2);
     let steps = read_jsonl(&dir.join("steps.jsonl"));
@@ -171,9 +179,13 @@ fn the_oracle_is_exact_on_the_object_tree() {
     // A sidecar beside a copy of the game gives the walkthrough Jericho cannot.
     let copy = work.path().join("cellar.z5");
     std::fs::copy(&story, &copy).unwrap();
+    // The walkthrough starts with a `save`, which the bridge refuses (no file written,
+    // no turn).
+    let mut walk = vec!["save"];
+    walk.extend_from_slice(CELLAR);
     std::fs::write(
         work.path().join("cellar.json"),
-        serde_json::json!({"walkthrough": CELLAR, "objective": "Put the gold coin on the kitchen table."})
+        serde_json::json!({"walkthrough": walk, "objective": "Put the gold coin on the kitchen table."})
             .to_string(),
     )
     .unwrap();
@@ -189,7 +201,25 @@ fn the_oracle_is_exact_on_the_object_tree() {
     let summary = read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "won", "{summary}");
     let steps = read_jsonl(&dir.join("steps.jsonl"));
-    assert_eq!(steps.len(), CELLAR.len());
+    assert_eq!(steps.len(), CELLAR.len() + 1);
+    assert!(
+        steps[0]["feedback"]
+            .as_str()
+            .unwrap()
+            .contains("is not played"),
+        "{}",
+        steps[0]
+    );
+    let files: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.ends_with(".qzl") || f.ends_with(".sav")),
+        "{files:?}"
+    );
     for s in &steps {
         let w = &s["world_model"];
         assert_eq!(w["precision"], 1.0, "step {}: {w}", s["step"]);

@@ -117,6 +117,21 @@ pub const RATIONALE_CHARS_COMPACT: usize = 150;
 /// of more than a few words is not one a parser reads).
 pub const COMMAND_CHARS: usize = 120;
 
+/// Interpreter commands a free-text answer may not give: they save, load, restart or
+/// quit the game, write files, or rewind it (the Jericho bridge refuses them too).
+pub const META_COMMANDS: &[&str] = &[
+    "save",
+    "restore",
+    "restart",
+    "quit",
+    "q",
+    "script",
+    "unscript",
+    "transcript",
+    "noscript",
+    "undo",
+];
+
 /// A free-text answer as the command sent to the game: trimmed, inner whitespace
 /// collapsed, a leading prompt sign (`>`) dropped; nothing else changes.
 ///
@@ -136,6 +151,16 @@ pub fn free_command(answer: &str) -> Result<String, String> {
         .join(" ");
     if command.is_empty() {
         return Err("the action is empty: write one command for the game".into());
+    }
+    let verb = command
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    if META_COMMANDS.contains(&verb.as_str()) {
+        return Err(format!(
+            "\"{verb}\" is an interpreter command (save, restore, restart, quit, undo, script); write a command for the game"
+        ));
     }
     if command.chars().count() > COMMAND_CHARS {
         return Err(format!(
@@ -187,6 +212,12 @@ mod tests {
                 .contains("one line")
         );
         assert!(free_command(&"x".repeat(COMMAND_CHARS + 1)).is_err());
+        assert!(
+            free_command("SAVE game")
+                .unwrap_err()
+                .contains("interpreter command")
+        );
+        assert_eq!(free_command("quietly wait").unwrap(), "quietly wait");
         let schema = free_action_schema(crate::agent::AgentRevision::CURRENT);
         assert!(schema["properties"]["action"].get("enum").is_none());
         assert_eq!(schema["required"], json!(["rationale", "action"]));

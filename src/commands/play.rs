@@ -43,7 +43,8 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     // A walkthrough-driven memory needs the chat model only when its update calls it.
     let chat = !driven || design.chat_in_update();
     if args.walkthrough && !driven {
-        let r = games::walkthrough(&game, args.quiet).await?;
+        let timeout = std::time::Duration::from_secs(args.memory_args.game_timeout);
+        let r = games::walkthrough(&game, args.quiet, timeout).await?;
         println!(
             "walkthrough of {game}: {} commands, score {}/{}, {}",
             r.steps,

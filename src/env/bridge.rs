@@ -42,8 +42,9 @@ struct Failure {
 }
 
 /// How long a game may take to answer one command unless told otherwise (a reset, which
-/// loads the game, gets twice as long).
-pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(60);
+/// loads the game, gets twice as long): Jericho's valid-action detection alone takes up
+/// to about a minute a step on some games (advent.z5).
+pub const DEFAULT_STEP_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// [`DEFAULT_STEP_TIMEOUT`] in seconds (for settings recorded before it was a setting).
 pub fn default_step_timeout_s() -> u64 {

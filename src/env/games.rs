@@ -324,19 +324,22 @@ pub struct WalkthroughResult {
 }
 
 /// Play the game's walkthrough (TextWorld: from its sidecar; TextWorld-Express: its
-/// gold path) through the bridge; no LLM.
+/// gold path) through the bridge; no LLM. A command the game does not answer within
+/// `timeout` stops it.
 ///
 /// # Errors
 /// A missing game or sidecar, a game without a walkthrough, a dead bridge.
-pub async fn walkthrough(game: &GameSpec, quiet: bool) -> Result<WalkthroughResult> {
+pub async fn walkthrough(
+    game: &GameSpec,
+    quiet: bool,
+    timeout: std::time::Duration,
+) -> Result<WalkthroughResult> {
     game.check()?;
     let py = pyenv::ensure(Needs::default().with_games([game])).await?;
     let scratch = tempfile::TempDir::with_prefix("ariadne-walkthrough-")
         .context("cannot create a temporary directory")?;
     let log = scratch.path().join("bridge.log");
-    let mut env = game
-        .start(&py, &log, super::bridge::DEFAULT_STEP_TIMEOUT)
-        .await?;
+    let mut env = game.start(&py, &log, timeout).await?;
     let mut state = env.reset().await?;
     let Some(commands) = state.walkthrough.clone().filter(|w| !w.is_empty()) else {
         env.close().await;

@@ -218,6 +218,11 @@ impl GameSpec {
             return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
         }
         if let Some(rest) = s.strip_prefix(jericho::PREFIX) {
+            if rest.trim().is_empty() {
+                return Some(Err(EnvError::MissingGame(
+                    "jericho: names no file (write jericho:PATH)".into(),
+                )));
+            }
             return Some(Ok(GameSpec::Jericho(PathBuf::from(rest))));
         }
         s.strip_prefix(suite::SUITE)

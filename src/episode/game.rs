@@ -169,7 +169,8 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
             Ok(d) => d,
             Err(e) => {
                 // No summary: the game never reset (it does not load); nothing to keep.
-                if !dir.join("summary.json").exists() {
+                let kept = dir.join("summary.json").exists();
+                if !kept {
                     discard(&dir);
                 }
                 let user = e.chain().any(|c| {
@@ -181,6 +182,8 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                 });
                 return Err(if user {
                     e
+                } else if !kept {
+                    e.context("the episode stopped before its first step (no run was kept)")
                 } else {
                     e.context(format!(
                         "the episode stopped (finished steps are in {})",
