@@ -425,9 +425,15 @@ impl Variant {
         m
     }
 
-    /// The row label of the paper's Table 4.
-    pub fn label(self) -> &'static str {
-        self.row().label
+    /// The row label of the paper's Table 4, and the profile when it is not the
+    /// paper's ("AriGraph (extended)"), so the rows of a bench over profiles differ.
+    pub fn label(self) -> String {
+        match self.profile {
+            Some(p) if p != crate::profile::Profile::Paper => {
+                format!("{} ({p})", self.row().label)
+            }
+            _ => self.row().label.to_string(),
+        }
     }
 
     /// Prompt and completion tokens per step the paper reports for the design (Table 3),

@@ -107,12 +107,8 @@ pub fn scores_svg(game: &str, rows: &[EpisodeRow], variants: &[Variant]) -> Resu
             .pos(Pos::new(HPos::Center, VPos::Top));
         for (i, v) in variants.iter().enumerate() {
             let (x, y) = chart.backend_coord(&(i as f64, 0.0));
-            root.draw(&Text::new(
-                v.label().to_string(),
-                (x, y + 8),
-                label_style.clone(),
-            ))
-            .map_err(plot_err)?;
+            root.draw(&Text::new(v.label(), (x, y + 8), label_style.clone()))
+                .map_err(plot_err)?;
         }
         for (i, v) in variants.iter().enumerate() {
             let eps = completed(rows, game, v);

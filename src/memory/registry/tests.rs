@@ -79,3 +79,16 @@ fn retrieval_rows_parse_and_set_the_strategy() {
     let round: Variant = serde_json::from_value(serde_json::to_value(beam).unwrap()).unwrap();
     assert_eq!(round, beam);
 }
+
+/// A row of another profile is labelled with it, so a bench over profiles has distinct
+/// rows; the paper's keeps the paper's label.
+#[test]
+fn labels_name_a_profile_other_than_the_papers() {
+    let paper = Variant::parse("arigraph").unwrap();
+    assert_eq!(paper.label(), "AriGraph");
+    let extended = Variant {
+        profile: Some(crate::profile::Profile::Extended),
+        ..paper
+    };
+    assert_eq!(extended.label(), "AriGraph (extended)");
+}
