@@ -158,16 +158,16 @@ class Session:
             return chain[-2]
         return top
 
-    def facts(self) -> list[list[str]] | None:
-        """Where things are, from the object tree (see the module documentation)."""
+    def tree(self) -> tuple[str | None, list[list[str]] | None]:
+        """The player's room and where things are, from one read of the object tree (see
+        the module documentation); (None, None) without a player."""
         if self.story is None or not self.player:
-            return None
+            return None, None
         mem = self.memory()
         objects = self.story.objects(mem)
-        me = objects.get(self.player)
         room = self.place(objects, mem)
-        if me is None or not room:
-            return None
+        if self.player not in objects or not room:
+            return None, None
         self.visited.add(room)
         names = {n: self.story.name(mem, o) for n, o in objects.items()}
         out: list[list[str]] = [["at", "P", names[room]]]
@@ -188,15 +188,7 @@ class Session:
         for place in sorted(self.visited):
             if place in objects and names.get(place):
                 walk(place, names[place], "at")
-        return [["decides", "location"]] + sorted(out)
-
-    def room(self) -> str | None:
-        if self.story is None or not self.player:
-            return None
-        mem = self.memory()
-        objects = self.story.objects(mem)
-        room = self.place(objects, mem)
-        return self.story.name(mem, objects[room]) or None if room in objects else None
+        return names[room] or None, [["decides", "location"]] + sorted(out)
 
     # ---- requests --------------------------------------------------------------------
 
@@ -207,6 +199,7 @@ class Session:
                 admissible = sorted(set(self.env.get_valid_actions()))
             except Exception as exc:  # Jericho's detection fails on a few states
                 print("jericho_bridge: valid actions failed: %s" % exc, file=sys.stderr)
+        room, facts = self.tree()
         return {
             "ok": True,
             "observation": text,
@@ -220,10 +213,10 @@ class Session:
             "admissible_commands": admissible,
             "free_text": not self.supported,
             "inventory": self.aside("inventory") if not self.done else "",
-            "room": self.room(),
+            "room": room,
             "objective": self.objective,
             "walkthrough": self.walkthrough,
-            "facts": self.facts(),
+            "facts": facts,
         }
 
     def read_sidecar(self, game: str) -> dict[str, Any]:

@@ -287,9 +287,8 @@ pub async fn answer(
             .map(|i| (q.paragraphs[i].text.clone(), i))
             .unzip(),
         QaMemory::Rag => {
-            let mut texts = vec![q.question.clone()];
             let vectors = llm
-                .embed(&mut log, texts.split_off(0), EmbedKind::Query)
+                .embed(&mut log, vec![q.question.clone()], EmbedKind::Query)
                 .await?;
             let passages = llm
                 .embed(
