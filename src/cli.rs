@@ -488,6 +488,9 @@ pub struct SetupArgs {
     /// compiler).
     #[arg(long)]
     pub jericho: bool,
+    /// Also NLE, for NetHack (a wheel: NetHack 3.6.6 built in).
+    #[arg(long)]
+    pub nethack: bool,
 }
 
 /// A sampling temperature: a number from 0 to 2.

@@ -44,7 +44,9 @@ impl Agent {
         );
         let map = self.spatial_map();
         // The reference asks, from the previous plan, whether exploring is needed.
+        // A game that travels by its own skills (NetHack) has no compass exits to route.
         let explore = self.settings.exploration
+            && !state.skills
             && (!self.settings.explore_check
                 || self.memory.graph().is_none()
                 || self.explore_needed().await?);
@@ -53,7 +55,7 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let go_to_targets = if self.settings.go_to && state.room.is_some() {
+        let go_to_targets = if self.settings.go_to && state.room.is_some() && !state.skills {
             self.explorer.go_to_targets(&map, &here)
         } else {
             Vec::new()

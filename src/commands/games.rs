@@ -102,6 +102,7 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         embed: !args.bridge_only,
         twx: args.twx,
         jericho: args.jericho,
+        nethack: args.nethack,
     })
     .await?;
     println!(

@@ -102,12 +102,17 @@ impl StepSink for TerminalView {
             0 => String::new(),
             n => format!(", {n} prompts cut by the endpoint"),
         };
+        // A game without a maximum (NetHack) shows its score and the deepest level.
+        let score = match (s.max_score, s.max_depth) {
+            (0, Some(d)) => format!("score {} | deepest dungeon level {d}", s.score),
+            _ => format!(
+                "score {}/{} (normalized {:.2})",
+                s.score, s.max_score, s.normalized_score
+            ),
+        };
         println!(
-            "\n{} | score {}/{} (normalized {:.2}) | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
+            "\n{} | {score} | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
             s.outcome,
-            s.score,
-            s.max_score,
-            s.normalized_score,
             s.steps,
             s.llm_calls,
             s.llm_failures,

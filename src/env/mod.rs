@@ -6,7 +6,8 @@
 //! - [`textworld`]: Microsoft TextWorld `.z8` games with their `.json` sidecar;
 //! - [`twx`]: TextWorld-Express games (CookingWorld, Coin Collector, TextWorld
 //!   Commonsense, ...), named `twx:<game>[?key=value&...]`;
-//! - [`jericho`]: human-written z-machine games (`.z3`, `.z5`, ..., or `jericho:PATH`).
+//! - [`jericho`]: human-written z-machine games (`.z3`, `.z5`, ..., or `jericho:PATH`);
+//! - [`nethack`]: NetHack through NLE (`nethack[?seed=S&character=C&obs=room|level]`).
 //!
 //! [`pyenv`] installs the bridges' Python side; [`games`] makes and lists the paper's
 //! game families.
@@ -14,6 +15,7 @@
 pub mod bridge;
 pub mod games;
 pub mod jericho;
+pub mod nethack;
 pub mod pyenv;
 pub mod suite;
 pub mod textworld;
@@ -65,6 +67,14 @@ pub struct GameState {
     /// model, never shown to the LLM.
     #[serde(default)]
     pub facts: Option<Vec<Fact>>,
+    /// The admissible commands are the game's skills (NetHack): commands the bridge
+    /// carries out as several moves (`explore level`, `go to level 1 room 2`). Ariadne's
+    /// own `go to` routes and compass-exit exploration stand down, as the game travels.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skills: bool,
+    /// The dungeon level (NetHack's depth, 1 at the start), for games that have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<i64>,
 }
 
 /// One true fact of the game: a predicate and its arguments (entity display names;
@@ -102,7 +112,7 @@ impl From<Fact> for Vec<String> {
 pub enum EnvError {
     /// The game does not exist.
     #[error(
-        "game not found: {0} (give a TextWorld .z8 path, a bundled game name (`ariadne games list`), twx:<game>, or a z-machine story file: .z3/.z5/..., jericho:PATH for a human-written .z8)"
+        "game not found: {0} (give a TextWorld .z8 path, a bundled game name (`ariadne games list`), twx:<game>, nethack[?seed=S], or a z-machine story file: .z3/.z5/..., jericho:PATH for a human-written .z8)"
     )]
     MissingGame(String),
     /// The `.json` sidecar of a TextWorld game is missing (TextWorld would silently give
@@ -189,6 +199,8 @@ pub enum GameSpec {
     Suite(suite::SuiteSpec),
     /// A z-machine story file played through Jericho ([`jericho`]).
     Jericho(PathBuf),
+    /// NetHack through NLE ([`nethack`]).
+    NetHack(nethack::NetHackGame),
 }
 
 impl GameSpec {
@@ -217,6 +229,9 @@ impl GameSpec {
         if let Some(rest) = s.strip_prefix(twx::PREFIX) {
             return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
         }
+        if nethack::NetHackGame::is_spec(s) {
+            return Some(nethack::NetHackGame::parse(s).map(GameSpec::NetHack));
+        }
         if let Some(rest) = s.strip_prefix(jericho::PREFIX) {
             if rest.trim().is_empty() {
                 return Some(Err(EnvError::MissingGame(
@@ -239,6 +254,7 @@ impl GameSpec {
                 .unwrap_or_default(),
             GameSpec::Twx(g) => g.short_name(),
             GameSpec::Suite(s) => format!("{}-{}", suite::SUITE, s.game.name()),
+            GameSpec::NetHack(g) => g.short_name(),
         }
     }
 
@@ -248,7 +264,7 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(_) => self.name().to_lowercase().contains("cook"),
             GameSpec::Twx(g) => g.game.contains("cook"),
-            GameSpec::Suite(_) | GameSpec::Jericho(_) => false,
+            GameSpec::Suite(_) | GameSpec::Jericho(_) | GameSpec::NetHack(_) => false,
         }
     }
 
@@ -269,6 +285,7 @@ impl GameSpec {
             GameSpec::Suite(s) if s.game.is_jericho() => jericho::check_game(s.path()),
             GameSpec::Suite(s) => textworld::check_game(s.path()),
             GameSpec::Jericho(p) => jericho::check_game(p),
+            GameSpec::NetHack(_) => Ok(()),
         }
     }
 
@@ -276,7 +293,7 @@ impl GameSpec {
     pub fn path(&self) -> Option<&Path> {
         match self {
             GameSpec::TextWorld(p) | GameSpec::Jericho(p) => Some(p),
-            GameSpec::Twx(_) => None,
+            GameSpec::Twx(_) | GameSpec::NetHack(_) => None,
             GameSpec::Suite(s) => Some(s.path()),
         }
     }
@@ -306,6 +323,7 @@ impl GameSpec {
             GameSpec::Suite(s) => (py.bridge_script(), s.path().display().to_string()),
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
             GameSpec::Jericho(p) => (py.jericho_script(), canonical(p)),
+            GameSpec::NetHack(g) => (py.nethack_script(), g.to_string()),
         };
         let mut env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
         env.step_timeout = timeout;
@@ -323,6 +341,7 @@ impl std::fmt::Display for GameSpec {
             GameSpec::Twx(g) => write!(f, "{}{g}", twx::PREFIX),
             GameSpec::Suite(s) => write!(f, "{s}"),
             GameSpec::Jericho(p) => write!(f, "{}{}", jericho::PREFIX, p.display()),
+            GameSpec::NetHack(g) => write!(f, "{g}"),
         }
     }
 }

@@ -30,6 +30,14 @@ pub const JERICHO_PY: &str = include_str!("../../python/jericho_bridge.py");
 /// The z-machine memory reader the Jericho bridge imports.
 pub const ZMACHINE_PY: &str = include_str!("../../python/ariadne_zmachine.py");
 
+/// The NetHack Learning Environment (NetHack 3.6.6 in a wheel).
+pub const NLE_REQ: &str = "nle==1.3.0";
+
+/// The NetHack bridge and its map reader, shipped inside the binary.
+pub const NETHACK_PY: &str = include_str!("../../python/nethack_bridge.py");
+/// The map reader the NetHack bridge imports (regions, exits, paths, descriptions).
+pub const NETHACK_MAP_PY: &str = include_str!("../../python/ariadne_nethack.py");
+
 /// TextWorld-Express (its engine runs on the system's Java runtime, 11 or newer).
 pub const TWX_REQ: &str = "textworld-express==1.1.0";
 
@@ -129,6 +137,10 @@ impl PyEnv {
     pub fn jericho_script(&self) -> PathBuf {
         self.home.join("scripts").join("jericho_bridge.py")
     }
+    /// Path of the NetHack bridge script (written by [`ensure`]).
+    pub fn nethack_script(&self) -> PathBuf {
+        self.home.join("scripts").join("nethack_bridge.py")
+    }
     /// Path of the local server launcher (written by [`ensure`]).
     pub fn serve_script(&self) -> PathBuf {
         self.home.join("scripts").join("ariadne_serve.py")
@@ -204,6 +216,8 @@ pub struct Needs {
     pub twx: bool,
     /// Jericho.
     pub jericho: bool,
+    /// NLE, for NetHack.
+    pub nethack: bool,
 }
 
 impl Needs {
@@ -213,6 +227,7 @@ impl Needs {
             match g {
                 super::GameSpec::Twx(_) => self.twx = true,
                 super::GameSpec::Jericho(_) => self.jericho = true,
+                super::GameSpec::NetHack(_) => self.nethack = true,
                 super::GameSpec::Suite(s) if s.game.is_jericho() => self.jericho = true,
                 _ => {}
             }
@@ -232,6 +247,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         embed,
         twx,
         jericho,
+        nethack,
     } = needs;
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
@@ -267,6 +283,11 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         &env.home.join("scripts").join("ariadne_zmachine.py"),
         ZMACHINE_PY,
     )?;
+    write_if_changed(&env.nethack_script(), NETHACK_PY)?;
+    write_if_changed(
+        &env.home.join("scripts").join("ariadne_nethack.py"),
+        NETHACK_MAP_PY,
+    )?;
     pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
     if twx {
         check_java().await?;
@@ -274,6 +295,9 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     }
     if jericho {
         pip_install(&env, ".ariadne-jericho", &[JERICHO_REQ], "Jericho").await?;
+    }
+    if nethack {
+        pip_install(&env, ".ariadne-nle", &[NLE_REQ], "NLE (NetHack)").await?;
     }
     if embed {
         pip_install(

@@ -455,6 +455,7 @@ impl Run<'_> {
         self.agent
             .observe_result(record.step, &record.action, &record.command, &after);
         self.summary.add_step(&record);
+        self.summary.reach(&after);
         self.finished = record.step;
         self.last_action = record.action;
         self.state = after;

@@ -175,6 +175,13 @@ impl Summary {
         self.usage.add(log.usage());
     }
 
+    /// Note the dungeon level of a state (the deepest is kept in `max_depth`).
+    pub fn reach(&mut self, state: &GameState) {
+        if let Some(d) = state.depth {
+            self.max_depth = Some(self.max_depth.map_or(d, |m| m.max(d)));
+        }
+    }
+
     /// Close the summary: outcome, steps, final score (normalized: score / max_score, 0
     /// when the maximum is 0), tokens per step, wall time in seconds.
     pub fn finish(&mut self, outcome: Outcome, steps: u32, last: &GameState, wall_s: f64) {
@@ -190,6 +197,7 @@ impl Summary {
         self.per_step();
         self.wall_s = wall_s;
         self.final_observation = last.observation.clone();
+        self.reach(last);
     }
 
     /// Recompute the tokens per step from the totals (`None` when some call's usage is

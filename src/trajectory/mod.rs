@@ -346,6 +346,10 @@ pub struct Summary {
     pub decision_steps: u32,
     /// The last observation.
     pub final_observation: String,
+    /// The deepest dungeon level the episode reached (NetHack: the paper's "levels"
+    /// figure, Table 1); absent for games without levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<i64>,
     /// The world model over the episode (runs with ground truth and a graph).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub world_model: Option<crate::memory::truth::WorldModelSummary>,

@@ -1,0 +1,167 @@
+//! End-to-end tests of NetHack through the real NLE bridge (`python/nethack_bridge.py`,
+//! `nle==1.3.0` installed into the managed environment by `ariadne setup --nethack`):
+//! the agent plays a seeded dungeon by NetPlay-style skills against the scripted server,
+//! descends a level, and the run replays exactly; the same seed gives the same game; the
+//! level observation (the oracle) describes rooms the room observation leaves out; a bad
+//! specification is one line.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Once;
+
+use common::{Scripted, bin, play_command, read_json, read_jsonl, run_dir};
+use serde_json::Value;
+
+/// Skills that take seed 5's hero (a Samurai, with a jackal in the first room) from the
+/// up staircase of level 1 to level 2: found by playing the bridge by hand.
+const DESCENT: &[&str] = &[
+    "fight jackal at (69, 16)",
+    "explore level",
+    "explore level",
+    "explore level",
+    "explore level",
+    "go to stairs down",
+    "go to stairs down",
+    "go down",
+];
+
+static SETUP: Once = Once::new();
+
+fn setup_nethack() {
+    SETUP.call_once(|| {
+        let out = Command::new(bin())
+            .args(["setup", "--bridge-only", "--nethack"])
+            .output()
+            .expect("run ariadne setup");
+        assert!(
+            out.status.success(),
+            "ariadne setup --nethack failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
+fn play(work: &Path, server: &Scripted, args: &[&str]) -> Output {
+    setup_nethack();
+    play_command(work, &server.base_url, args)
+        .output()
+        .expect("run ariadne play")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn observations(steps: &[Value]) -> Vec<String> {
+    steps
+        .iter()
+        .map(|s| s["observation"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Seed 5 played by the skills of [`DESCENT`]: every skill was admissible when chosen,
+/// the hero reaches dungeon level 2 (NetHack scores 50 for it), the observations are
+/// NetPlay's kind (regions, exits, monsters with positions and path lengths, status),
+/// Ariadne's own `go to` routes stand down, and the run replays exactly.
+#[test]
+fn skills_explore_and_descend_and_the_run_replays() {
+    let server = Scripted::start(DESCENT);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server,
+        &["nethack?seed=5", "--max-steps", "8", "--quiet"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let sent: Vec<&str> = steps.iter().filter_map(|s| s["action"].as_str()).collect();
+    assert_eq!(sent, DESCENT, "every scripted skill was admissible");
+    let obs = observations(&steps);
+    assert!(
+        obs[0].contains("You are in level 1 room 0 at (66, 17).")
+            && obs[0].contains("- jackal at (69, 16), 3 steps northeast")
+            && obs[0].contains("exit: doorway at (70, 17), 4 steps east, unexplored")
+            && obs[0].contains("Status: HP 15/15, dungeon level 1"),
+        "{}",
+        obs[0]
+    );
+    let first = steps[0]["admissible_commands"].as_array().unwrap();
+    for skill in [
+        "explore level",
+        "search",
+        "move north",
+        "fight jackal at (69, 16)",
+    ] {
+        assert!(first.iter().any(|a| a == skill), "{skill} in {first:?}");
+    }
+    assert!(
+        obs.iter().any(|o| o.contains("staircase down")),
+        "the stairs were found"
+    );
+    let summary = read_json(dir.join("summary.json"));
+    assert_eq!(summary["score"], 50, "{summary}");
+    assert_eq!(summary["max_depth"], 2, "{summary}");
+    let last = steps[steps.len() - 1]["observation"].as_str().unwrap();
+    assert!(last.contains("dungeon level 1"), "{last}");
+    for s in &steps {
+        assert!(
+            s["go_to_targets"].as_array().is_none_or(|a| a.is_empty()),
+            "no Ariadne route in a game that travels by skills: {s}"
+        );
+    }
+    let replay = Command::new(bin())
+        .arg("replay")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{}", text(&replay));
+}
+
+/// The same seed gives the same dungeon; the level observation lists every region seen
+/// (with how far it is), where the room observation keeps to the hero's own.
+#[test]
+fn seeds_repeat_and_level_obs_is_the_oracle() {
+    let run = |spec: &str| {
+        let server = Scripted::start(&DESCENT[..5]);
+        let work = tempfile::tempdir().unwrap();
+        let out = play(work.path(), &server, &[spec, "--max-steps", "5", "--quiet"]);
+        assert!(out.status.success(), "{}", text(&out));
+        let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+        (observations(&steps), work)
+    };
+    let (room_a, _wa) = run("nethack?seed=5");
+    let (room_b, _wb) = run("nethack?seed=5&obs=room");
+    assert_eq!(room_a, room_b, "the same seed, the same game");
+    let (level, _wl) = run("nethack?seed=5&obs=level");
+    let last_room = room_a.last().unwrap();
+    let last_level = level.last().unwrap();
+    assert!(!last_room.contains("reachable in"), "{last_room}");
+    assert!(
+        last_level.contains("level 1 room 2, reachable in 15 steps, contains:\n- staircase down"),
+        "{last_level}"
+    );
+    assert!(!last_room.contains("level 1 room 2"), "{last_room}");
+    let (other, _wo) = run("nethack?seed=6");
+    assert_ne!(other[0], room_a[0], "another seed, another dungeon");
+}
+
+/// A malformed specification is refused in one line before anything starts.
+#[test]
+fn a_bad_specification_is_one_line() {
+    let work = tempfile::tempdir().unwrap();
+    let server = Scripted::start(&[]);
+    for spec in ["nethack?obs=map", "nethack?seed=-1", "nethack?pet=kitten"] {
+        let out = play(work.path(), &server, &[spec, "--max-steps", "1"]);
+        assert_eq!(out.status.code(), Some(2), "{spec}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(spec), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
