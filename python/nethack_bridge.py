@@ -99,6 +99,7 @@ class Session:
         self.levels: dict[tuple[int, int], Level] = {}
         self.things: list[Thing] = []
         self.messages: list[str] = []
+        self.moved: list[str] = []
         self.score = 0
 
     # --- the game ---------------------------------------------------------------
@@ -214,7 +215,8 @@ class Session:
     # --- skills -----------------------------------------------------------------------
     def walk(self, path: list[Pos], interrupt: bool) -> int:
         """Follow `path` one move at a time; stop when a move fails, HP drops, or (with
-        `interrupt`) a monster not in view before comes into view. Returns moves made."""
+        `interrupt`) a monster not in view before comes into view. Returns the number of
+        moves made (their compass words are added to `self.moved`)."""
         seen = {(t.name, t.pos) for t in self.monsters()}
         hp = int(self.obs["blstats"][B_HP])
         made = 0
@@ -229,6 +231,7 @@ class Session:
             if self.pos() == here:
                 break
             made += 1
+            self.moved.append(COMPASS[d])
             if int(self.obs["blstats"][B_HP]) < hp:
                 break
             if interrupt and any(t.name not in {n for n, _ in seen} for t in self.monsters()):
@@ -321,8 +324,11 @@ class Session:
         if self.done:
             raise BadRequest(KIND_EPISODE_OVER, "the episode is over")
         self.messages = []
+        self.moved = []
         before = self.score
         note = self.act(action.strip())
+        if self.moved and note:
+            note = "%s (%s)" % (note.rstrip("."), ", ".join(self.moved)) + "."
         self.look()
         self.score = int(self.obs["blstats"][B_SCORE])
         return self.reply([note] if note else [], self.score - before)
@@ -491,6 +497,23 @@ class Session:
             out.append("- the corridor continues into unexplored places")
         return out
 
+    def unexplored_exits(self, lvl: Level) -> list[str]:
+        """The level's exits and corridor ends that lead somewhere unseen, nearest first
+        (at most MAX_LISTED): `level 1 room 0: doorway at (60, 18)`."""
+        dist = lvl.distances(self.pos())
+        found: list[tuple[int, str]] = []
+        for r in lvl.regions:
+            name = r.name(lvl.depth)
+            for door in lvl.doors_of(r):
+                if lvl.beyond(door, r) is None and (lvl.unexplored(door) or door not in lvl.visited):
+                    what = lvl.names.get(door, "door")
+                    found.append((dist.get(door, 999), "%s: %s at (%d, %d)" % (name, what, door[0], door[1])))
+            if r.kind == "corridor":
+                for p in r.tiles:
+                    if lvl.unexplored(p) and p not in lvl.visited:
+                        found.append((dist.get(p, 999), "%s: corridor end at (%d, %d)" % (name, p[0], p[1])))
+        return [s for _, s in sorted(set(found))][:MAX_LISTED]
+
     def admissible(self, lvl: Level, here: Pos, current_name: str | None, said: str) -> list[str]:
         if self.done:
             return []
@@ -563,6 +586,7 @@ class Session:
             "moves": int(b[B_TIME]),
             "admissible_commands": self.admissible(lvl, here, room, said),
             "skills": True,
+            "unexplored": [] if self.done else self.unexplored_exits(lvl),
             "inventory": inventory,
             "room": room,
             "objective": OBJECTIVE,

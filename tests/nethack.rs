@@ -116,6 +116,26 @@ fn skills_explore_and_descend_and_the_run_replays() {
             "no Ariadne route in a game that travels by skills: {s}"
         );
     }
+    // The bridge's unexplored exits are the exploration module's: in the first plan's
+    // prompt, nearest first.
+    let chats = server.script.lock().unwrap().chats.clone();
+    let plan = chats
+        .iter()
+        .find(|c| common::purpose(c) == "plan")
+        .expect("a plan call")["messages"]
+        .to_string();
+    assert!(
+        plan.contains("Unexplored exits")
+            && plan.contains("- level 1 room 0: doorway at (70, 17)")
+            && plan.contains("- level 1 room 0: doorway at (60, 18)"),
+        "{plan}"
+    );
+    // A skill's moves are logged in what the game answered.
+    assert!(
+        obs.iter()
+            .any(|o| o.contains("You explore, ") && o.contains(" steps (east,")),
+        "{obs:?}"
+    );
     let replay = Command::new(bin())
         .arg("replay")
         .arg(&dir)
@@ -150,6 +170,41 @@ fn seeds_repeat_and_level_obs_is_the_oracle() {
     assert!(!last_room.contains("level 1 room 2"), "{last_room}");
     let (other, _wo) = run("nethack?seed=6");
     assert_ne!(other[0], room_a[0], "another seed, another dungeon");
+}
+
+/// The paper's NetPlay baseline with the oracle observation: no long-term memory on
+/// Level obs; nothing is extracted or retrieved, and the level is in the observation.
+#[test]
+fn no_memory_on_level_obs_plays_without_a_graph() {
+    let server = Scripted::start(&DESCENT[..4]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server,
+        &[
+            "nethack?seed=5&obs=level",
+            "--memory",
+            "no-memory",
+            "--max-steps",
+            "4",
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let chats = server.script.lock().unwrap().chats.clone();
+    let purposes: Vec<&str> = chats.iter().map(common::purpose).collect();
+    assert!(
+        purposes.iter().all(|p| *p == "plan" || *p == "action"),
+        "{purposes:?}"
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 4);
+    assert!(
+        steps[3]["observation"]
+            .as_str()
+            .unwrap()
+            .contains("level 1 corridor 1")
+    );
 }
 
 /// A malformed specification is refused in one line before anything starts.

@@ -44,13 +44,13 @@ impl Agent {
         );
         let map = self.spatial_map();
         // The reference asks, from the previous plan, whether exploring is needed.
-        // A game that travels by its own skills (NetHack) has no compass exits to route.
         let explore = self.settings.exploration
-            && !state.skills
             && (!self.settings.explore_check
                 || self.memory.graph().is_none()
                 || self.explore_needed().await?);
-        let unexplored = if explore {
+        // A game that travels by its own skills (NetHack) reports its unexplored exits
+        // itself; Ariadne's compass map has none to give and no route to walk.
+        let unexplored = if explore && !state.skills {
             map.unexplored(self.explorer.explored())
         } else {
             Vec::new()
@@ -60,10 +60,18 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let exits: Vec<String> = unexplored
-            .iter()
-            .map(|u| format!("{}: {}", u.room, u.direction.as_str()))
-            .collect();
+        let exits: Vec<String> = if state.skills {
+            if explore {
+                state.unexplored.clone()
+            } else {
+                Vec::new()
+            }
+        } else {
+            unexplored
+                .iter()
+                .map(|u| format!("{}: {}", u.room, u.direction.as_str()))
+                .collect()
+        };
 
         // Queries: the observation, the goal, and each sub-goal of the current plan.
         // Under the paper's profile: the key items the LLM names, each at its relevance.

@@ -72,6 +72,10 @@ pub struct GameState {
     /// own `go to` routes and compass-exit exploration stand down, as the game travels.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skills: bool,
+    /// Exits the game itself knows to be unexplored (NetHack: `level 1 room 0: doorway
+    /// at (60, 18)`), shown as the exploration module's exits when the game has `skills`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexplored: Vec<String>,
     /// The dungeon level (NetHack's depth, 1 at the start), for games that have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<i64>,

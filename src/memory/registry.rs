@@ -21,6 +21,9 @@ pub enum MemoryDesign {
     ArigraphNoEpisodic,
     /// Every past observation and action, unbounded ("Full history").
     FullHistory,
+    /// Nothing beyond the observation and the recent history (the paper's NetPlay
+    /// baselines on NetHack, section 5.2; not a row of Table 4).
+    NoMemory,
     /// An LLM-maintained running summary plus the last few steps ("Summary").
     Summary,
     /// Top-k past observations by embedding similarity to observation + plan ("RAG").
@@ -274,6 +277,16 @@ const ROWS: &[Row] = &[
         trials: false,
     },
     Row {
+        name: "no-memory",
+        label: "No long-term memory",
+        variant: v(MemoryDesign::NoMemory, true),
+        // Not in Table 3: the observation and the recent history alone, about half of
+        // RAG's prompt (for the bench's estimate only).
+        paper_tokens: (2000, 350),
+        calls_per_step: 2,
+        trials: false,
+    },
+    Row {
         name: "arigraph-no-episodic",
         label: "AriGraph w/o episodic",
         variant: v(MemoryDesign::ArigraphNoEpisodic, true),
@@ -316,6 +329,7 @@ impl MemoryDesign {
             MemoryDesign::Oracle
                 | MemoryDesign::Rag
                 | MemoryDesign::FullHistory
+                | MemoryDesign::NoMemory
                 | MemoryDesign::Reflexion
         )
     }
@@ -470,6 +484,7 @@ pub fn build(
         })),
         MemoryDesign::Oracle => Box::new(super::oracle::OracleMemory::new(settings)),
         MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
+        MemoryDesign::NoMemory => Box::new(baselines::NoMemory),
         MemoryDesign::Summary => Box::new(baselines::Summary::new(settings.summary_words)),
         MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
         MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),

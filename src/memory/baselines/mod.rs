@@ -11,10 +11,13 @@
 //! - [`Reflexion`]: RAG with Reflexion, as the paper ran it: the [`Rag`] memory over
 //!   several trials, plus the verbal lessons (Shinn et al. 2023) written after each
 //!   failed trial.
+//! - [`NoMemory`]: nothing beyond the observation and the recent history (the paper's
+//!   NetPlay baselines on NetHack).
 //!
 //! Every one keeps the last few steps through the agent's recent history, as in the paper.
 
 pub mod full_history;
+pub mod no_memory;
 pub mod rag;
 pub mod reflexion;
 pub mod simulacra;
@@ -23,6 +26,7 @@ pub mod summary;
 use anyhow::Result;
 
 pub use full_history::FullHistory;
+pub use no_memory::NoMemory;
 pub use rag::Rag;
 pub use reflexion::Reflexion;
 pub use simulacra::Simulacra;

@@ -16,7 +16,13 @@ fn variants_parse() {
     for d in MemoryDesign::all() {
         assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
     }
-    assert_eq!(MemoryDesign::all().len(), 8);
+    assert_eq!(MemoryDesign::all().len(), 9);
+    let none = Variant::parse("no-memory").unwrap();
+    assert_eq!(
+        (none.design, none.label()),
+        (MemoryDesign::NoMemory, "No long-term memory".to_string())
+    );
+    assert!(!MemoryDesign::NoMemory.has_graph() && !MemoryDesign::NoMemory.chat_in_update());
 }
 
 #[test]
