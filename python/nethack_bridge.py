@@ -83,7 +83,7 @@ FIGHT_RE = re.compile(r"^fight (.+) at \((\d+), ?(\d+)\)$")
 
 # blstats indices (nle's BLStats order)
 B_X, B_Y, B_SCORE, B_HP, B_MAXHP, B_DEPTH, B_GOLD = 0, 1, 9, 10, 11, 12, 13
-B_XL, B_TIME, B_HUNGER, B_DNUM, B_DLEVEL = 18, 20, 21, 23, 24
+B_XL, B_TIME, B_HUNGER, B_DNUM, B_DLEVEL, B_PROP = 18, 20, 21, 23, 24, 25
 
 
 class Session:
@@ -143,7 +143,8 @@ class Session:
             self.keys = {int(a): i for i, a in enumerate(self.env.unwrapped.actions)}
         self.spec = (seed, character, mode)
         self.env.unwrapped.seed(core=seed, disp=seed, reseed=False)
-        self.obs, _ = self.env.reset()
+        obs, _ = self.env.reset()
+        self.obs = {k: v.copy() for k, v in obs.items()}
         self.done = self.lost = False
         self.levels = {}
         self.messages = []
@@ -160,11 +161,19 @@ class Session:
         action = self.keys.get(code)
         if action is None:
             raise BadRequest(KIND_BAD_REQUEST, "NetHack has no key %r" % (key,))
-        self.obs, _, term, trunc, _ = self.env.step(action)
+        obs, _, term, trunc, _ = self.env.step(action)
         if term or trunc:
+            # NLE's last observation is the blank screen after the end: the last live one
+            # is kept, so the score, the turn and the map are those the game ended on.
             self.done = True
             self.lost = bool(term)
-        self.note(text(self.obs["message"]))
+            self.note(text(obs["message"]))
+            self.note("The game is over: the hero died." if self.lost else "The game is over.")
+            return
+        if int(obs["blstats"][B_TIME]) > 0:
+            # A copy: NLE reuses its arrays, and the end-of-game screens blank them.
+            self.obs = {k: v.copy() for k, v in obs.items()}
+        self.note(text(obs["message"]))
 
     def screen(self) -> str:
         return "\n".join(text(row) for row in self.obs["tty_chars"])
@@ -334,6 +343,8 @@ class Session:
         return self.reply([note] if note else [], self.score - before)
 
     def act(self, a: str) -> str:
+        if not a.startswith("key "):
+            self.settle(None)  # what a raw key left open
         lvl = self.look()
         here = self.pos()
         if a == "explore level":
@@ -358,8 +369,12 @@ class Session:
                     self.settle(None)
                     return ""
         if a.startswith("key ") and len(a) >= 5:
+            # A raw key leaves what it opens (a prompt, a menu) for the next raw key.
             k = a[4:]
-            self.press(27 if k.lower() in ("esc", "escape") else "\r" if k.lower() == "enter" else k[0])
+            code = 27 if k.lower() in ("esc", "escape") else 13 if k.lower() == "enter" else ord(k[0])
+            if code not in self.keys:
+                return "NetHack takes no key %r here." % k
+            self.press(code)
             return ""
         if a == "go to stairs down" or a == "go to stairs up":
             want = (S_DNSTAIR, S_DNLADDER) if a.endswith("down") else (S_UPSTAIR, S_UPLADDER)
@@ -400,8 +415,9 @@ class Session:
 
     # --- what is here ---------------------------------------------------------------------
     def here_text(self) -> str:
-        """What the game says lies here (`:`, no turn passes)."""
-        if self.done:
+        """What the game says lies here (`:`, no turn passes; nothing when blind, where
+        NetHack would feel the ground and spend a turn)."""
+        if self.done or int(self.obs["blstats"][B_PROP]) & nh.BL_MASK_BLIND:
             return ""
         kept = self.messages
         self.messages = []
@@ -416,7 +432,9 @@ class Session:
                 ln[col:].strip() for ln in lines[start + 1:] if ln[col:].strip() and MORE not in ln
             )
         self.settle(None)
-        self.messages = kept
+        # What `:` said is returned; anything else that happened meanwhile (the game
+        # ending) stays in the messages.
+        self.messages = kept + ([m for m in self.messages if m != said] if self.done else [])
         if listing:
             return "Things that are here: " + listing
         return said
