@@ -84,13 +84,29 @@ fn skills_explore_and_descend_and_the_run_replays() {
     let sent: Vec<&str> = steps.iter().filter_map(|s| s["action"].as_str()).collect();
     assert_eq!(sent, DESCENT, "every scripted skill was admissible");
     let obs = observations(&steps);
-    assert!(
-        obs[0].contains("You are in level 1 room 0 at (66, 17).")
-            && obs[0].contains("- jackal at (69, 16), 3 steps northeast")
-            && obs[0].contains("exit: doorway at (70, 17), 4 steps east, unexplored")
-            && obs[0].contains("Status: HP 15/15, dungeon level 1"),
-        "{}",
-        obs[0]
+    // The first Room obs, written out by hand from the map NetHack draws for seed 5.
+    assert_eq!(
+        obs[0],
+        "Message: Konnichi wa Agent, welcome to NetHack!  You are a lawful male human Samurai. \
+There is a staircase up here.
+
+You are in level 1 room 0 at (66, 17).
+
+You are in level 1 room 0. It contains:
+- no objects or features
+- exit: closed door at (69, 15), 4 steps northeast, unexplored
+- exit: doorway at (70, 17), 4 steps east, unexplored
+- exit: doorway at (60, 18), 6 steps southwest, unexplored
+
+Monsters in view:
+- jackal at (69, 16), 3 steps northeast
+
+Status: HP 15/15, dungeon level 1, experience level 1, satiated, gold 0, score 0, turn 1"
+    );
+    assert_eq!(
+        steps[0]["inventory"],
+        "a: a +0 katana (weapon in hand)\nb: a blessed +0 wakizashi (alternate weapon; not wielded)\n\
+c: a +0 yumi\nd: 35 +0 ya (in quiver)\ne: an uncursed rustproof +0 splint mail (being worn)"
     );
     let first = steps[0]["admissible_commands"].as_array().unwrap();
     for skill in [
@@ -160,6 +176,8 @@ fn seeds_repeat_and_level_obs_is_the_oracle() {
     let (room_b, _wb) = run("nethack?seed=5&obs=room");
     assert_eq!(room_a, room_b, "the same seed, the same game");
     let (level, _wl) = run("nethack?seed=5&obs=level");
+    // One region is known at the start: both observations are the same text.
+    assert_eq!(level[0], room_a[0]);
     let last_room = room_a.last().unwrap();
     let last_level = level.last().unwrap();
     assert!(!last_room.contains("reachable in"), "{last_room}");
@@ -205,6 +223,57 @@ fn no_memory_on_level_obs_plays_without_a_graph() {
             .unwrap()
             .contains("level 1 corridor 1")
     );
+}
+
+/// A death ends the episode cleanly: seed 3's Tourist fights the sewer rats to the death
+/// (found by playing the bridge with a fight-first policy). The outcome is `lost`, the
+/// last status is the one the game ended on (NLE blanks it after the end), the last
+/// observation says so, and the run replays.
+#[test]
+fn a_death_ends_the_episode_cleanly() {
+    const FATAL: &[&str] = &[
+        "fight newt at (11, 6)",
+        "fight newt at (10, 7)",
+        "explore level",
+        "explore level",
+        "fight sewer rat at (12, 7)",
+        "fight sewer rat at (15, 7)",
+        "fight sewer rat at (15, 7)",
+        "fight sewer rat at (15, 7)",
+    ];
+    let server = Scripted::start(FATAL);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server,
+        &[
+            "nethack?seed=3&character=tou-hum-neu-mal",
+            "--memory",
+            "no-memory",
+            "--max-steps",
+            "20",
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let dir = run_dir(work.path());
+    let summary = read_json(dir.join("summary.json"));
+    assert_eq!(summary["outcome"], "lost", "{summary}");
+    assert_eq!(summary["steps"], 8, "{summary}");
+    assert_eq!(summary["max_depth"], 1);
+    let last = summary["final_observation"].as_str().unwrap();
+    assert!(
+        last.contains("The game is over: the hero died.")
+            && last.contains("dungeon level 1")
+            && !last.contains("turn 0"),
+        "{last}"
+    );
+    let replay = Command::new(bin())
+        .arg("replay")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{}", text(&replay));
 }
 
 /// A malformed specification is refused in one line before anything starts.
