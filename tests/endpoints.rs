@@ -528,7 +528,10 @@ fn malformed_embeddings_are_one_clear_error() {
                 && line.contains("after 3 tries"),
             "{want}: {stderr}"
         );
-        assert_eq!(summary(&run_dir(work.path()))["outcome"], "error");
+        let s = summary(&run_dir(work.path()));
+        assert_eq!(s["outcome"], "error");
+        // The failed call's two retries are in the summary.
+        assert!(s["llm_retries"].as_u64().unwrap() >= 2, "{want}: {s}");
     }
 
     // Issue 29, kind 5: one unusable embedding answer (all zeros) is asked again within
@@ -828,9 +831,18 @@ fn a_repair_never_changes_the_meaning() {
             ),
             "stop",
         )),
-        2 => Some(answer(&format!("[JSON] {rule}"), "stop")),
+        // A bracketed prefix holding an apostrophe, in terminal colours.
+        2 => Some(answer(
+            &format!("\u{1b}[32m[Assistant's answer] {rule}\u{1b}[0m"),
+            "stop",
+        )),
+        // A draft, a bracket in the prose that reads as an open string, the real answer:
+        // two answers, never the draft alone.
         3 => Some(answer(
-            &format!(r#"{rule} or maybe {{"rationale": "b", "action": "close antique trunk"}}"#),
+            &format!(
+                r#"Draft: {{"rationale": "b", "action": "close antique trunk"}}
+Hmm, but [that's wrong]. Final answer: {rule}"#
+            ),
             "stop",
         )),
         4 => Some(answer(
@@ -931,14 +943,38 @@ fn tool_call_answers_are_unwrapped() {
             &format!("<tool_call>\n{{\"name\": \"action\", \"arguments\": {rule}}}\n</tool_call>"),
             "stop",
         )),
+        // Prose beside the calls, a first call to another tool, `parameters`.
+        3 => Some(Reply::json(&completion(
+            json!("Let me think first."),
+            Some("tool_calls"),
+            Some((10, 5)),
+            json!({"tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "think", "arguments": "{\"thought\": \"the door\"}"}},
+                {"id": "c2", "type": "function", "function": {"name": "action", "parameters": serde_json::from_str::<Value>(&rule).unwrap()}}
+            ]}),
+        ))),
+        // Two calls with different answers: ambiguous, asked again.
+        4 => Some(Reply::json(&completion(
+            json!(null),
+            Some("tool_calls"),
+            Some((10, 5)),
+            json!({"tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "action", "arguments": "{\"rationale\": \"b\", \"action\": \"close antique trunk\"}"}},
+                {"id": "c2", "type": "function", "function": {"name": "action", "arguments": rule}}
+            ]}),
+        ))),
+        5 => Some(answer(
+            r#"{"rationale": "retry", "action": "open wooden door"}"#,
+            "stop",
+        )),
         _ => None,
     });
     let work = tempfile::tempdir().unwrap();
-    let out = run_simple(&server, work.path(), "2", &[]);
+    let out = run_simple(&server, work.path(), "4", &[]);
     ok(&out);
     let dir = run_dir(work.path());
     let steps = read_jsonl(&dir.join("steps.jsonl"));
-    for (i, want) in WALKTHROUGH[..2].iter().enumerate() {
+    for (i, want) in WALKTHROUGH[..3].iter().enumerate() {
         assert_eq!(steps[i]["action"], *want, "{}", steps[i]["llm_calls"]);
         assert_eq!(steps[i]["rationale"], "scripted");
         assert_eq!(
@@ -946,10 +982,13 @@ fn tool_call_answers_are_unwrapped() {
             (&json!(1), &json!(0))
         );
     }
+    assert_eq!(steps[3]["action"], WALKTHROUGH[3]);
+    assert_eq!(steps[3]["rationale"], "retry");
+    assert_eq!(steps[3]["llm_failures"], 1, "{}", steps[3]["llm_calls"]);
     let s = summary(&dir);
     assert_eq!(
         (&s["llm_repairs"], &s["fallback_actions"]),
-        (&json!(2), &json!(0))
+        (&json!(3), &json!(0))
     );
 }
 

@@ -64,13 +64,14 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         }
         _ => None,
     };
-    // An answer given as a tool call (OpenAI `tool_calls`, or the older
-    // `function_call`) with no content: the call, as `{"name", "arguments"}`, is the
-    // text to judge; the judge takes the arguments out as a counted repair
-    // ([`super::structured`]).
-    let content = match content {
-        Some(c) if !c.trim().is_empty() => Some(c),
-        other => tool_call(message).or(other),
+    // An answer given as tool calls (OpenAI `tool_calls`, or the older `function_call`):
+    // every call, as `{"name", "arguments"}`, is part of the text to judge, after any
+    // content; the judge takes the arguments out as a counted repair, and refuses
+    // several calls that give different answers ([`super::structured`]).
+    let content = match (content, tool_calls(message)) {
+        (Some(c), Some(calls)) if !c.trim().is_empty() => Some(format!("{c}\n{calls}")),
+        (_, Some(calls)) => Some(calls),
+        (other, None) => other,
     };
     let defect = if let Some(l) = lossy {
         Some(l)
@@ -114,24 +115,37 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
     }
 }
 
-/// The first tool call of a message as `{"name": ..., "arguments": ...}` text.
-fn tool_call(message: &Value) -> Option<String> {
-    let call = message["tool_calls"][0]["function"]
-        .as_object()
-        .or_else(|| message["function_call"].as_object())?;
-    let arguments = call.get("arguments")?;
-    Some(
-        serde_json::json!({"name": call.get("name").cloned().unwrap_or(Value::Null), "arguments": arguments})
-            .to_string(),
-    )
+/// Every tool call of a message (`tool_calls`, else `function_call`), each as a
+/// `{"name": ..., "arguments": ...}` line.
+fn tool_calls(message: &Value) -> Option<String> {
+    let calls: Vec<&serde_json::Map<String, Value>> = match message["tool_calls"].as_array() {
+        Some(list) => list
+            .iter()
+            .filter_map(|c| c["function"].as_object())
+            .collect(),
+        None => message["function_call"].as_object().into_iter().collect(),
+    };
+    let lines: Vec<String> = calls
+        .into_iter()
+        .filter_map(|call| {
+            let arguments = call.get("arguments").or_else(|| call.get("parameters"))?;
+            Some(
+                serde_json::json!({"name": call.get("name").cloned().unwrap_or(Value::Null), "arguments": arguments})
+                    .to_string(),
+            )
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// The `usage` of a response, `None` when the server sent none (unknown is not 0).
+/// The `usage` of a response, `None` when the server sent none (unknown is not 0), or
+/// a prompt of 0 tokens (some proxies send zeros for what they do not know; no prompt is
+/// empty).
 pub fn usage_of(v: &Value) -> Option<Usage> {
     let u = v.get("usage").filter(|u| u.is_object())?;
     let prompt = u["prompt_tokens"].as_u64();
     let completion = u["completion_tokens"].as_u64();
-    if prompt.is_none() && completion.is_none() {
+    if prompt.unwrap_or(0) == 0 {
         return None;
     }
     // llama.cpp's server timings: how long it read the prompt and generated.
@@ -274,6 +288,38 @@ mod tests {
                 .expect("json");
         let u = usage_of(&v).expect("usage");
         assert_eq!((u.prompt_ms, u.completion_ms, u.timed_calls), (0, 0, 0));
+    }
+
+    /// Every tool call is judged, after any prose; `parameters` is read as `arguments`.
+    #[test]
+    fn every_tool_call_is_part_of_the_answer() {
+        let body = |message: &str| {
+            format!(
+                r#"{{"choices":[{{"message":{message},"finish_reason":"tool_calls"}}],"usage":{{"prompt_tokens":5,"completion_tokens":1}}}}"#
+            )
+        };
+        let a = read_completion(
+            body(r#"{"content":"Let me think.","tool_calls":[{"function":{"name":"think","arguments":"{\"thought\":\"hm\"}"}},{"function":{"name":"act","parameters":{"action":"go north"}}}]}"#)
+                .as_bytes(),
+        );
+        assert!(a.defect.is_none(), "{:?}", a.defect);
+        let lines: Vec<&str> = a.content.lines().collect();
+        assert_eq!(lines[0], "Let me think.");
+        assert_eq!(lines.len(), 3, "{}", a.content);
+        assert!(
+            lines[2].contains(r#""arguments":{"action":"go north"}"#),
+            "{}",
+            lines[2]
+        );
+    }
+
+    #[test]
+    fn a_prompt_of_zero_tokens_is_unknown_usage() {
+        let v: Value = serde_json::from_str(
+            r#"{"usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}"#,
+        )
+        .expect("json");
+        assert!(usage_of(&v).is_none());
     }
 
     #[test]

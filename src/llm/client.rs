@@ -168,6 +168,12 @@ fn strip_key(v: &mut Value, key: &str) {
 /// Scale an embedding to unit length (left as is when zero): servers differ in whether
 /// they normalize.
 fn normalize(v: &mut [f32]) {
+    // Scaled by the largest magnitude first, so squares of huge values (1e20) cannot
+    // overflow to infinity and turn the vector into zeros.
+    let m = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if m > 0.0 && m.is_finite() {
+        v.iter_mut().for_each(|x| *x /= m);
+    }
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {
         v.iter_mut().for_each(|x| *x /= n);
@@ -315,7 +321,25 @@ impl ChatBackend for OpenAiBackend {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            let resp = self.embed.post("/embeddings", &body).await?;
+            // A failed request carries every retry of this call, earlier unusable
+            // answers included, so the summary counts them.
+            let resp = match self.embed.post("/embeddings", &body).await {
+                Ok(r) => r,
+                Err(LlmError::GaveUp {
+                    what,
+                    endpoint,
+                    detail,
+                    retries: r,
+                }) => {
+                    return Err(LlmError::GaveUp {
+                        what,
+                        endpoint,
+                        detail,
+                        retries: retries + r,
+                    });
+                }
+                Err(e) => return Err(e),
+            };
             retries += resp.retries;
             let read = {
                 let mut dim = self
@@ -350,7 +374,12 @@ impl ChatBackend for OpenAiBackend {
                         } else {
                             format!("{attempt} tries")
                         };
-                        return Err(bad(format!("{why} (after {tries})")));
+                        return Err(LlmError::GaveUp {
+                            what: "embedding",
+                            endpoint: self.embed.base().to_string(),
+                            detail: format!("sent an unusable answer: {why} (after {tries})"),
+                            retries,
+                        });
                     }
                     retries += 1;
                     crate::report::notice(format!(
@@ -372,6 +401,16 @@ impl ChatBackend for OpenAiBackend {
 #[cfg(test)]
 mod tests {
     use super::read_embeddings;
+
+    /// Huge components (1e20: their squares overflow f32) still give a unit vector.
+    #[test]
+    fn huge_embeddings_normalize_to_unit_length() {
+        let v = read_embeddings(br#"{"data":[{"embedding":[3e20,4e20]}]}"#, 1, None).unwrap();
+        assert!(
+            (v[0][0] - 0.6).abs() < 1e-6 && (v[0][1] - 0.8).abs() < 1e-6,
+            "{v:?}"
+        );
+    }
 
     #[test]
     fn embeddings_are_checked_whole() {

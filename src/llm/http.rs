@@ -162,11 +162,20 @@ impl RetryService {
                     1 => "1 retry".to_string(),
                     n => format!("{n} retries"),
                 };
+                // A server that asked for a wait beyond the budget is quoted.
+                let asked_for = asked
+                    .map(|d| {
+                        format!(
+                            ", and it asked to wait {:.0} s (Retry-After)",
+                            d.as_secs_f64()
+                        )
+                    })
+                    .unwrap_or_default();
                 return Err(LlmError::GaveUp {
                     what: self.what,
                     endpoint: self.base.clone(),
                     detail: format!(
-                        "{why}; gave up after {retried} in {:.1} s (the retry budget is {} s: raise --retry-budget to wait longer)",
+                        "{why}; gave up after {retried} in {:.1} s{asked_for} (the retry budget is {} s: raise --retry-budget to wait longer)",
                         spent.as_secs_f64(),
                         self.policy.budget.as_secs()
                     ),

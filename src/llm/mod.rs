@@ -451,7 +451,14 @@ impl Llm {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let e = self.backend.embed(&texts, kind).await?;
+        let e = match self.backend.embed(&texts, kind).await {
+            Ok(e) => e,
+            Err(e) => {
+                // The retries of a call that failed are counted like any other.
+                log.retries += e.retries();
+                return Err(e);
+            }
+        };
         for (text, vector) in texts.iter().zip(&e.vectors) {
             log.vectors.push(VectorRecord {
                 kind,

@@ -139,11 +139,17 @@ where
 }
 
 /// The JSON values an LLM answer holds, in order, each with whether reading it needed a
-/// repair. A text that is one JSON value is that value, unrepaired. Otherwise code
-/// fences are dropped and every balanced `{...}` or `[...]` that parses (as JSON, or
-/// JSON5: trailing commas, single quotes, unquoted keys) is a value; a bracketed word
-/// that does not parse (`[JSON] {...}`) is skipped. A text whose last object lacks only
-/// closing brackets after a complete value has them added.
+/// repair. A text that is one JSON value is that value, unrepaired. Otherwise terminal
+/// colour codes and code fences are dropped, and from every `{` or `[` (left to right,
+/// skipping the inside of a value already read) one JSON value is read as far as it goes
+/// (serde_json's streaming reader: a bracketed word such as `[JSON]` or `[that's
+/// wrong]` fails at its first letter and is skipped); where plain JSON fails, the
+/// balanced candidate is read as JSON5 (trailing commas, single quotes, unquoted keys;
+/// for the first [`JSON5_TRIES`] starts, and never deeper than [`MAX_DEPTH`]). When the
+/// text ends inside a value that lacks only closing brackets after a complete value, they
+/// are added. Every start costs at most the length of its value or serde_json's
+/// recursion limit, and after [`MAX_FAILED_STARTS`] starts that open no value the rest is
+/// left unread, so deep nesting cannot make reading slow.
 ///
 /// Which value is the answer is not decided here: [`ask`] takes the one that fits the
 /// request's schema, and refuses a text with none or several different ones.
@@ -159,37 +165,64 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
         return Ok(vec![(v, false)]);
     }
-    let unfenced = strip_fences(trimmed);
+    let cleaned = strip_ansi(trimmed);
+    let unfenced = strip_fences(&cleaned);
     let mut out = Vec::new();
     let mut from = 0;
     let mut opened = false;
+    // The first start whose value the text ended inside.
+    let mut cut: Option<usize> = None;
+    let mut json5_tries = 0;
+    let mut failed = 0;
     while let Some(offset) = unfenced[from..].find(['{', '[']) {
+        if failed == MAX_FAILED_STARTS {
+            break; // the rest is junk: thousands of brackets that open no value
+        }
         opened = true;
         let start = from + offset;
         let body = &unfenced[start..];
-        match balanced_end(body) {
-            Some(end) => match parse_one(&body[..end]) {
-                Some(v) => {
-                    out.push((v, true));
-                    from = start + end;
-                }
-                None => from = start + 1,
-            },
-            None => {
-                let closed = close_truncated(body).and_then(|c| parse_one(&c));
-                match closed {
-                    Some(v) => out.push((v, true)),
-                    None if out.is_empty() => {
-                        return Err(format!(
-                            "the JSON ends mid-value (cut off?): {:?}",
-                            short_tail(trimmed)
-                        ));
+        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+        let mut ended_inside = false;
+        match stream.next() {
+            Some(Ok(v)) => {
+                out.push((v, true));
+                from = start + stream.byte_offset().max(1);
+                continue;
+            }
+            Some(Err(e)) if e.is_eof() => ended_inside = true,
+            _ if json5_tries < JSON5_TRIES => {
+                json5_tries += 1;
+                match balanced_end(body) {
+                    Some((end, depth)) if depth <= MAX_DEPTH => {
+                        if let Ok(v) = json5::from_str::<Value>(&body[..end]) {
+                            out.push((v, true));
+                            from = start + end;
+                            continue;
+                        }
                     }
-                    None => {}
+                    Some(_) => {}
+                    None => ended_inside = true,
                 }
+            }
+            _ => {}
+        }
+        if ended_inside {
+            // The text ends inside this value: closed when only brackets are missing
+            // (it then holds the rest of the text), else the values inside are read.
+            if let Some(v) = close_truncated(body).and_then(|c| parse_one(&c)) {
+                out.push((v, true));
                 break;
             }
+            cut.get_or_insert(start);
         }
+        failed += 1;
+        from = start + 1;
+    }
+    if cut.is_some() && out.is_empty() {
+        return Err(format!(
+            "the JSON ends mid-value (cut off?): {:?}",
+            short_tail(trimmed)
+        ));
     }
     if out.is_empty() {
         return Err(if opened {
@@ -201,11 +234,50 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     Ok(out)
 }
 
-/// One balanced candidate as JSON, else as JSON5.
+/// How many `{` or `[` of a text may fail to open a value before the rest is left unread.
+pub const MAX_FAILED_STARTS: usize = 1024;
+
+/// How many starts of a text may be read as JSON5 (each costs a scan to its end).
+pub const JSON5_TRIES: usize = 64;
+
+/// The deepest candidate read as JSON5 (serde_json's own recursion limit is 128).
+pub const MAX_DEPTH: usize = 128;
+
+/// The text without terminal escape sequences (`\x1b[32m` and the like), which some
+/// servers pass through from a model's output.
+fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte (@ to ~).
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) {
+                    break;
+                }
+            }
+        } else {
+            chars.next();
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// One balanced candidate as JSON, else as JSON5 (when not too deep).
 fn parse_one(candidate: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(candidate)
-        .ok()
-        .or_else(|| json5::from_str::<Value>(candidate).ok())
+    serde_json::from_str::<Value>(candidate).ok().or_else(|| {
+        balanced_end(candidate)
+            .filter(|&(_, depth)| depth <= MAX_DEPTH)
+            .and_then(|_| json5::from_str::<Value>(candidate).ok())
+    })
 }
 
 /// Whether a value has the schema's top-level type and, for an object, at least one of
@@ -249,24 +321,27 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 /// Tool-call wrappers (`{"name": ..., "arguments": {...}}`, as OpenAI's `tool_calls`,
-/// LM Studio's and Hermes-style `<tool_call>` blocks write them; the arguments may be a
-/// JSON string): each is followed by its arguments, a repaired value.
+/// LM Studio's and Hermes-style `<tool_call>` blocks write them; `parameters` for
+/// `arguments`, as some templates write it; the arguments may be a JSON string; a list of
+/// them, as Mistral's `[TOOL_CALLS][...]`): each is followed by its arguments, a
+/// repaired value.
 fn unwrap_tool_calls(values: Vec<(Value, bool)>) -> Vec<(Value, bool)> {
+    fn arguments(v: &Value) -> Option<Value> {
+        let o = v.as_object().filter(|o| o.contains_key("name"))?;
+        match o.get("arguments").or_else(|| o.get("parameters"))? {
+            Value::String(s) => serde_json::from_str::<Value>(s).ok(),
+            a @ Value::Object(_) => Some(a.clone()),
+            _ => None,
+        }
+    }
     let mut out = Vec::with_capacity(values.len());
     for (v, repaired) in values {
-        let arguments = v
-            .as_object()
-            .filter(|o| o.contains_key("name"))
-            .and_then(|o| o.get("arguments"))
-            .and_then(|a| match a {
-                Value::String(s) => serde_json::from_str::<Value>(s).ok(),
-                Value::Object(_) => Some(a.clone()),
-                _ => None,
-            });
-        out.push((v, repaired));
-        if let Some(a) = arguments {
-            out.push((a, true));
+        let mut inner: Vec<Value> = arguments(&v).into_iter().collect();
+        if let Some(list) = v.as_array() {
+            inner.extend(list.iter().filter_map(arguments));
         }
+        out.push((v, repaired));
+        out.extend(inner.into_iter().map(|a| (a, true)));
     }
     out
 }
@@ -344,9 +419,11 @@ fn strip_fences(s: &str) -> &str {
     s
 }
 
-/// Byte index one past the bracket that closes the first one, honouring strings.
-fn balanced_end(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
+/// Byte index one past the bracket that closes the first one, honouring strings (double
+/// and single quotes, as JSON5 has both), and the deepest nesting on the way.
+fn balanced_end(s: &str) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
     let mut in_str: Option<char> = None;
     let mut escaped = false;
     for (i, c) in s.char_indices() {
@@ -362,11 +439,14 @@ fn balanced_end(s: &str) -> Option<usize> {
         }
         match c {
             '"' | '\'' => in_str = Some(c),
-            '{' | '[' => depth += 1,
+            '{' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
             '}' | ']' => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Some(i + c.len_utf8());
+                    return Some((i + c.len_utf8(), deepest));
                 }
             }
             _ => {}
@@ -474,6 +554,71 @@ mod tests {
         // A bracketed word before the answer is skipped, not taken for the answer.
         let values = json_values(r#"[JSON] {"action": "go north"}"#).unwrap();
         assert_eq!(values, vec![(json!({"action": "go north"}), true)]);
+    }
+
+    /// Brackets in prose (with an apostrophe, a lone quote, never closed), terminal colour
+    /// codes and deep nesting: every value of the text is still read, so a draft before
+    /// the real answer can never be the only value (the schema then refuses the pair).
+    #[test]
+    fn prose_brackets_colour_codes_and_deep_nesting_do_not_hide_values() {
+        let a = r#"{"rationale": "real", "action": "take key"}"#;
+        let b = r#"{"rationale": "draft", "action": "open drawer"}"#;
+        let va: Value = serde_json::from_str(a).unwrap();
+        let vb: Value = serde_json::from_str(b).unwrap();
+        let objects = |t: &str| -> Vec<Value> {
+            json_values(t)
+                .unwrap()
+                .into_iter()
+                .map(|(v, _)| v)
+                .filter(Value::is_object)
+                .collect()
+        };
+        for text in [
+            format!("Draft: {b}\nHmm, but [that's wrong]. Final answer: {a}"),
+            format!("Draft: {b}\nWait - [ignore that.\nFinal answer: {a}"),
+            format!("{b}\nOr maybe [not sure: {a}"),
+        ] {
+            assert_eq!(objects(&text), vec![vb.clone(), va.clone()], "{text}");
+        }
+        for text in [
+            format!("Options [the trunk's key] noted. {a}"),
+            format!("[Assistant's answer] {a}"),
+            format!("[the \"answer] {a}"),
+            format!("\u{1b}[32m{a}\u{1b}[0m"),
+            format!("{a}{}x{}", "[".repeat(2000), "]".repeat(2000)),
+            format!("{a}{}1{}", "[".repeat(50_000), "]".repeat(50_000)),
+        ] {
+            assert_eq!(objects(&text), vec![va.clone()], "{}", short(&text));
+        }
+    }
+
+    /// Tool calls in every shape reach the chooser as their arguments; two calls with
+    /// different answers are two values (refused as ambiguous).
+    #[test]
+    fn tool_call_arguments_in_every_shape_are_values() {
+        let args = |text: &str| -> Vec<Value> {
+            unwrap_tool_calls(json_values(text).unwrap())
+                .into_iter()
+                .map(|(v, _)| v)
+                .filter(|v| v.get("action").is_some())
+                .collect()
+        };
+        let north = json!({"action": "go north"});
+        let east = json!({"action": "go east"});
+        assert_eq!(
+            args(r#"[TOOL_CALLS][{"name": "act", "arguments": {"action": "go north"}}]"#),
+            vec![north.clone()]
+        );
+        assert_eq!(
+            args(r#"{"name": "act", "parameters": "{\"action\": \"go north\"}"}"#),
+            vec![north.clone()]
+        );
+        assert_eq!(
+            args(
+                "{\"name\":\"act\",\"arguments\":{\"action\":\"go north\"}}\n{\"name\":\"act\",\"arguments\":{\"action\":\"go east\"}}"
+            ),
+            vec![north, east]
+        );
     }
 
     #[test]

@@ -7,8 +7,11 @@
 //! estimate of what was sent ([`CHARS_PER_TOKEN`] characters a token, a low estimate
 //! for English and JSON with the tokenizers of the models in use):
 //! - below [`CLEAR_SHARE`] of the estimate, or
-//! - below [`CAP_SHARE`] of it and equal to the count reported for an earlier prompt
-//!   of another length (a ceiling: the context length).
+//! - below [`CAP_SHARE`] of it and at a ceiling: equal to the count reported for an
+//!   earlier prompt of another length (at least [`OTHER_LENGTH`] characters apart: two
+//!   prompts of different lengths almost never tokenize to the same count), or equal to
+//!   a common context length ([`CONTEXT_LENGTHS`]: Ollama reports the context length it
+//!   cut to, 2048 by default in its older releases), so the first cut is flagged too.
 //!
 //! Each cut prompt is flagged in its call record (`prompt_cut`) and counted in the step
 //! and the summary; the first one of a run is one warning line naming the likely cause
@@ -22,8 +25,14 @@ use super::Message;
 pub const CHARS_PER_TOKEN: f64 = 4.0;
 /// Below this share of the estimate, a prompt was cut.
 pub const CLEAR_SHARE: f64 = 0.6;
-/// Below this share and at a count reported before for another prompt length: cut.
-pub const CAP_SHARE: f64 = 0.85;
+/// Below this share and at a ceiling (a count reported before for another prompt
+/// length, or a common context length): cut.
+pub const CAP_SHARE: f64 = 0.97;
+/// Prompts at least this many characters apart are of another length.
+pub const OTHER_LENGTH: usize = 40;
+/// Context lengths servers are commonly run with (Ollama's defaults, llama.cpp's and
+/// LM Studio's usual settings).
+pub const CONTEXT_LENGTHS: [u64; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
 /// Prompts shorter than this (estimated tokens) are never judged: too short to tell.
 pub const MIN_TOKENS: f64 = 400.0;
 
@@ -48,9 +57,10 @@ impl Watch {
         let est = estimate(messages);
         let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
         let mut seen = self.seen.lock().ok()?;
-        let capped = seen
+        let repeated = seen
             .iter()
-            .any(|(r, c)| *r == reported && c.abs_diff(chars) * 10 > chars);
+            .any(|(r, c)| *r == reported && c.abs_diff(chars) >= OTHER_LENGTH);
+        let capped = repeated || CONTEXT_LENGTHS.contains(&reported);
         seen.push((reported, chars));
         drop(seen);
         let share = reported as f64 / est;
@@ -60,8 +70,10 @@ impl Watch {
         }
         let reason = format!(
             "the endpoint reported {reported} prompt tokens for a prompt of about {est:.0}{}",
-            if capped {
+            if repeated {
                 ", the same count as for a prompt of another length"
+            } else if capped {
+                ", a common context length"
             } else {
                 ""
             }
@@ -95,11 +107,22 @@ mod tests {
         // Far below the estimate: cut.
         assert!(w.judge("e", &prompt(13_200), 1_500).is_some());
         let w = Watch::default();
-        // 2048 for 3,300 (62%): not clear alone...
-        assert!(w.judge("e", &prompt(13_200), 2_048).is_none());
-        // ...but the same 2048 again for a prompt of about 2,950: a ceiling.
-        let r = w.judge("e", &prompt(11_800), 2_048).expect("a cut");
+        // 2100 for 3,300 (64%): not clear alone...
+        assert!(w.judge("e", &prompt(13_200), 2_100).is_none());
+        // ...but the same 2100 again for a prompt of about 2,950: a ceiling.
+        let r = w.judge("e", &prompt(11_800), 2_100).expect("a cut");
         assert!(r.contains("same count"), "{r}");
+        // 2048 for 2,170 to 2,530 (81-94%): a common context length, the first time too.
+        let w = Watch::default();
+        let r = w.judge("e", &prompt(8_680), 2_048).expect("a cut");
+        assert!(r.contains("common context length"), "{r}");
+        assert!(w.judge("e", &prompt(10_120), 2_048).is_some());
+        // A count that fits the estimate is never a cut, ceiling or not.
+        assert!(w.judge("e", &prompt(8_000), 2_048).is_none());
+        // The same fair count for two prompts only a few characters apart: not a ceiling.
+        let w = Watch::default();
+        assert!(w.judge("e", &prompt(8_800), 2_100).is_none());
+        assert!(w.judge("e", &prompt(8_810), 2_100).is_none());
         // Short prompts are never judged.
         assert!(Watch::default().judge("e", &prompt(800), 10).is_none());
     }

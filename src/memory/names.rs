@@ -3,9 +3,9 @@
 //! writes "Antique Trunk", "the antique trunk" and "antique  trunk" for one trunk).
 //!
 //! - [`fold`]: Unicode NFC, invisible joiners dropped (zero-width joiner and
-//!   non-joiner, word joiner, byte-order mark, soft hyphen), invisible separators
-//!   (zero-width space, invisible separator) and non-breaking and other spaces as one
-//!   space, surrounding whitespace trimmed, lowercase. For relations and commands.
+//!   non-joiner, word joiner, byte-order mark, soft hyphen), every other invisible or
+//!   blank character (zero-width space, invisible operators, direction marks, Hangul
+//!   fillers, braille blank, ...) and non-breaking and other spaces as one space, surrounding whitespace trimmed, lowercase. For relations and commands.
 //! - [`entity_key`]: [`fold`], then surrounding quotes and sentence punctuation trimmed
 //!   and one leading article ("the", "a", "an") dropped. For subjects, objects and rooms.
 
@@ -14,9 +14,18 @@ use unicode_normalization::UnicodeNormalization;
 /// Characters that render as nothing and join what they stand between: dropped.
 const INVISIBLE: &[char] = &['\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{ad}'];
 
-/// Invisible characters that separate words (zero-width space, invisible separator,
-/// Mongolian vowel separator): read as a space ("antique\u{200b}trunk" is two words).
-const SEPARATORS: &[char] = &['\u{200b}', '\u{2063}', '\u{180e}'];
+/// Every other character that renders as nothing or as blank space: read as a space
+/// ("antique\u{200b}trunk" is two words). Zero-width space, the invisible operators
+/// (function application, times, separator, plus), the Mongolian vowel separator, the
+/// direction marks, embeddings and isolates, the Arabic letter mark, the combining
+/// grapheme joiner (a joiner only for sorting), the Hangul fillers, the Khmer inherent
+/// vowels, the braille blank.
+const SEPARATORS: &[char] = &[
+    '\u{200b}', '\u{2061}', '\u{2062}', '\u{2063}', '\u{2064}', '\u{180e}', '\u{200e}', '\u{200f}',
+    '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}',
+    '\u{2069}', '\u{061c}', '\u{034f}', '\u{115f}', '\u{1160}', '\u{3164}', '\u{ffa0}', '\u{17b4}',
+    '\u{17b5}', '\u{2800}',
+];
 
 /// Leading articles dropped from entity names.
 const ARTICLES: &[&str] = &["the ", "a ", "an "];
@@ -102,6 +111,12 @@ mod tests {
             "antique\u{200b}trunk",
             "antique\u{2060}\u{200b} trunk",
             "antique tru\u{ad}nk",
+            "antique\u{2062}trunk",
+            "antique\u{200e}trunk",
+            "antique\u{034f}trunk",
+            "antique\u{3164}trunk",
+            "antique\u{2800}trunk",
+            "\u{202a}antique trunk\u{202c}",
         ];
         for f in forms {
             assert_eq!(entity_key(f), "antique trunk", "{f:?}");
