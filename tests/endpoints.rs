@@ -950,7 +950,7 @@ fn tool_call_answers_are_unwrapped() {
             Some((10, 5)),
             json!({"tool_calls": [
                 {"id": "c1", "type": "function", "function": {"name": "think", "arguments": "{\"thought\": \"the door\"}"}},
-                {"id": "c2", "type": "function", "function": {"name": "action", "parameters": serde_json::from_str::<Value>(&rule).unwrap()}}
+                {"id": "c2", "type": "function", "function": {"name": "action", "parameters": serde_json::from_str::<Value>(rule).unwrap()}}
             ]}),
         ))),
         // Two calls with different answers: ambiguous, asked again.
