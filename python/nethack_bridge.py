@@ -59,6 +59,7 @@ from ariadne_nethack import (
     Thing,
     compass,
     neighbours,
+    progression,
     steps_word,
     text,
 )
@@ -101,6 +102,7 @@ class Session:
         self.messages: list[str] = []
         self.moved: list[str] = []
         self.score = 0
+        self.progression = 0.0
 
     # --- the game ---------------------------------------------------------------
     def parse(self, game: Any) -> tuple[int, str, str]:
@@ -148,6 +150,7 @@ class Session:
         self.done = self.lost = False
         self.levels = {}
         self.messages = []
+        self.progression = 0.0
         self.note(text(self.obs["message"]))
         self.settle(None)
         self.score = int(self.obs["blstats"][B_SCORE])
@@ -609,7 +612,13 @@ class Session:
             "room": room,
             "objective": OBJECTIVE,
             "depth": int(b[B_DEPTH]),
+            "progression": self.progress(b),
         }
+
+    def progress(self, b: Any) -> float:
+        """BALROG's progression so far in the episode (the largest reached)."""
+        self.progression = max(self.progression, progression(int(b[B_DEPTH]), int(b[B_XL])))
+        return self.progression
 
     def close(self) -> None:
         if self.env is not None:

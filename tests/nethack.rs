@@ -124,6 +124,8 @@ c: a +0 yumi\nd: 35 +0 ya (in quiver)\ne: an uncursed rustproof +0 splint mail (
     let summary = read_json(dir.join("summary.json"));
     assert_eq!(summary["score"], 50, "{summary}");
     assert_eq!(summary["max_depth"], 2, "{summary}");
+    // BALROG's table: dungeon level 2 is 1.54% (the hero is still experience level 1).
+    assert_eq!(summary["progression"], 0.015392269075361172, "{summary}");
     let last = steps[steps.len() - 1]["observation"].as_str().unwrap();
     assert!(last.contains("dungeon level 1"), "{last}");
     for s in &steps {

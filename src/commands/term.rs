@@ -104,7 +104,11 @@ impl StepSink for TerminalView {
         };
         // A game without a maximum (NetHack) shows its score and the deepest level.
         let score = match (s.max_score, s.max_depth) {
-            (0, Some(d)) => format!("score {} | deepest dungeon level {d}", s.score),
+            (0, Some(d)) => format!(
+                "score {} | deepest dungeon level {d} | progression {:.1}%",
+                s.score,
+                100.0 * s.progression.unwrap_or(0.0)
+            ),
             _ => format!(
                 "score {}/{} (normalized {:.2})",
                 s.score, s.max_score, s.normalized_score

@@ -204,7 +204,7 @@ pub fn list(dir: &Path) -> Result<(Vec<GameEntry>, Vec<PathBuf>)> {
     Ok((entries, others))
 }
 
-/// Expand `--games` entries: a `twx:` or `jericho:` game, a bundled name, a `.z8` path
+/// Expand `--games` entries: a `twx:`, `jericho:` or `nethack` game, a bundled name, a `.z8` path
 /// or a z-machine story file (`.z5`, ...), else a directory of games (TextWorld `.z8`
 /// files and z-machine story files), a family of `games/manifest.json` (every game of it), or `all`
 /// (every bundled game).
@@ -219,7 +219,10 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
         .map(str::trim)
         .filter(|e| !e.is_empty())
     {
-        if e.starts_with(super::twx::PREFIX) || e.starts_with(super::jericho::PREFIX) {
+        if e.starts_with(super::twx::PREFIX)
+            || e.starts_with(super::jericho::PREFIX)
+            || super::nethack::NetHackGame::is_spec(e)
+        {
             out.push(GameSpec::parse(e)?);
             continue;
         }
@@ -411,5 +414,14 @@ mod tests {
         let prefixed = format!("jericho:{}", dir.path().join("anchor.z8").display());
         let g = expand(&[prefixed]).unwrap();
         assert!(matches!(&g[0], GameSpec::Jericho(p) if p.ends_with("anchor.z8")));
+    }
+
+    /// NetHack specifications are games of a bench list (a seed each), kept as given.
+    #[test]
+    fn nethack_specifications_expand() {
+        let games = expand(&["nethack?seed=1,nethack?seed=2&obs=level".to_string()]).unwrap();
+        let names: Vec<String> = games.iter().map(GameSpec::name).collect();
+        assert_eq!(names, ["nethack-s1-room", "nethack-s2-level"]);
+        assert!(expand(&["nethack?obs=map".to_string()]).is_err());
     }
 }

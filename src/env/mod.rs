@@ -79,6 +79,11 @@ pub struct GameState {
     /// The dungeon level (NetHack's depth, 1 at the start), for games that have one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<i64>,
+    /// BALROG's progression so far in the episode (NetHack: 0.0 to 1.0, the share of
+    /// human games that reached the deepest dungeon or experience level reached and went
+    /// on to win; Paglieri et al. 2024).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progression: Option<f64>,
 }
 
 /// One true fact of the game: a predicate and its arguments (entity display names;

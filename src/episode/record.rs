@@ -175,10 +175,14 @@ impl Summary {
         self.usage.add(log.usage());
     }
 
-    /// Note the dungeon level of a state (the deepest is kept in `max_depth`).
+    /// Note the dungeon level and progression of a state (the largest are kept in
+    /// `max_depth` and `progression`).
     pub fn reach(&mut self, state: &GameState) {
         if let Some(d) = state.depth {
             self.max_depth = Some(self.max_depth.map_or(d, |m| m.max(d)));
+        }
+        if let Some(p) = state.progression {
+            self.progression = Some(self.progression.map_or(p, |m| m.max(p)));
         }
     }
 

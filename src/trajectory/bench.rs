@@ -66,6 +66,12 @@ pub struct EpisodeRow {
     /// Chat calls whose prompt the endpoint probably cut to its context length.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub prompt_cuts: u64,
+    /// The deepest dungeon level reached (NetHack; absent for other games).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<i64>,
+    /// BALROG's progression reached (NetHack; 0 to 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progression: Option<f64>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -133,6 +139,8 @@ impl EpisodeRow {
             step_ms: s.step_ms.clone(),
             decision_steps: s.decision_steps,
             prompt_cuts: s.prompt_cuts,
+            max_depth: s.max_depth,
+            progression: s.progression,
         }
     }
 
@@ -167,6 +175,8 @@ impl EpisodeRow {
             step_ms: Vec::new(),
             decision_steps: 0,
             prompt_cuts: 0,
+            max_depth: None,
+            progression: None,
         }
     }
 }
@@ -248,6 +258,50 @@ pub struct Cell {
     /// Time and token figures per step (episodes that recorded them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed: Option<Speed>,
+    /// Score, deepest level and progression (games with dungeon levels: NetHack).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Levels>,
+}
+
+/// The paper's NetHack figures (Table 1) over a cell's completed episodes: the in-game
+/// score and the deepest dungeon level (mean and sample standard deviation), and
+/// BALROG's progression (mean).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Levels {
+    /// Mean in-game score.
+    pub score: f64,
+    /// Its sample standard deviation.
+    pub score_std: f64,
+    /// Mean deepest dungeon level.
+    pub depth: f64,
+    /// Its sample standard deviation.
+    pub depth_std: f64,
+    /// Mean BALROG progression, 0 to 1.
+    pub progression: f64,
+}
+
+impl Levels {
+    fn of(done: &[&&EpisodeRow]) -> Option<Self> {
+        let depths: Vec<f64> = done
+            .iter()
+            .filter_map(|r| r.max_depth)
+            .map(|d| d as f64)
+            .collect();
+        if depths.is_empty() {
+            return None;
+        }
+        let scores: Vec<f64> = done.iter().map(|r| r.score as f64).collect();
+        let (score, score_std) = mean_std(&scores);
+        let (depth, depth_std) = mean_std(&depths);
+        let progress: Vec<f64> = done.iter().map(|r| r.progression.unwrap_or(0.0)).collect();
+        Some(Self {
+            score,
+            score_std,
+            depth,
+            depth_std,
+            progression: progress.iter().sum::<f64>() / progress.len() as f64,
+        })
+    }
 }
 
 /// What a step cost in time, against the least the endpoint could take for its tokens.
@@ -402,6 +456,7 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 },
                 prompt_cuts: eps.iter().map(|r| r.prompt_cuts).sum(),
                 speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
+                levels: Levels::of(&done),
             });
         }
     }
@@ -475,5 +530,7 @@ pub fn sample_row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome)
         step_ms: Vec::new(),
         decision_steps: 10,
         prompt_cuts: 0,
+        max_depth: None,
+        progression: None,
     }
 }

@@ -350,6 +350,9 @@ pub struct Summary {
     /// figure, Table 1); absent for games without levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<i64>,
+    /// BALROG's progression reached (NetHack; 0.0 to 1.0); absent for other games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progression: Option<f64>,
     /// The world model over the episode (runs with ground truth and a graph).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub world_model: Option<crate::memory::truth::WorldModelSummary>,

@@ -44,6 +44,23 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             ));
         }
     }
+    if cells.iter().any(|c| c.levels.is_some()) {
+        md.push_str("\nScore, deepest dungeon level and progression (NetHack, the paper's Table 1: mean ± sample standard deviation over episodes; progression: BALROG's, the share of human games that reached the same dungeon or experience level and went on to win, mean).\n\n| game | memory | episodes | score | deepest level | progression |\n|---|---|---|---|---|---|\n");
+        for c in cells {
+            let Some(l) = &c.levels else { continue };
+            md.push_str(&format!(
+                "| {} | {} | {} | {:.1} ± {:.1} | {:.2} ± {:.2} | {:.2}% |\n",
+                c.game,
+                c.memory,
+                c.episodes,
+                l.score,
+                l.score_std,
+                l.depth,
+                l.depth_std,
+                100.0 * l.progression
+            ));
+        }
+    }
     md.push_str("\nTokens per step, prompt / completion (the paper's Table 3).\n\n| memory | tokens per step |\n|---|---|\n");
     for v in variants {
         let cs: Vec<&Cell> = cells

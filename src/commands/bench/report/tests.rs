@@ -144,3 +144,39 @@ fn unknown_usage_is_shown_as_unknown_never_as_zero() {
     assert!(md.contains("| RAG | ? / ? |"), "{md}");
     assert!(csv(&cells).contains(",?,?,"), "{}", csv(&cells));
 }
+
+/// NetHack's figures by hand: scores 20 and 40 (mean 30, sample std 14.1), deepest
+/// levels 1 and 3 (mean 2, std 1.41), progression 0 and 1.75% (mean 0.88%).
+#[test]
+fn games_with_levels_get_the_papers_netplay_table() {
+    let mut a = sample_row("nethack-s1-room", "arigraph", 1, 0.0, Outcome::StepCap);
+    a.score = 20;
+    a.max_depth = Some(1);
+    a.progression = Some(0.0);
+    let mut b = sample_row("nethack-s1-room", "arigraph", 2, 0.0, Outcome::Lost);
+    b.score = 40;
+    b.max_depth = Some(3);
+    b.progression = Some(0.0175);
+    let games = ["nethack-s1-room".to_string()];
+    let cells = aggregate(&[a, b], &games, &["arigraph".to_string()]);
+    let l = cells[0].levels.as_ref().expect("levels");
+    assert_eq!((l.score, l.depth), (30.0, 2.0));
+    assert!((l.score_std - 14.142).abs() < 1e-3 && (l.depth_std - 1.414).abs() < 1e-3);
+    let md = markdown(
+        &cells,
+        &games,
+        &[crate::memory::Variant::parse("arigraph").unwrap()],
+        2,
+    );
+    assert!(
+        md.contains("| nethack-s1-room | arigraph | 2 | 30.0 ± 14.1 | 2.00 ± 1.41 | 0.88% |"),
+        "{md}"
+    );
+    // Games without levels have no such table.
+    let plain = aggregate(
+        &[sample_row("simple", "arigraph", 1, 0.5, Outcome::Done)],
+        &["simple".to_string()],
+        &["arigraph".to_string()],
+    );
+    assert!(plain[0].levels.is_none());
+}
