@@ -481,8 +481,9 @@ fn malformed_embeddings_are_one_clear_error() {
             json!({"data": [item(1, json!([0.1, 0.2]))]}),
             "outside 0..",
         ),
+        // A change after the first call and its confirmation (requests 0 and 1).
         (
-            1,
+            2,
             json!({"data": [item(0, json!([0.1, 0.2]))]}),
             "this run's embeddings have dimension 64",
         ),
@@ -534,6 +535,36 @@ fn malformed_embeddings_are_one_clear_error() {
         assert!(s["llm_retries"].as_u64().unwrap() >= 2, "{want}: {s}");
     }
 
+    // One bad first answer (another dimension) does not fix the run's dimension: the
+    // first answer is confirmed by a second, and a third decides between them.
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().embed_hook = Some(Box::new({
+        let seen = Arc::new(Mutex::new(0usize));
+        move |req, _| {
+            let mut n = seen.lock().unwrap();
+            *n += 1;
+            let inputs = req["input"].as_array().map_or(1, Vec::len);
+            (*n == 1).then(|| {
+                let data: Vec<Value> = (0..inputs).map(|i| item(i, json!([0.3, 0.4]))).collect();
+                Reply::json(&json!({ "data": data }))
+            })
+        }
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("with dimensions 2 and 64; asking a third time"),
+        "{stderr}"
+    );
+    assert!(
+        summary(&run_dir(work.path()))["llm_retries"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+
     // Issue 29, kind 5: one unusable embedding answer (all zeros) is asked again within
     // the retry budget and counted; the episode goes on.
     let server = Scripted::start(WALKTHROUGH);
@@ -543,7 +574,8 @@ fn malformed_embeddings_are_one_clear_error() {
             let mut n = seen.lock().unwrap();
             *n += 1;
             let inputs = req["input"].as_array().map_or(1, Vec::len);
-            (*n == 2).then(|| {
+            // Request 3: the second call (the first is confirmed by request 2).
+            (*n == 3).then(|| {
                 let data: Vec<Value> = (0..inputs).map(|i| item(i, json!([0.0, 0.0]))).collect();
                 Reply::json(&json!({ "data": data }))
             })

@@ -80,13 +80,72 @@ pub struct OpenAiBackend {
     embed_cfg: EmbedConfig,
     chat: Transport,
     embed: Transport,
-    /// The embedding dimension of this run, fixed by the first answer.
+    /// The embedding dimension of this run, fixed by the first two answers that agree.
     dimension: Mutex<Option<usize>>,
     /// The chat endpoint's reported prompt tokens over the run.
     watch: super::truncation::Watch,
 }
 
 impl OpenAiBackend {
+    /// The run's first embedding answer, checked by asking again: the same dimension
+    /// fixes it; another asks a third time and the two that agree win (when the first was
+    /// the odd one, the third answer's vectors are used). Answers of three dimensions end
+    /// the run. An unusable confirmation is no evidence against the first answer.
+    async fn confirm_dimension(
+        &self,
+        body: &Value,
+        n: usize,
+        first: Vec<Vec<f32>>,
+        retries: &mut u32,
+    ) -> Result<Vec<Vec<f32>>, LlmError> {
+        let d1 = first.first().map_or(0, Vec::len);
+        let fix = |d: usize| {
+            if let Ok(mut dim) = self.dimension.lock() {
+                dim.get_or_insert(d);
+            }
+        };
+        let resp = self.embed.post("/embeddings", body).await?;
+        *retries += resp.retries;
+        let Ok(second) = read_embeddings(&resp.body, n, None) else {
+            fix(d1);
+            return Ok(first);
+        };
+        let d2 = second.first().map_or(0, Vec::len);
+        if d2 == d1 {
+            fix(d1);
+            return Ok(first);
+        }
+        *retries += 1;
+        crate::report::notice(format!(
+            "ariadne: the embedding endpoint at {} answered the same texts with dimensions {d1} and {d2}; asking a third time",
+            self.embed.base()
+        ));
+        let resp = self.embed.post("/embeddings", body).await?;
+        *retries += resp.retries;
+        match read_embeddings(&resp.body, n, None) {
+            Ok(third) if third.first().map_or(0, Vec::len) == d2 => {
+                fix(d2);
+                Ok(third)
+            }
+            Ok(third) if third.first().map_or(0, Vec::len) == d1 => {
+                fix(d1);
+                Ok(first)
+            }
+            other => Err(LlmError::GaveUp {
+                what: "embedding",
+                endpoint: self.embed.base().to_string(),
+                detail: format!(
+                    "answers the same texts with embeddings of changing dimensions ({d1}, {d2}, then {})",
+                    match other {
+                        Ok(v) => v.first().map_or(0, Vec::len).to_string(),
+                        Err(why) => why,
+                    }
+                ),
+                retries: *retries,
+            }),
+        }
+    }
+
     /// Build transports for a chat and an embedding endpoint.
     ///
     /// # Errors
@@ -341,21 +400,27 @@ impl ChatBackend for OpenAiBackend {
                 Err(e) => return Err(e),
             };
             retries += resp.retries;
-            let read = {
-                let mut dim = self
+            let (read, unknown) = {
+                let dim = self
                     .dimension
                     .lock()
                     .map_err(|_| bad("internal state poisoned".into()))?;
-                let read = read_embeddings(&resp.body, texts.len(), *dim);
-                if let Ok(v) = &read
-                    && let Some(first) = v.first()
-                {
-                    dim.get_or_insert(first.len());
-                }
-                read
+                (
+                    read_embeddings(&resp.body, texts.len(), *dim),
+                    dim.is_none(),
+                )
             };
             match read {
                 Ok(vectors) => {
+                    // The run's first answer fixes the dimension only once a second
+                    // answer agrees (one bad first answer must not make every good one
+                    // after it "the wrong dimension").
+                    let vectors = if unknown {
+                        self.confirm_dimension(&body, texts.len(), vectors, &mut retries)
+                            .await?
+                    } else {
+                        vectors
+                    };
                     let usage = serde_json::from_slice::<Value>(&resp.body)
                         .ok()
                         .and_then(|v| usage_of(&v));
