@@ -11,12 +11,24 @@ use ariadne::commands;
 #[tokio::main]
 async fn main() -> ExitCode {
     // Output piped into a program that stops reading (`ariadne ... | head`) ends the
-    // process quietly, as for any Unix tool, instead of a panic on the broken pipe.
-    #[cfg(unix)]
-    // SAFETY: setting a signal's disposition to its default before any thread prints.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // process quietly, as for any Unix tool, instead of a panic on the broken pipe. Not
+    // by SIGPIPE's default action: that would also kill Ariadne, with no summary and no
+    // message, when a game bridge dies and its request pipe breaks (that is an error the
+    // episode reports, its finished steps kept).
+    let report_panic = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            // 128 + SIGPIPE, what a shell reports for a process the signal ended.
+            std::process::exit(141);
+        }
+        report_panic(info);
+    }));
     ariadne::report::install();
     ariadne::report::install_tasks(ariadne::commands::term::spinner_task);
     let cli = Cli::parse();

@@ -278,6 +278,95 @@ fn a_death_ends_the_episode_cleanly() {
     assert!(replay.status.success(), "{}", text(&replay));
 }
 
+/// The processes whose command line contains `needle` (read from `/proc`).
+fn pids_with(needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                        .unwrap_or(false)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The bridge's failures are one line each, with the finished steps kept: the bridge
+/// killed after the first step (a crash), or stopped (a hang, past `--game-timeout`).
+#[test]
+fn a_dead_or_hung_bridge_is_one_line_and_the_steps_are_kept() {
+    setup_nethack();
+    let shared = std::env::var_os("ARIADNE_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| dirs::cache_dir().expect("a cache folder").join("ariadne"));
+    for (signal, says) in [
+        (libc::SIGKILL, "the game bridge died"),
+        (libc::SIGSTOP, "did not answer"),
+    ] {
+        // A home of its own (the managed environment linked in), so the bridge's command
+        // line names it and only this test's bridge gets the signal.
+        let home = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(shared.join("venv"), home.path().join("venv")).unwrap();
+        let script = home.path().join("scripts").join("nethack_bridge.py");
+        let script = script.display().to_string();
+        let server = Scripted::start(DESCENT);
+        let work = tempfile::tempdir().unwrap();
+        let child = play_command(
+            work.path(),
+            &server.base_url,
+            &[
+                "nethack?seed=5",
+                "--max-steps",
+                "8",
+                "--game-timeout",
+                "5",
+                "--quiet",
+            ],
+        )
+        .env("ARIADNE_HOME", home.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run ariadne play");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let steps = loop {
+            let found = std::fs::read_dir(work.path().join("runs"))
+                .ok()
+                .and_then(|mut d| d.next())
+                .and_then(|e| e.ok())
+                .map(|e| e.path().join("steps.jsonl"))
+                .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().count() >= 1));
+            if let Some(p) = found {
+                break p;
+            }
+            assert!(std::time::Instant::now() < deadline, "no step was played");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let pids = pids_with(&script);
+        assert!(!pids.is_empty(), "the bridge {script} is running");
+        for pid in &pids {
+            // SAFETY: a plain kill(2) of a process this test started.
+            unsafe { libc::kill(*pid, signal) };
+        }
+        let out = child.wait_with_output().unwrap();
+        for pid in pids_with(&script) {
+            // SAFETY: as above; a stopped bridge that outlived its timeout is ended.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let kept = read_jsonl(&steps);
+        assert!(!kept.is_empty() && kept[0]["action"] == DESCENT[0]);
+        let summary = read_json(steps.with_file_name("summary.json"));
+        assert_eq!(summary["outcome"], "error", "{summary}");
+    }
+}
+
 /// A malformed specification is refused in one line before anything starts.
 #[test]
 fn a_bad_specification_is_one_line() {
