@@ -51,6 +51,35 @@ pub struct NetHackGame {
     pub obs: ObsMode,
 }
 
+/// NetHack's roles, races, alignments and genders, by their first three letters (NLE's
+/// `character` option is `role-race-alignment-gender`; NetHack itself would silently
+/// draw a random one for a word it does not know).
+pub const ROLES: &[&str] = &[
+    "arc", "bar", "cav", "hea", "kni", "mon", "pri", "ran", "rog", "sam", "tou", "val", "wiz",
+];
+/// See [`ROLES`].
+pub const RACES: &[&str] = &["hum", "elf", "dwa", "gno", "orc"];
+/// See [`ROLES`].
+pub const ALIGNMENTS: &[&str] = &["law", "neu", "cha"];
+/// See [`ROLES`].
+pub const GENDERS: &[&str] = &["mal", "fem"];
+
+/// Whether `v` is a character option NetHack reads as given: `@`, or up to four parts,
+/// each `@` or a word whose first three letters name a role, race, alignment, gender.
+fn is_character(v: &str) -> bool {
+    let v = v.to_ascii_lowercase();
+    let parts: Vec<&str> = v.split('-').collect();
+    let lists = [ROLES, RACES, ALIGNMENTS, GENDERS];
+    !v.is_empty()
+        && parts.len() <= lists.len()
+        && parts.iter().zip(lists).all(|(p, list)| {
+            *p == "@"
+                || (p.len() >= 3
+                    && p.chars().all(|c| c.is_ascii_alphabetic())
+                    && list.contains(&&p[..3]))
+        })
+}
+
 impl NetHackGame {
     /// Whether `arg` names a NetHack game (`nethack` or `nethack?...`).
     pub fn is_spec(arg: &str) -> bool {
@@ -84,16 +113,16 @@ impl NetHackGame {
                         .map_err(|_| bad(format!("seed {v:?} is not a whole number")))?
                 }
                 "character" => {
-                    let ok = !v.is_empty()
-                        && v.len() <= 40
-                        && v.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "-@".contains(c));
-                    if !ok {
+                    if !is_character(v) {
                         return Err(bad(format!(
-                            "character {v:?} is not a NetHack role option (for example val-hum-neu-fem, or @)"
+                            "character {v:?} is not role[-race[-alignment[-gender]]] of NetHack's (roles {}; races {}; alignments {}; genders {}; @ for any; for example val-hum-neu-fem)",
+                            ROLES.join(" "),
+                            RACES.join(" "),
+                            ALIGNMENTS.join(" "),
+                            GENDERS.join(" ")
                         )));
                     }
-                    game.character = v.to_string();
+                    game.character = v.to_ascii_lowercase();
                 }
                 "obs" => {
                     game.obs = match v {
@@ -156,9 +185,14 @@ mod tests {
             "nethack?colour=red",
             "nethack?seed",
             "nethack?character=a;b",
+            "nethack?character=xyz",
+            "nethack?character=val-hum-neu-fem-x",
         ] {
             let e = NetHackGame::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
+        }
+        for ok in ["@", "val", "Valkyrie-human", "sam-hum-law-mal", "tou-@-neu"] {
+            assert!(is_character(ok), "{ok}");
         }
         assert!(NetHackGame::is_spec("nethack?seed=2"));
         assert!(!NetHackGame::is_spec("nethackish"));
