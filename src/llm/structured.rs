@@ -145,11 +145,15 @@ where
 /// (serde_json's streaming reader: a bracketed word such as `[JSON]` or `[that's
 /// wrong]` fails at its first letter and is skipped); where plain JSON fails, the
 /// balanced candidate is read as JSON5 (trailing commas, single quotes, unquoted keys;
-/// for the first [`JSON5_TRIES`] starts, and never deeper than [`MAX_DEPTH`]). When the
-/// text ends inside a value that lacks only closing brackets after a complete value, they
-/// are added. Every start costs at most the length of its value or serde_json's
-/// recursion limit, and after [`MAX_FAILED_STARTS`] starts that open no value the rest is
-/// left unread, so deep nesting cannot make reading slow.
+/// never deeper than [`MAX_DEPTH`]). When the text ends inside a value that lacks only
+/// closing brackets after a complete value, they are added.
+///
+/// Reading is bounded so that no text makes it slow: a start costs at most the length of
+/// its value or serde_json's recursion limit, at most [`MAX_FAILED_STARTS`] starts may
+/// open no value, and the JSON5 and closing attempts together scan at most
+/// [`SCAN_BUDGET`] characters. A text that reaches a bound is not read to its end, so a
+/// value found before it is never taken for the answer (the rest might hold another):
+/// it is refused with the reason.
 ///
 /// Which value is the answer is not decided here: [`ask`] takes the one that fits the
 /// request's schema, and refuses a text with none or several different ones.
@@ -159,7 +163,8 @@ where
 /// would become a fact).
 ///
 /// # Errors
-/// A one-line reason when no JSON object or array can be read.
+/// A one-line reason when no JSON object or array can be read, or when the text is too
+/// tangled to be read to its end.
 pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     let trimmed = text.trim();
     if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
@@ -172,11 +177,13 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     let mut opened = false;
     // The first start whose value the text ended inside.
     let mut cut: Option<usize> = None;
-    let mut json5_tries = 0;
-    let mut failed = 0;
+    let mut scanned = 0usize;
+    let mut failed = 0usize;
+    let mut unread = false;
     while let Some(offset) = unfenced[from..].find(['{', '[']) {
         if failed == MAX_FAILED_STARTS {
-            break; // the rest is junk: thousands of brackets that open no value
+            unread = true;
+            break;
         }
         opened = true;
         let start = from + offset;
@@ -190,33 +197,43 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
                 continue;
             }
             Some(Err(e)) if e.is_eof() => ended_inside = true,
-            _ if json5_tries < JSON5_TRIES => {
-                json5_tries += 1;
-                match balanced_end(body) {
-                    Some((end, depth)) if depth <= MAX_DEPTH => {
-                        if let Ok(v) = json5::from_str::<Value>(&body[..end]) {
-                            out.push((v, true));
-                            from = start + end;
-                            continue;
-                        }
+            _ if scanned + body.len() > SCAN_BUDGET => unread = true,
+            _ => match balanced_end(body) {
+                Some((end, depth)) => {
+                    scanned += end;
+                    if depth <= MAX_DEPTH
+                        && let Ok(v) = json5::from_str::<Value>(&body[..end])
+                    {
+                        out.push((v, true));
+                        from = start + end;
+                        continue;
                     }
-                    Some(_) => {}
-                    None => ended_inside = true,
                 }
-            }
-            _ => {}
+                None => {
+                    scanned += body.len();
+                    ended_inside = true;
+                }
+            },
         }
-        if ended_inside {
+        if ended_inside && cut.is_none() {
             // The text ends inside this value: closed when only brackets are missing
             // (it then holds the rest of the text), else the values inside are read.
+            // Starts inside it end inside it too: only the outermost is closed.
+            scanned += body.len();
             if let Some(v) = close_truncated(body).and_then(|c| parse_one(&c)) {
                 out.push((v, true));
                 break;
             }
-            cut.get_or_insert(start);
+            cut = Some(start);
         }
         failed += 1;
         from = start + 1;
+    }
+    if unread && !out.is_empty() {
+        return Err(format!(
+            "the answer has too many brackets that open no value to be read to its end (the rest might hold another answer): {:?}",
+            short(trimmed)
+        ));
     }
     if cut.is_some() && out.is_empty() {
         return Err(format!(
@@ -234,11 +251,19 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     Ok(out)
 }
 
-/// How many `{` or `[` of a text may fail to open a value before the rest is left unread.
-pub const MAX_FAILED_STARTS: usize = 1024;
+/// How deep inside values that do not fit an answer is looked for (wrappers).
+pub const MAX_WRAPPING: usize = 3;
 
-/// How many starts of a text may be read as JSON5 (each costs a scan to its end).
-pub const JSON5_TRIES: usize = 64;
+/// How many values (parts of wrappers included) are judged for one answer.
+pub const MAX_JUDGED: usize = 512;
+
+/// How many `{` or `[` of a text may fail to open a value (each costs at most serde_json's
+/// recursion limit) before the text is refused as unreadable.
+pub const MAX_FAILED_STARTS: usize = 16_384;
+
+/// Characters the JSON5 and closing attempts of one text may scan in all (each scans
+/// from its start to its balancing bracket, or to the end).
+pub const SCAN_BUDGET: usize = 4 << 20;
 
 /// The deepest candidate read as JSON5 (serde_json's own recursion limit is 128).
 pub const MAX_DEPTH: usize = 128;
@@ -366,7 +391,17 @@ where
     let n = values.len();
     let mut fits: Vec<(Value, T, bool, Vec<String>)> = Vec::new();
     let mut first_error: Option<String> = None;
-    for (v, repaired) in values {
+    // A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
+    // its parts are judged too, so a wrapped answer is found, and never loses to a bare
+    // draft beside it. The parts of a value that fits are its own content.
+    let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
+        values.into_iter().map(|(v, r)| (v, r, 0)).collect();
+    let mut judged_values = 0;
+    while let Some((v, repaired, depth)) = queue.pop_front() {
+        judged_values += 1;
+        if judged_values > MAX_JUDGED {
+            break;
+        }
         let judged = fits_schema(&v, schema).and_then(|()| {
             let mut t: T =
                 serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
@@ -382,6 +417,19 @@ where
             }
             Err(e) => {
                 first_error.get_or_insert(e);
+                if depth < MAX_WRAPPING {
+                    let parts: Vec<Value> = match v {
+                        Value::Array(items) => items,
+                        Value::Object(map) => map.into_iter().map(|(_, x)| x).collect(),
+                        _ => Vec::new(),
+                    };
+                    queue.extend(
+                        parts
+                            .into_iter()
+                            .filter(|x| x.is_object() || x.is_array())
+                            .map(|x| (x, true, depth + 1)),
+                    );
+                }
             }
         }
     }
@@ -586,10 +634,23 @@ mod tests {
             format!("[the \"answer] {a}"),
             format!("\u{1b}[32m{a}\u{1b}[0m"),
             format!("{a}{}x{}", "[".repeat(2000), "]".repeat(2000)),
-            format!("{a}{}1{}", "[".repeat(50_000), "]".repeat(50_000)),
         ] {
             assert_eq!(objects(&text), vec![va.clone()], "{}", short(&text));
         }
+        // Past the bounds the rest is not read, so the value before it is not the answer.
+        for text in [
+            format!("{a}{}1{}", "[".repeat(50_000), "]".repeat(50_000)),
+            format!("{b}\n{}\nFinal answer: {a}", "[x] ".repeat(20_000)),
+        ] {
+            let e = json_values(&text).unwrap_err();
+            assert!(e.contains("too many brackets"), "{e}");
+        }
+        // Unbalanced JSON5 attempts before a single-quoted answer stay within the budget.
+        let text = format!(
+            "{b}\n{}\nFinal answer: {{'rationale': 'real', 'action': 'take key'}}",
+            "[note] ".repeat(70)
+        );
+        assert_eq!(objects(&text), vec![vb.clone(), va.clone()]);
     }
 
     /// Tool calls in every shape reach the chooser as their arguments; two calls with
@@ -619,6 +680,43 @@ mod tests {
             ),
             vec![north, east]
         );
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Act {
+        #[allow(dead_code)]
+        rationale: String,
+        action: String,
+    }
+
+    impl Bounded for Act {
+        fn bound(&mut self) -> Vec<String> {
+            Vec::new()
+        }
+    }
+
+    /// A wrapped answer is found, and a bare draft beside it makes the text ambiguous.
+    #[test]
+    fn a_wrapped_answer_is_found_and_never_loses_to_a_bare_draft() {
+        let schema = json!({"type": "object", "required": ["rationale", "action"]});
+        let pick = |text: &str| {
+            choose::<Act, _>(json_values(text).unwrap(), Some(&schema), &|_| Ok(()))
+                .map(|(a, repaired, _)| (a.action, repaired))
+        };
+        let a = r#"{"rationale": "real", "action": "take key"}"#;
+        let b = r#"{"rationale": "draft", "action": "open drawer"}"#;
+        assert_eq!(pick(&format!("[{a}]")), Ok(("take key".into(), true)));
+        assert_eq!(
+            pick(&format!(r#"{{"answer": {a}}}"#)),
+            Ok(("take key".into(), true))
+        );
+        for text in [
+            format!("Draft: {b}\nFinal answer: [{a}]"),
+            format!("Draft: {b}\nFinal answer: {{\"answer\": {a}}}"),
+        ] {
+            let e = pick(&text).unwrap_err();
+            assert!(e.contains("2 different JSON values"), "{text}: {e}");
+        }
     }
 
     #[test]
