@@ -30,12 +30,30 @@ const SEPARATORS: &[char] = &[
 /// Leading articles dropped from entity names.
 const ARTICLES: &[&str] = &["the ", "a ", "an "];
 
+/// Whether a character is dropped: an invisible joiner, a variation selector (it only
+/// picks a glyph for the character before it), or a tag character.
+fn dropped(c: char) -> bool {
+    INVISIBLE.contains(&c)
+        || matches!(c,
+            '\u{fe00}'..='\u{fe0f}'
+            | '\u{e0100}'..='\u{e01ef}'
+            | '\u{180b}'..='\u{180d}'
+            | '\u{180f}'
+            | '\u{e0000}'..='\u{e007f}')
+}
+
+/// Whether a character is read as a space: [`SEPARATORS`], and the musical formatting
+/// characters (begin and end beam, tie, slur, phrase), invisible too.
+fn separates(c: char) -> bool {
+    SEPARATORS.contains(&c) || matches!(c, '\u{1d173}'..='\u{1d17a}')
+}
+
 /// Case, whitespace and Unicode folding (see the module documentation).
 pub fn fold(s: &str) -> String {
     let nfc: String = s
         .nfc()
-        .filter(|c| !INVISIBLE.contains(c))
-        .map(|c| if SEPARATORS.contains(&c) { ' ' } else { c })
+        .filter(|c| !dropped(*c))
+        .map(|c| if separates(c) { ' ' } else { c })
         .collect();
     nfc.split_whitespace()
         .collect::<Vec<_>>()
@@ -117,6 +135,10 @@ mod tests {
             "antique\u{3164}trunk",
             "antique\u{2800}trunk",
             "\u{202a}antique trunk\u{202c}",
+            "antique\u{1d173}trunk",
+            "antique\u{fe0f} trunk",
+            "antique\u{e0020} trunk",
+            "antique \u{180b}trunk",
         ];
         for f in forms {
             assert_eq!(entity_key(f), "antique trunk", "{f:?}");
