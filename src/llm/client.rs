@@ -296,7 +296,9 @@ pub fn read_embeddings(
                     .collect::<String>()
             )
         })?;
-        let mut vector = Vec::with_capacity(values.len());
+        // Read in f64 and scaled by the largest magnitude before the cast to f32, so any
+        // finite JSON number (1e40 overflows f32) keeps its direction.
+        let mut wide = Vec::with_capacity(values.len());
         for (k, x) in values.iter().enumerate() {
             let f = x.as_f64().ok_or_else(|| {
                 format!(
@@ -309,14 +311,16 @@ pub fn read_embeddings(
                     }
                 )
             })?;
-            let f = f as f32;
             if !f.is_finite() {
                 return Err(format!(
                     "the embedding of index {index} holds a non-finite value at position {k}"
                 ));
             }
-            vector.push(f);
+            wide.push(f);
         }
+        let largest = wide.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let scale = if largest > 0.0 { largest } else { 1.0 };
+        let mut vector: Vec<f32> = wide.iter().map(|x| (x / scale) as f32).collect();
         if vector.is_empty() || vector.iter().all(|x| *x == 0.0) {
             return Err(format!(
                 "the embedding of index {index} is empty or all zero"
@@ -475,6 +479,18 @@ mod tests {
             (v[0][0] - 0.6).abs() < 1e-6 && (v[0][1] - 0.8).abs() < 1e-6,
             "{v:?}"
         );
+        // Beyond f32's range (1e40 would cast to infinity) and below it (1e-50 would
+        // cast to zero): read in f64 and scaled first, the direction is kept.
+        for body in [
+            &br#"{"data":[{"embedding":[3e40,4e40]}]}"#[..],
+            &br#"{"data":[{"embedding":[3e-50,4e-50]}]}"#[..],
+        ] {
+            let v = read_embeddings(body, 1, None).unwrap();
+            assert!(
+                (v[0][0] - 0.6).abs() < 1e-6 && (v[0][1] - 0.8).abs() < 1e-6,
+                "{v:?}"
+            );
+        }
     }
 
     #[test]
