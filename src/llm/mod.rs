@@ -11,12 +11,14 @@
 //! - [`connect`]: endpoints from settings, local servers started as needed.
 //! - [`replay`]: the "cassette" backend that serves a logged run's answers.
 //! - [`prompts`]: the prompt templates, loaded once.
+//! - [`json_text`]: the JSON values of an answer's text, read tolerantly and within bounds.
 
 pub mod answer;
 pub mod bounds;
 pub mod client;
 pub mod connect;
 pub mod http;
+pub mod json_text;
 pub mod local;
 pub mod prompts;
 pub mod record;

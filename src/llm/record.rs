@@ -32,7 +32,7 @@ pub struct CallRecord {
     /// The endpoint's `finish_reason` (`stop`, `length`, ...); `null` when it sent none.
     #[serde(default)]
     pub finish_reason: Option<String>,
-    /// What made the response unusable before parsing (see [`ChatAnswer::defect`]).
+    /// What made the response unusable before parsing (see [`super::ChatAnswer::defect`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defect: Option<String>,
     /// Tokens reported by the endpoint; `null` when it reported none (unknown, not 0).
@@ -51,7 +51,7 @@ pub struct CallRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cut: Option<String>,
     /// What the client-side bounds cut or dropped from the accepted answer
-    /// (see [`bounds`]).
+    /// (see [`super::bounds`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trimmed: Vec<String>,
 }

@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 pub mod bench;
+pub mod diff;
 mod manifest;
 mod writer;
 

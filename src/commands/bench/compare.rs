@@ -17,12 +17,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::report::{
-    Cell, EpisodeRow, Speed, WM_HEADER, aggregate, judges_text, lower_bound, mean_std,
-    read_episodes_checked, show, wm_figures,
+    EpisodeRow, WM_HEADER, judges_text, lower_bound, read_episodes_checked, show, wm_figures,
 };
 use crate::error::UserError;
 use crate::llm::Usage;
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
+
+mod figures;
+use figures::{Figures, borrowed_bound, figures, score_text};
 
 /// One bench of a comparison: its episodes (sums filled in from the run directories
 /// where the rows lack them) and what played them.
@@ -248,77 +250,6 @@ pub fn bound_at(rows: &[&EpisodeRow], prompt: f64, generation: f64) -> Option<f6
         steps += r.step_ms.len();
     }
     (steps > 0).then(|| lower_bound(&u, steps as f64, prompt, generation))
-}
-
-/// One side's figures for one (game, design).
-struct Figures {
-    cell: Cell,
-    scores: Vec<f64>,
-    raw: Vec<(i64, i64)>,
-    /// The lower bound and whether it was computed at the other bench's speeds.
-    bound: Option<(f64, bool)>,
-}
-
-/// The figures of one (game, design) of a side; `None` when the side has no attempt of
-/// it, failed or not.
-fn figures(side: &Side, game: &str, design: &str) -> Option<Figures> {
-    let cell = aggregate(&side.rows, &[game.to_string()], &[design.to_string()]).pop()?;
-    if cell.episodes + cell.failed == 0 {
-        return None;
-    }
-    let mut done: Vec<&EpisodeRow> = side.finished(game, design).collect();
-    // In attempt order, not in the order they finished.
-    done.sort_by_key(|r| r.run);
-    let bound = cell
-        .speed
-        .as_ref()
-        .and_then(|s| s.lower_bound_s)
-        .map(|b| (b, false));
-    Some(Figures {
-        scores: done.iter().map(|r| r.normalized_score).collect(),
-        raw: done.iter().map(|r| (r.score, r.max_score)).collect(),
-        cell,
-        bound,
-    })
-}
-
-/// A bound at the other side's speeds, for a side whose server reported none.
-fn borrowed_bound(side: &Side, game: &str, design: &str, other: &Speed) -> Option<(f64, bool)> {
-    let rows: Vec<&EpisodeRow> = side
-        .finished(game, design)
-        .filter(|r| r.usage.is_some() && !r.step_ms.is_empty())
-        .collect();
-    let (p, g) = other
-        .prompt_tokens_per_s
-        .zip(other.completion_tokens_per_s)?;
-    bound_at(&rows, p, g).map(|b| (b, true))
-}
-
-fn score_text(f: &Figures) -> String {
-    let failed = match f.cell.failed {
-        0 => String::new(),
-        n => format!("; {n} failed"),
-    };
-    if f.scores.is_empty() {
-        return format!("- (no finished attempt{failed})");
-    }
-    let (mean, std) = mean_std(&f.scores);
-    if f.scores.len() == 1 {
-        let (s, m) = f.raw[0];
-        return format!("{mean:.2} ({s}/{m}{failed})");
-    }
-    let each: Vec<String> = f.raw.iter().map(|(s, m)| format!("{s}/{m}")).collect();
-    // With 3 attempts or fewer the best 3 are all of them: the mean says it.
-    let best = if f.scores.len() > 3 {
-        format!("; best 3: {:.2}", f.cell.best3)
-    } else {
-        String::new()
-    };
-    format!(
-        "{mean:.2} ± {std:.2} over {} ({}{best}{failed})",
-        f.scores.len(),
-        each.join(", "),
-    )
 }
 
 /// The comparison as Markdown: the settings of each bench, the scores, the cost per

@@ -1,0 +1,111 @@
+//! The agent, memory, navigation, goal and game options that `play` and `bench` share.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::memory::{HopScope, OutdatedScope, Retire, Strategy};
+
+use super::parse_from_str;
+
+/// Memory, navigation, goal and prompt options shared by `play` and `bench` (all but the
+/// goal also config-file keys).
+#[derive(Debug, Clone, Args)]
+pub struct MemoryArgs {
+    /// The agent: paper (the default: the AriGraph paper's agent, the reference code
+    /// where the paper is silent) or extended (paper plus Ariadne's own rules; see
+    /// `ariadne profile show extended`). `bench` takes a comma-separated list, a row per
+    /// profile and memory design.
+    #[arg(long, value_name = "PROFILE", help_heading = "Agent")]
+    pub profile: Option<String>,
+    /// Rules of the extended profile to turn off, a comma-separated list (plan-progress,
+    /// loop-breaking, repeat-warning, kept-note, verdict-guard, known-facts,
+    /// admitted-exits, move-overrides, short-history).
+    #[arg(long, value_name = "RULES", help_heading = "Agent")]
+    pub without: Option<String>,
+    /// The similarity cut-off of the semantic search (default 0.75, the reference
+    /// code's; 0 turns it off).
+    #[arg(long, help_heading = "Memory")]
+    pub cutoff: Option<f32>,
+    /// Semantic search depth d (Algorithm 2).
+    #[arg(long, help_heading = "Memory")]
+    pub depth: Option<u32>,
+    /// Semantic search width w (Algorithm 2).
+    #[arg(long, help_heading = "Memory")]
+    pub width: Option<usize>,
+    /// Episodic vertices retrieved, k (Eq. 1; also RAG's and Simulacra's k).
+    #[arg(long, help_heading = "Memory")]
+    pub episodes: Option<usize>,
+    /// Which existing triplets the outdated-edge check considers: incident or subject.
+    #[arg(long, value_parser = parse_from_str::<OutdatedScope>, help_heading = "Memory")]
+    pub outdated_scope: Option<OutdatedScope>,
+    /// Which edges a BFS hop ranks: all (the paper's Algorithm 2) or incident.
+    #[arg(long, value_parser = parse_from_str::<HopScope>, help_heading = "Memory")]
+    pub hop_scope: Option<HopScope>,
+    /// The semantic search strategy: bfs (AriGraph's Algorithm 2), or PersonalAI's
+    /// astar, water-circles, beam or mixed (arXiv:2506.17001).
+    #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
+    pub retrieval: Option<Strategy>,
+    /// What a fact retired by a newer one becomes: close (kept with its steps and a
+    /// "superseded by" link, out of retrieval and prompts; AriadneMem) or delete
+    /// (the paper; the default).
+    #[arg(long, value_parser = parse_from_str::<Retire>, help_heading = "Memory")]
+    pub retire: Option<Retire>,
+    /// Skip extraction and the outdated check (no LLM call) for an observation that
+    /// repeats a recent one and names nothing new (AriadneMem's entropy-aware gating).
+    #[arg(long, help_heading = "Memory")]
+    pub gating: bool,
+    /// Join disconnected parts of what a query retrieved through the vertex that best
+    /// connects them in the full graph (AriadneMem's bridge discovery).
+    #[arg(long, help_heading = "Memory")]
+    pub bridge: bool,
+    /// Thesis vertices (PersonalAI, arXiv:2506.17001): the extraction call also asks for
+    /// up to 3 complete statements (a recipe's needs, a note's instructions), kept as
+    /// hyper-edges over the things they name and shown as "Statements remembered".
+    #[arg(long, help_heading = "Memory")]
+    pub thesis: bool,
+    /// Traversal constraints (PersonalAI): kinds of vertices left out of retrieval, a
+    /// comma-separated list of object, thesis and episodic (not all three).
+    #[arg(long, value_name = "KINDS", help_heading = "Memory")]
+    pub exclude: Option<String>,
+    /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_exploration: bool,
+    /// Do not offer `go to <room>` (study the agent without the navigation module).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_go_to: bool,
+    /// `--without plan-progress`.
+    #[arg(long, help_heading = "Agent")]
+    pub no_plan_progress: bool,
+    /// `--without loop-breaking`.
+    #[arg(long, help_heading = "Agent")]
+    pub no_loop_breaking: bool,
+    /// `--without kept-note`.
+    #[arg(long, help_heading = "Agent")]
+    pub no_note: bool,
+    /// Directory of edited prompt files (default: the built-in prompts/).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// The agent's goal, for games that carry no objective of their own (the paper gave
+    /// its task text at step 1); overrides the game's objective.
+    #[arg(long, conflicts_with = "goal_file", help_heading = "Goal")]
+    pub goal: Option<String>,
+    /// Read the goal from a file (see --goal).
+    #[arg(long, help_heading = "Goal")]
+    pub goal_file: Option<PathBuf>,
+    /// Show the score to the LLM and warn after steps without score (a departure: the
+    /// paper hides rewards from the agent).
+    #[arg(long)]
+    pub show_score: bool,
+    /// Free-text actions: the agent writes each command for the game's parser instead of
+    /// choosing one from the admissible list (as TALES reports agents both ways). On by
+    /// itself for a game that lists no admissible commands.
+    #[arg(long, help_heading = "Agent")]
+    pub free_text: bool,
+    /// Longest wait for the game's answer to one command, seconds (Jericho's valid-action
+    /// detection included, up to about a minute a step on some games): a game that takes
+    /// longer (a z-machine interpreter stuck in a loop) ends the episode with one line,
+    /// its finished steps kept.
+    #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
+    pub game_timeout: u64,
+}

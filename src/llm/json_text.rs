@@ -1,0 +1,260 @@
+//! Reading the JSON values of an LLM answer's text, tolerantly and within bounds: a text
+//! that is one value, else every value that opens at a `{` or `[` (fences, colour codes,
+//! prose and bracketed words around them skipped; JSON5 where plain JSON fails; missing
+//! closing brackets added after a complete value). Which value is the answer is decided
+//! by [`super::structured`], by the request's schema.
+
+use serde_json::Value;
+
+/// The JSON values an LLM answer holds, in order, each with whether reading it needed a
+/// repair. A text that is one JSON value is that value, unrepaired. Otherwise terminal
+/// colour codes and code fences are dropped, and from every `{` or `[` (left to right,
+/// skipping the inside of a value already read) one JSON value is read as far as it goes
+/// (serde_json's streaming reader: a bracketed word such as `[JSON]` or `[that's
+/// wrong]` fails at its first letter and is skipped); where plain JSON fails, the
+/// balanced candidate is read as JSON5 (trailing commas, single quotes, unquoted keys;
+/// never deeper than [`MAX_DEPTH`]). When the text ends inside a value that lacks only
+/// closing brackets after a complete value, they are added.
+///
+/// Reading is bounded so that no text makes it slow: a start costs at most the length of
+/// its value or serde_json's recursion limit, at most [`MAX_FAILED_STARTS`] starts may
+/// open no value, and the JSON5 and closing attempts together scan at most
+/// [`SCAN_BUDGET`] characters. A text that reaches a bound is not read to its end, so a
+/// value found before it is never taken for the answer (the rest might hold another):
+/// it is refused with the reason.
+///
+/// Which value is the answer is not decided here: [`super::structured::ask`] takes the one that fits the
+/// request's schema, and refuses a text with none or several different ones.
+///
+/// An answer that ends inside a string, a number or a literal, or after a comma or a
+/// colon, was cut off mid-value: it is rejected, never completed (a completed half word
+/// would become a fact).
+///
+/// # Errors
+/// A one-line reason when no JSON object or array can be read, or when the text is too
+/// tangled to be read to its end.
+pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
+    let trimmed = text.trim();
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        return Ok(vec![(v, false)]);
+    }
+    let cleaned = strip_ansi(trimmed);
+    let unfenced = strip_fences(&cleaned);
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut opened = false;
+    // The first start whose value the text ended inside.
+    let mut cut: Option<usize> = None;
+    let mut scanned = 0usize;
+    let mut failed = 0usize;
+    let mut unread = false;
+    while let Some(offset) = unfenced[from..].find(['{', '[']) {
+        if failed == MAX_FAILED_STARTS {
+            unread = true;
+            break;
+        }
+        opened = true;
+        let start = from + offset;
+        let body = &unfenced[start..];
+        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+        let mut ended_inside = false;
+        match stream.next() {
+            Some(Ok(v)) => {
+                out.push((v, true));
+                from = start + stream.byte_offset().max(1);
+                continue;
+            }
+            Some(Err(e)) if e.is_eof() => ended_inside = true,
+            _ if scanned + body.len() > SCAN_BUDGET => unread = true,
+            _ => match balanced_end(body) {
+                Some((end, depth)) => {
+                    scanned += end;
+                    if depth <= MAX_DEPTH
+                        && let Ok(v) = json5::from_str::<Value>(&body[..end])
+                    {
+                        out.push((v, true));
+                        from = start + end;
+                        continue;
+                    }
+                }
+                None => {
+                    scanned += body.len();
+                    ended_inside = true;
+                }
+            },
+        }
+        if ended_inside && cut.is_none() {
+            // The text ends inside this value: closed when only brackets are missing
+            // (it then holds the rest of the text), else the values inside are read.
+            // Starts inside it end inside it too: only the outermost is closed.
+            scanned += body.len();
+            if let Some(v) = close_truncated(body).and_then(|c| parse_one(&c)) {
+                out.push((v, true));
+                break;
+            }
+            cut = Some(start);
+        }
+        failed += 1;
+        from = start + 1;
+    }
+    if unread && !out.is_empty() {
+        return Err(format!(
+            "the answer has too many brackets that open no value to be read to its end (the rest might hold another answer): {:?}",
+            short(trimmed)
+        ));
+    }
+    if cut.is_some() && out.is_empty() {
+        return Err(format!(
+            "the JSON ends mid-value (cut off?): {:?}",
+            short_tail(trimmed)
+        ));
+    }
+    if out.is_empty() {
+        return Err(if opened {
+            format!("unparseable JSON: {:?}", short(trimmed))
+        } else {
+            format!("no JSON object in the answer: {:?}", short(trimmed))
+        });
+    }
+    Ok(out)
+}
+
+/// How many `{` or `[` of a text may fail to open a value (each costs at most serde_json's
+/// recursion limit) before the text is refused as unreadable.
+pub const MAX_FAILED_STARTS: usize = 16_384;
+
+/// Characters the JSON5 and closing attempts of one text may scan in all (each scans
+/// from its start to its balancing bracket, or to the end).
+pub const SCAN_BUDGET: usize = 4 << 20;
+
+/// The deepest candidate read as JSON5 (serde_json's own recursion limit is 128).
+pub const MAX_DEPTH: usize = 128;
+
+/// The text without terminal escape sequences (`\x1b[32m` and the like), which some
+/// servers pass through from a model's output.
+fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte (@ to ~).
+            for d in chars.by_ref() {
+                if ('@'..='~').contains(&d) {
+                    break;
+                }
+            }
+        } else {
+            chars.next();
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// One balanced candidate as JSON, else as JSON5 (when not too deep).
+fn parse_one(candidate: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(candidate).ok().or_else(|| {
+        balanced_end(candidate)
+            .filter(|&(_, depth)| depth <= MAX_DEPTH)
+            .and_then(|_| json5::from_str::<Value>(candidate).ok())
+    })
+}
+
+pub(super) fn short(s: &str) -> String {
+    s.chars().take(200).collect()
+}
+
+fn short_tail(s: &str) -> String {
+    let n = s.chars().count();
+    s.chars().skip(n.saturating_sub(80)).collect()
+}
+
+fn strip_fences(s: &str) -> &str {
+    let s = s.trim();
+    if let Some(rest) = s.strip_prefix("```") {
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+        return rest.trim().trim_end_matches("```").trim();
+    }
+    s
+}
+
+/// Byte index one past the bracket that closes the first one, honouring strings (double
+/// and single quotes, as JSON5 has both), and the deepest nesting on the way.
+fn balanced_end(s: &str) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    let mut in_str: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        if let Some(q) = in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                in_str = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => in_str = Some(c),
+            '{' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some((i + c.len_utf8(), deepest));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Close an answer that lacks only closing brackets after a complete value; `None`
+/// when it ends inside a string or mid-value (after a comma, a colon, a digit, a word).
+fn close_truncated(s: &str) -> Option<String> {
+    let mut stack = Vec::new();
+    let mut in_str: Option<char> = None;
+    let mut escaped = false;
+    for c in s.chars() {
+        if let Some(q) = in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                in_str = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => in_str = Some(c),
+            '{' => stack.push('}'),
+            '[' => stack.push(']'),
+            '}' | ']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    let mut out = s.trim_end().to_string();
+    let complete = out.ends_with(['}', ']', '"', '\'']) || out.ends_with(['{', '[']);
+    if in_str.is_some() || !complete {
+        return None;
+    }
+    while let Some(c) = stack.pop() {
+        out.push(c);
+    }
+    Some(out)
+}
