@@ -11,6 +11,9 @@
 //! - [`memory`]: the AriGraph graph, its retrieval, the baselines, the design registry.
 //! - [`nav`]: spatial map, A* routes, the explorer.
 //! - [`agent`]: working memory, planning and ReAct decision (paper section 3).
+//! - [`profile`]: which agent a run is (`paper`, `extended`) and its typed rules (a leaf:
+//!   agent, memory and navigation follow the rules); [`fidelity`]: the Fidelity table
+//!   built from the engine's own constants.
 //! - [`episode`]: the step loop over any environment, feeding step sinks.
 //! - [`trajectory`]: the run directory, its typed and versioned records.
 //! - [`view`]: one self-contained HTML page of a run.
@@ -25,6 +28,7 @@ pub mod direction;
 pub mod env;
 pub mod episode;
 pub mod error;
+pub mod fidelity;
 pub mod llm;
 pub mod memory;
 pub mod nav;

@@ -268,7 +268,7 @@ impl Resolver {
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
     /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
     /// `--exclude`, `--cutoff`) and the memory's side of `rules`
-    /// ([`crate::profile::apply`]).
+    /// ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]).
     ///
     /// # Errors
     /// A value out of range; an unknown vertex kind in `--exclude`, or all three.
@@ -305,7 +305,7 @@ impl Resolver {
             .map_err(UserError::new)?,
             ..d
         };
-        crate::profile::apply_memory(rules, &mut m);
+        m.follow(rules);
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
             bail!(UserError::new(format!(
                 "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",
@@ -316,7 +316,7 @@ impl Resolver {
     }
 
     /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the
-    /// agent's side of `rules` ([`crate::profile::apply`]).
+    /// agent's side of `rules` ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]).
     pub fn agent(&self, args: &MemoryArgs, rules: &Rules) -> AgentSettings {
         AgentSettings {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),

@@ -312,7 +312,7 @@ impl Agent {
     /// Follow `rules` from now on (a profile handed over to mid-run): the agent's
     /// settings, its memory's and its explorer's.
     pub fn hand_over(&mut self, rules: &crate::profile::Rules) {
-        crate::profile::apply_agent(rules, &mut self.settings);
+        self.settings.follow(rules);
         self.memory.hand_over(rules);
         self.explorer.hand_over(rules);
     }

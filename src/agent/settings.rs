@@ -25,15 +25,15 @@ pub struct AgentSettings {
     #[serde(default = "shown")]
     pub show_score: bool,
     /// Drop sub-goals the last action achieved and flag one stuck first (see
-    /// [`progress`]; a departure, off in runs recorded before it existed).
+    /// `agent::progress`; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub plan_progress: bool,
     /// Leave the actions of a detected cycle out of the admissible list for a few steps
-    /// (see [`progress`]; a departure, off in runs recorded before it existed).
+    /// (see `agent::progress`; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub loop_breaking: bool,
     /// Keep the text of the latest note, recipe or book read in working memory (see
-    /// [`progress::document_read`]; a departure, off in runs recorded before it existed).
+    /// [`super::progress::document_read`]; a departure, off in runs recorded before it existed).
     #[serde(default)]
     pub show_note: bool,
     /// The revision of the agent's prompts, loop detection, plan progress and plan checks
@@ -42,17 +42,17 @@ pub struct AgentSettings {
     /// system prompt for both modules, the
     /// working memory (past observations first) before each call's own part, so the
     /// action call reuses the plan call's cached prompt; compact answers (at most
-    /// [`PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
+    /// [`super::PLAN_ITEMS_COMPACT`] sub-goals with short reasons, a one-sentence rationale);
     /// cycles detected on the commands sent and blocked in the room they were sent from.
     /// 3: a cycle detected again is blocked for twice as long as the time before (3, 6,
     /// then 12 steps). 4: right after a command succeeded, the action that would put back
-    /// exactly what it did is left out for one step ([`progress::reverses`]). 5: after
-    /// [`progress::WANDER_DECISIONS`] decisions that walked into rooms already visited with
+    /// exactly what it did is left out for one step ([`super::progress::reverses`]). 5: after
+    /// [`super::progress::WANDER_DECISIONS`] decisions that walked into rooms already visited with
     /// nothing done in between, moves back into known rooms are left out until the agent
-    /// acts (at most [`progress::HOLD_DECISIONS`] decisions); only moves towards
-    /// unexplored exits stay ([`progress::Walk`]); a "find X" sub-goal is done once X is
-    /// carried ([`progress::achieved`]). 6: a sub-goal to be in a room ("go to the
-    /// bedroom") is done once the agent is there ([`progress::arrived`]). 7: a sub-goal
+    /// acts (at most [`super::progress::HOLD_DECISIONS`] decisions); only moves towards
+    /// unexplored exits stay ([`super::progress::Walk`]); a "find X" sub-goal is done once X is
+    /// carried ([`super::progress::achieved`]). 6: a sub-goal to be in a room ("go to the
+    /// bedroom") is done once the agent is there ([`super::progress::arrived`]). 7: a sub-goal
     /// without a letter ("...") is dropped from the planner's answer (counted as a
     /// repair), and an answer with no other sub-goal is rejected and asked again, with
     /// or without plan progress. 8: the room rule of 6 applies only at the front of the
@@ -123,8 +123,26 @@ impl AgentSettings {
     /// `go_to` and `show_score` as the paper has them: on, on, off).
     pub fn with_rules(rules: &crate::profile::Rules) -> Self {
         let mut settings = Self::default();
-        crate::profile::apply_agent(rules, &mut settings);
+        settings.follow(rules);
         settings
+    }
+
+    /// Set what the profile's rules decide (history, warnings, plan progress, loop
+    /// breaking and the kept note), leaving every other setting as it is.
+    pub fn follow(&mut self, rules: &crate::profile::Rules) {
+        (self.history, self.feedback_chars) = if rules.short_history {
+            (SHORT_HISTORY, SHORT_HISTORY_CHARS)
+        } else {
+            (PAPER_HISTORY, 0)
+        };
+        self.repeat_warning = if rules.repeat_warning {
+            REPEAT_WARNING
+        } else {
+            0
+        };
+        self.plan_progress = rules.plan_progress;
+        self.loop_breaking = rules.loop_breaking;
+        self.show_note = rules.kept_note;
     }
 }
 

@@ -94,7 +94,9 @@ pub fn row_settings(
         .profile
         .map(|p| ProfileRecord::new(p, &plan.without));
     if let Some(r) = &record {
-        crate::profile::apply(&r.resolved(), &mut agent, &mut memory);
+        let rules = r.resolved();
+        agent.follow(&rules);
+        memory.follow(&rules);
     }
     (agent, memory, record)
 }

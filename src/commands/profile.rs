@@ -6,7 +6,8 @@ use anyhow::Result;
 
 use crate::cli::ProfileCommand;
 use crate::error::UserError;
-use crate::profile::{Profile, Rule, fidelity_table};
+use crate::fidelity::fidelity_table;
+use crate::profile::{Profile, Rule};
 
 /// Run `ariadne profile show|list`.
 ///

@@ -151,7 +151,8 @@ impl StepSink for Collect {
 fn config() -> EpisodeConfig {
     let mut memory = MemorySettings::default();
     let mut agent = AgentSettings::default();
-    crate::profile::apply(&crate::profile::Rules::ALL, &mut agent, &mut memory);
+    agent.follow(&crate::profile::Rules::ALL);
+    memory.follow(&crate::profile::Rules::ALL);
     EpisodeConfig {
         game: GameSpec::TextWorld("house.z8".into()),
         max_steps: 20,

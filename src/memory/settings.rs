@@ -118,6 +118,15 @@ pub struct MemorySettings {
 }
 
 impl MemorySettings {
+    /// Set what the profile's rules decide (the verdict guard, known facts, admitted
+    /// exits and move overrides), leaving every other setting as it is.
+    pub fn follow(&mut self, rules: &crate::profile::Rules) {
+        self.verdict_guard = Some(rules.verdict_guard);
+        self.known_facts = Some(rules.known_facts);
+        self.admitted_exits = Some(rules.admitted_exits);
+        self.move_overrides = Some(rules.move_overrides);
+    }
+
     /// The settings a run of memory-rules version `rules` recorded before profiles
     /// existed reads as (for recording the replay fixtures of older versions).
     ///

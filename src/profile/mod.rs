@@ -14,13 +14,10 @@
 //! their manifest, and their memory rules resolve from their memory-rules version
 //! ([`crate::memory::MemorySettings::rules`]).
 //!
-//! [`fidelity_table`] prints, for a profile, what each element of the paper does and where
-//! it comes from: `ariadne profile show paper` prints it, and `docs/fidelity.md` holds
-//! that output (a test holds them equal).
-
-mod fidelity;
-
-pub use fidelity::{Element, elements, fidelity_table};
+//! This module is a leaf: the engine's settings follow the rules
+//! ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]),
+//! and [`crate::fidelity`] prints, for a profile, what each element of the paper does and
+//! where it comes from.
 
 use serde::{Deserialize, Serialize};
 
@@ -324,46 +321,6 @@ impl Rules {
     }
 }
 
-/// Set the fields of `agent` and `memory` that the rules decide (the agent's history,
-/// warnings, plan progress, loop breaking and kept note; the memory's verdict guard, known facts,
-/// admitted exits and move overrides), leaving every other setting as it is.
-pub fn apply(
-    rules: &Rules,
-    agent: &mut crate::agent::AgentSettings,
-    memory: &mut crate::memory::MemorySettings,
-) {
-    apply_agent(rules, agent);
-    apply_memory(rules, memory);
-}
-
-/// The agent's side of [`apply`]: history, warnings, plan progress, loop breaking and
-/// the kept note.
-pub fn apply_agent(rules: &Rules, agent: &mut crate::agent::AgentSettings) {
-    use crate::agent::{PAPER_HISTORY, REPEAT_WARNING, SHORT_HISTORY, SHORT_HISTORY_CHARS};
-    (agent.history, agent.feedback_chars) = if rules.short_history {
-        (SHORT_HISTORY, SHORT_HISTORY_CHARS)
-    } else {
-        (PAPER_HISTORY, 0)
-    };
-    agent.repeat_warning = if rules.repeat_warning {
-        REPEAT_WARNING
-    } else {
-        0
-    };
-    agent.plan_progress = rules.plan_progress;
-    agent.loop_breaking = rules.loop_breaking;
-    agent.show_note = rules.kept_note;
-}
-
-/// The memory's side of [`apply`]: the verdict guard, known facts, admitted exits and move
-/// overrides.
-pub fn apply_memory(rules: &Rules, memory: &mut crate::memory::MemorySettings) {
-    memory.verdict_guard = Some(rules.verdict_guard);
-    memory.known_facts = Some(rules.known_facts);
-    memory.admitted_exits = Some(rules.admitted_exits);
-    memory.move_overrides = Some(rules.move_overrides);
-}
-
 /// A profile handed over to mid-run (`replay --continue-from N --profile P`): steps
 /// 1..=`step` follow the run's own profile, the later ones `profile`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -439,7 +396,8 @@ mod tests {
         assert!(!r.kept_note && !r.verdict_guard && r.loop_breaking);
         let mut agent = AgentSettings::default();
         let mut memory = MemorySettings::default();
-        apply(&r, &mut agent, &mut memory);
+        agent.follow(&r);
+        memory.follow(&r);
         assert!(agent.loop_breaking && !agent.show_note && agent.plan_progress);
         assert_eq!(
             (agent.history, agent.feedback_chars, agent.repeat_warning),

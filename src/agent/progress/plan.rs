@@ -93,7 +93,7 @@ pub(super) const ARRIVE_FILLER: &[&str] = &["back", "into", "inside", "toward", 
 /// ("go to bedroom" is not done in the "master bedroom"). From `revision` 8 a direction
 /// ("go east") names no room and is never done this way, even in a room named like one;
 /// and the plan drops such a sub-goal only at its front
-/// ([`crate::agent::Agent::drop_achieved`]): "return to the kitchen" after "take the tomato" is
+/// (`Agent::drop_achieved`): "return to the kitchen" after "take the tomato" is
 /// a later visit.
 pub fn arrived(sub_goal: &str, room: &str, revision: AgentRevision) -> bool {
     let g = gist(sub_goal);

@@ -401,7 +401,7 @@ impl MemoryModule for AriGraphMemory {
     }
 
     fn hand_over(&mut self, rules: &crate::profile::Rules) {
-        crate::profile::apply_memory(rules, &mut self.settings);
+        self.settings.follow(rules);
     }
 
     fn graph_mut(&mut self) -> Option<&mut AriGraph> {

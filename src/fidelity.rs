@@ -3,12 +3,12 @@
 //! uses, so `ariadne profile show` and `docs/fidelity.md` cannot drift from the code (a test
 //! compares that file with [`fidelity_table`]).
 
-use super::{Profile, Rule, Rules};
 use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
 use crate::llm::Temperatures;
 use crate::memory::baselines::simulacra::REFLECTION_THRESHOLD;
 use crate::memory::retrieval::PAPER_CUTOFF;
 use crate::memory::{MemorySettings, RAG_ENTRIES};
+use crate::profile::{Profile, Rule, Rules};
 
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -260,7 +260,7 @@ mod tests {
     /// The Fidelity tables of `docs/fidelity.md` are what `ariadne profile show` prints.
     #[test]
     fn the_documented_tables_are_the_generated_ones() {
-        let readme = include_str!("../../docs/fidelity.md");
+        let readme = include_str!("../docs/fidelity.md");
         for p in Profile::ALL {
             let got = documented_table(readme, p)
                 .unwrap_or_else(|| panic!("docs/fidelity.md has no fidelity:{p} block"));
