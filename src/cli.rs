@@ -166,7 +166,8 @@ pub struct BenchArgs {
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
-    /// arigraph+mixed, arigraph+temporal, arigraph+gating, arigraph+bridge,
+    /// arigraph+mixed, arigraph+water-circles+beam, arigraph+astar+beam,
+    /// arigraph+astar+water-circles, arigraph+temporal, arigraph+gating, arigraph+bridge,
     /// arigraph+thesis, oracle,
     /// full-history, summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]

@@ -43,7 +43,8 @@ pub struct MemoryArgs {
     #[arg(long, value_parser = parse_from_str::<HopScope>, help_heading = "Memory")]
     pub hop_scope: Option<HopScope>,
     /// The semantic search strategy: bfs (AriGraph's Algorithm 2), or PersonalAI's
-    /// astar, water-circles, beam or mixed (arXiv:2506.17001).
+    /// astar, water-circles, beam or mixed, or the hybrids water-circles+beam, astar+beam,
+    /// astar+water-circles (arXiv:2506.17001).
     #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
     pub retrieval: Option<Strategy>,
     /// What a fact retired by a newer one becomes: close (kept with its steps and a

@@ -146,6 +146,18 @@ const fn arigraph_plus(option: VariantOption) -> Variant {
     }
 }
 
+/// The row of AriGraph with one of PersonalAI's retrieval strategies.
+const fn retrieval_row(name: &'static str, label: &'static str, s: Strategy) -> Row {
+    Row {
+        name,
+        label,
+        variant: arigraph_with(s),
+        paper_tokens: (6000, 500),
+        calls_per_step: 4,
+        trials: false,
+    }
+}
+
 /// Every row, in the order of the paper's Table 4.
 const ROWS: &[Row] = &[
     Row {
@@ -204,38 +216,29 @@ const ROWS: &[Row] = &[
         calls_per_step: 4,
         trials: false,
     },
-    Row {
-        name: "arigraph+astar",
-        label: "AriGraph + A*",
-        variant: arigraph_with(Strategy::Astar),
-        paper_tokens: (6000, 500),
-        calls_per_step: 4,
-        trials: false,
-    },
-    Row {
-        name: "arigraph+water-circles",
-        label: "AriGraph + WaterCircles",
-        variant: arigraph_with(Strategy::WaterCircles),
-        paper_tokens: (6000, 500),
-        calls_per_step: 4,
-        trials: false,
-    },
-    Row {
-        name: "arigraph+beam",
-        label: "AriGraph + BeamSearch",
-        variant: arigraph_with(Strategy::Beam),
-        paper_tokens: (6000, 500),
-        calls_per_step: 4,
-        trials: false,
-    },
-    Row {
-        name: "arigraph+mixed",
-        label: "AriGraph + Mixed",
-        variant: arigraph_with(Strategy::Mixed),
-        paper_tokens: (6000, 500),
-        calls_per_step: 4,
-        trials: false,
-    },
+    retrieval_row("arigraph+astar", "AriGraph + A*", Strategy::Astar),
+    retrieval_row(
+        "arigraph+water-circles",
+        "AriGraph + WaterCircles",
+        Strategy::WaterCircles,
+    ),
+    retrieval_row("arigraph+beam", "AriGraph + BeamSearch", Strategy::Beam),
+    retrieval_row("arigraph+mixed", "AriGraph + Mixed", Strategy::Mixed),
+    retrieval_row(
+        "arigraph+water-circles+beam",
+        "AriGraph + WC + BS",
+        Strategy::WaterCirclesBeam,
+    ),
+    retrieval_row(
+        "arigraph+astar+beam",
+        "AriGraph + A* + BS",
+        Strategy::AstarBeam,
+    ),
+    retrieval_row(
+        "arigraph+astar+water-circles",
+        "AriGraph + A* + WC",
+        Strategy::AstarWaterCircles,
+    ),
     Row {
         name: "arigraph+temporal",
         label: "AriGraph + temporal coarsening",

@@ -10,7 +10,8 @@
 //! - [`water_circles`]: breadth-first rings from the matched vertices, triplets ranked by
 //!   how many matched vertices' rings reach them;
 //! - [`beam`]: semantically guided paths from each matched vertex (beam search);
-//! - [`mixed`]: the union of the three.
+//! - [`mixed`]: the union of the three, and the paper's pairwise hybrids WC + BS,
+//!   A* + BS and A* + WC (its section IV: the traversal methods it evaluates).
 //!
 //! The PersonalAI strategies start from the *matched vertices* of a query
 //! ([`matched_vertices`]): PersonalAI links each entity an LLM extracts from the question
@@ -52,17 +53,42 @@ pub enum Strategy {
     Beam,
     /// PersonalAI's mixed algorithm: the union of A*, WaterCircles and BeamSearch.
     Mixed,
+    /// PersonalAI's hybrid WC + BS: WaterCircles' triplets, then BeamSearch's new ones
+    /// (the paper's strongest family for large models).
+    #[serde(rename = "water-circles+beam")]
+    WaterCirclesBeam,
+    /// PersonalAI's hybrid A* + BS: A*'s triplets, then BeamSearch's new ones.
+    #[serde(rename = "astar+beam")]
+    AstarBeam,
+    /// PersonalAI's hybrid A* + WC: A*'s triplets, then WaterCircles' new ones.
+    #[serde(rename = "astar+water-circles")]
+    AstarWaterCircles,
 }
 
 impl Strategy {
     /// Every strategy, the default first.
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 8] = [
         Strategy::Bfs,
         Strategy::Astar,
         Strategy::WaterCircles,
         Strategy::Beam,
         Strategy::Mixed,
+        Strategy::WaterCirclesBeam,
+        Strategy::AstarBeam,
+        Strategy::AstarWaterCircles,
     ];
+
+    /// The single strategies a union runs, in the order their triplets come (`None`
+    /// for a single strategy).
+    pub fn parts(self) -> Option<&'static [Strategy]> {
+        match self {
+            Strategy::Bfs | Strategy::Astar | Strategy::WaterCircles | Strategy::Beam => None,
+            Strategy::Mixed => Some(&[Strategy::Astar, Strategy::WaterCircles, Strategy::Beam]),
+            Strategy::WaterCirclesBeam => Some(&[Strategy::WaterCircles, Strategy::Beam]),
+            Strategy::AstarBeam => Some(&[Strategy::Astar, Strategy::Beam]),
+            Strategy::AstarWaterCircles => Some(&[Strategy::Astar, Strategy::WaterCircles]),
+        }
+    }
 
     /// The name on the command line, in config files and manifests.
     pub fn name(self) -> &'static str {
@@ -72,6 +98,9 @@ impl Strategy {
             Strategy::WaterCircles => "water-circles",
             Strategy::Beam => "beam",
             Strategy::Mixed => "mixed",
+            Strategy::WaterCirclesBeam => "water-circles+beam",
+            Strategy::AstarBeam => "astar+beam",
+            Strategy::AstarWaterCircles => "astar+water-circles",
         }
     }
 
@@ -83,6 +112,9 @@ impl Strategy {
             Strategy::WaterCircles => "WaterCircles",
             Strategy::Beam => "BeamSearch",
             Strategy::Mixed => "Mixed",
+            Strategy::WaterCirclesBeam => "WC + BS",
+            Strategy::AstarBeam => "A* + BS",
+            Strategy::AstarWaterCircles => "A* + WC",
         }
     }
 }
@@ -100,8 +132,10 @@ impl std::str::FromStr for Strategy {
             .into_iter()
             .find(|k| k.name() == s.trim())
             .ok_or_else(|| {
+                let names: Vec<&str> = Strategy::ALL.iter().map(|k| k.name()).collect();
                 format!(
-                    "unknown retrieval strategy {s:?}; use bfs, astar, water-circles, beam or mixed"
+                    "unknown retrieval strategy {s:?}; use one of {}",
+                    names.join(", ")
                 )
             })
     }
@@ -154,7 +188,16 @@ pub fn search(
             &water_circles::Params::PAPER,
         ),
         Strategy::Beam => beam::search(g, query, &seeds, &beam::Params::PAPER),
-        Strategy::Mixed => mixed::search(g, query, &seeds, settings.depth),
+        Strategy::Mixed
+        | Strategy::WaterCirclesBeam
+        | Strategy::AstarBeam
+        | Strategy::AstarWaterCircles => mixed::union(
+            g,
+            query,
+            &seeds,
+            settings.depth,
+            strategy.parts().unwrap_or(&[]),
+        ),
     };
     filter(found, cap)
 }
