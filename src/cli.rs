@@ -57,7 +57,7 @@ pub struct QaArgs {
     #[arg(long, required_unless_present_any = ["resume", "replay"])]
     pub data: Option<PathBuf>,
     /// Answer N questions picked reproducibly by --seed (the paper: 200); default: all.
-    #[arg(long, conflicts_with = "ids")]
+    #[arg(long, conflicts_with = "ids", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub sample: Option<usize>,
     /// The seed of --sample.
     #[arg(long, default_value_t = 42)]
@@ -66,14 +66,16 @@ pub struct QaArgs {
     #[arg(long)]
     pub ids: Option<PathBuf>,
     /// Memories, a comma-separated list of arigraph, rag (embedding top-3 paragraphs),
-    /// bm25 (BM25 top-3 paragraphs), full-context (every paragraph).
-    #[arg(long, default_value = "arigraph,rag,bm25,full-context")]
-    pub memory: String,
+    /// bm25 (BM25 top-3 paragraphs), full-context (every paragraph) [default:
+    /// arigraph,rag,bm25,full-context].
+    #[arg(long)]
+    pub memory: Option<String>,
     /// The run directory (default: runs/qa-<time>-<data set>).
     #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
-    /// Finish an interrupted run: the questions already answered are kept.
-    #[arg(long, conflicts_with = "replay")]
+    /// Finish an interrupted run: the questions already answered are kept. The run's
+    /// own plan is followed: its data, questions and memories cannot be changed.
+    #[arg(long, conflicts_with_all = ["replay", "data", "sample", "ids", "memory"])]
     pub resume: Option<PathBuf>,
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,

@@ -30,6 +30,7 @@ impl Agent {
             room: &room,
             action: last_action,
             goal: &self.goal,
+            passage: false,
             facts: state.facts.as_deref(),
         };
         // The graph's clock dates what this step adds and closes (moves included).

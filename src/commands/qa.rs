@@ -11,99 +11,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
-use serde::{Deserialize, Serialize};
 
 use crate::cli::QaArgs;
 use crate::env::pyenv::{self, Needs};
 use crate::error::UserError;
 use crate::llm::prompts::Prompts;
 use crate::llm::{Llm, connect};
-use crate::memory::MemorySettings;
 use crate::profile::ProfileRecord;
-use crate::qa::data::{self, Format, Question};
-use crate::qa::{QaMemory, QaRecord, metrics};
+use crate::qa::data::{self, Question};
+use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, row};
+use crate::qa::{QaMemory, QaRecord};
 use crate::settings::Resolver;
-
-/// What a QA run answers, saved as `qa.json` (what `--resume` reads).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct QaPlan {
-    /// The data file (absolute).
-    pub data: PathBuf,
-    /// Its format.
-    pub format: Format,
-    /// The questions' ids, in order.
-    pub ids: Vec<String>,
-    /// `--sample` and `--seed`, when sampled.
-    pub sample: Option<(usize, u64)>,
-    /// The memories, in order.
-    pub memories: Vec<QaMemory>,
-    /// The profile and its rules.
-    pub profile: ProfileRecord,
-    /// The memory settings of the profile.
-    pub memory: MemorySettings,
-    /// Prompt directory override.
-    pub prompts: Option<PathBuf>,
-    /// The chat seed.
-    pub seed: u64,
-    /// The endpoints (as a run's manifest describes them).
-    pub llm: serde_json::Value,
-    /// When the run began.
-    pub created_at: String,
-}
-
-/// One row of the results: a memory over the questions it answered.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct QaRow {
-    /// The memory.
-    pub memory: QaMemory,
-    /// Questions answered.
-    pub questions: usize,
-    /// Official exact match, mean.
-    pub em: f64,
-    /// Official F1, mean.
-    pub f1: f64,
-    /// The reference script's exact match.
-    pub reference_em: f64,
-    /// The reference script's micro-averaged F1.
-    pub reference_f1: f64,
-    /// Supporting paragraphs among those given to the answer prompt, mean over the
-    /// questions that have some.
-    pub supporting_recall: Option<f64>,
-    /// Chat calls per question.
-    pub calls_per_question: f64,
-    /// Prompt tokens per question.
-    pub prompt_tokens_per_question: f64,
-    /// Completion tokens per question.
-    pub completion_tokens_per_question: f64,
-    /// Seconds per question.
-    pub seconds_per_question: f64,
-    /// Questions without a usable answer.
-    pub no_answer: usize,
-}
-
-/// Aggregate the records of one memory.
-pub fn row(memory: QaMemory, records: &[&QaRecord]) -> QaRow {
-    let n = records.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&QaRecord) -> f64| records.iter().map(|r| f(r)).sum::<f64>() / n;
-    let counts: Vec<metrics::ReferenceCounts> = records.iter().map(|r| r.reference).collect();
-    let (reference_em, reference_f1) = metrics::reference_aggregate(&counts);
-    let with_support: Vec<f64> = records.iter().filter_map(|r| r.supporting_recall).collect();
-    QaRow {
-        memory,
-        questions: records.len(),
-        em: mean(&|r| f64::from(u8::from(r.em))),
-        f1: mean(&|r| r.f1),
-        reference_em,
-        reference_f1,
-        supporting_recall: (!with_support.is_empty())
-            .then(|| with_support.iter().sum::<f64>() / with_support.len() as f64),
-        calls_per_question: mean(&|r| r.llm_calls as f64),
-        prompt_tokens_per_question: mean(&|r| r.usage.prompt_tokens as f64),
-        completion_tokens_per_question: mean(&|r| r.usage.completion_tokens as f64),
-        seconds_per_question: mean(&|r| r.seconds),
-        no_answer: records.iter().filter(|r| r.prediction.is_empty()).count(),
-    }
-}
 
 /// The cells of a row, numbers with `digits` decimals (3 in the table, 4 in the CSV).
 fn cells(r: &QaRow, digits: usize) -> Vec<String> {
@@ -161,11 +79,15 @@ pub fn table(plan: &QaPlan, rows: &[QaRow]) -> String {
 }
 
 fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<Vec<QaRow>> {
+    let planned: HashSet<&str> = plan.ids.iter().map(String::as_str).collect();
     let rows: Vec<QaRow> = plan
         .memories
         .iter()
         .map(|m| {
-            let mine: Vec<&QaRecord> = records.iter().filter(|r| r.memory == *m).collect();
+            let mine: Vec<&QaRecord> = records
+                .iter()
+                .filter(|r| r.memory == *m && planned.contains(r.id.as_str()))
+                .collect();
             row(*m, &mine)
         })
         .collect();
@@ -187,22 +109,26 @@ fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<Vec<
     Ok(rows)
 }
 
-fn read_plan(dir: &Path) -> Result<QaPlan> {
-    let text = std::fs::read_to_string(dir.join("qa.json")).map_err(|e| {
-        UserError::new(format!(
-            "{} is not a QA run (no qa.json: {e})",
-            dir.display()
-        ))
-    })?;
-    serde_json::from_str(&text).with_context(|| format!("{}/qa.json is malformed", dir.display()))
-}
-
 /// Replay every answered question of a run with its recorded answers and vectors.
 async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
     use crate::llm::replay::ReplayBackend;
     let plan = read_plan(dir)?;
     let (_, all) = data::load(&plan.data)?;
-    let records = read_records(&dir.join("questions.jsonl"))?;
+    let (records, read) = read_records(&dir.join("questions.jsonl"), false)?;
+    if read.cut_last_line {
+        eprintln!(
+            "ariadne qa: the last line of {}/questions.jsonl is cut (a killed run); the {} complete records are replayed",
+            dir.display(),
+            records.len()
+        );
+    }
+    if read.repeated > 0 {
+        eprintln!(
+            "ariadne qa: {} lines of {}/questions.jsonl repeat a question already answered by the same memory; the first of each is replayed",
+            read.repeated,
+            dir.display()
+        );
+    }
     if records.is_empty() {
         bail!(UserError::new(format!(
             "{} has no answered question to replay",
@@ -252,30 +178,8 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The records a run holds; a last line cut by a kill is dropped (and the file
-/// rewritten without it).
-fn read_records(path: &Path) -> Result<Vec<QaRecord>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<QaRecord>(line) {
-            Ok(r) => out.push(r),
-            Err(_) if i + 1 == lines.len() => {
-                let kept: String = lines[..i].iter().map(|l| format!("{l}\n")).collect();
-                std::fs::write(path, kept)?;
-            }
-            Err(e) => bail!(UserError::new(format!(
-                "{}: line {} is not a question record: {e}",
-                path.display(),
-                i + 1
-            ))),
-        }
-    }
-    Ok(out)
-}
+/// The memories `--memory` names by default: AriGraph and the paper's three baselines.
+pub const DEFAULT_MEMORIES: &str = "arigraph,rag,bm25,full-context";
 
 /// Run `ariadne qa`.
 ///
@@ -308,6 +212,18 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
         None => {
             let path = args.data.clone().context("--data is required")?;
             let (format, all) = data::load(&path)?;
+            let (all, unanswerable) = data::answerable(all);
+            if unanswerable > 0 && !args.quiet {
+                eprintln!(
+                    "ariadne qa: {unanswerable} unanswerable questions (answerable: false) left out, as the paper's protocol asks the answerable set"
+                );
+            }
+            if all.is_empty() {
+                bail!(UserError::new(format!(
+                    "{}: no answerable question in the file",
+                    path.display()
+                )));
+            }
             let questions = match (&args.ids, args.sample) {
                 (Some(ids), _) => data::select(all, ids)?,
                 (None, Some(n)) => data::sample(all, n, args.seed),
@@ -323,7 +239,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                 format,
                 ids: questions.iter().map(|q| q.id.clone()).collect(),
                 sample: args.sample.map(|n| (n, args.seed)),
-                memories: QaMemory::parse_list(&args.memory)?,
+                memories: QaMemory::parse_list(args.memory.as_deref().unwrap_or(DEFAULT_MEMORIES))?,
                 memory: resolver.memory(&args.memory_args, &rules)?,
                 profile,
                 prompts: resolver.prompts(&args.memory_args),
@@ -353,7 +269,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
     };
     let prompts = Prompts::load(plan.prompts.as_deref())?;
     let records_path = dir.join("questions.jsonl");
-    let mut records = read_records(&records_path)?;
+    let (mut records, _) = read_records(&records_path, true)?;
     let done: HashSet<(QaMemory, String)> =
         records.iter().map(|r| (r.memory, r.id.clone())).collect();
     let todo: Vec<(QaMemory, &Question)> = plan

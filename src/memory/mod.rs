@@ -71,6 +71,10 @@ pub struct Observed<'a> {
     pub action: &'a str,
     /// The episode's goal.
     pub goal: &'a str,
+    /// A passage of text rather than a game step (multi-hop QA): the reference's
+    /// extraction prompt shows it as it is, with no `Game step #N` header
+    /// (`graphs/contriever_graph.py`, `update_without_retrieve`).
+    pub passage: bool,
     /// The game's true state (only the oracle memory reads it; never in a prompt).
     #[serde(skip)]
     pub facts: Option<&'a [crate::env::Fact]>,

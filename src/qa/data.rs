@@ -7,7 +7,11 @@
 //!   `answer`, `context` (`[title, [sentence, ...]]`), `supporting_facts`
 //!   (`[title, sentence index]`).
 //!
-//! A malformed file is one line naming the record and the field ([`UserError`]).
+//! A malformed file is one line naming the record (MuSiQue: its line) and the field
+//! ([`UserError`]). A UTF-8 byte-order mark at the start is skipped. MuSiQue's
+//! unanswerable questions (`answerable: false`, in its full sets) are kept here and left
+//! out by [`answerable`], as the paper's protocol answers the answerable set
+//! (`musique_ans`).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -85,6 +89,7 @@ pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
         UserError::new(format!("cannot read the data file {}: {e}", path.display()))
     })?;
     let name = path.display().to_string();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let trimmed = text.trim_start();
     let (format, questions) = if trimmed.starts_with('[') {
         let records: Vec<Value> = serde_json::from_str(trimmed)
@@ -92,7 +97,7 @@ pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
         let qs = records
             .iter()
             .enumerate()
-            .map(|(i, r)| hotpot(r).map_err(|f| bad(&name, i + 1, r, &f)))
+            .map(|(i, r)| hotpot(r).map_err(|f| bad(&name, &format!("record {}", i + 1), r, &f)))
             .collect::<Result<Vec<_>>>()?;
         (Format::Hotpotqa, qs)
     } else if trimmed.starts_with('{') {
@@ -101,10 +106,17 @@ pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
             if line.trim().is_empty() {
                 continue;
             }
-            let r: Value = serde_json::from_str(line).map_err(|e| {
-                UserError::new(format!("{name}: line {} is not a JSON object: {e}", i + 1))
-            })?;
-            qs.push(musique(&r).map_err(|f| bad(&name, i + 1, &r, &f))?);
+            let r: Value = serde_json::from_str(line)
+                .ok()
+                .filter(Value::is_object)
+                .ok_or_else(|| {
+                    let why = serde_json::from_str::<Value>(line)
+                        .err()
+                        .map(|e| format!(": {e}"))
+                        .unwrap_or_default();
+                    UserError::new(format!("{name}: line {} is not a JSON object{why}", i + 1))
+                })?;
+            qs.push(musique(&r).map_err(|f| bad(&name, &format!("line {}", i + 1), &r, &f))?);
         }
         (Format::Musique, qs)
     } else {
@@ -125,13 +137,23 @@ pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
     Ok((format, questions))
 }
 
-fn bad(file: &str, n: usize, record: &Value, field: &str) -> anyhow::Error {
+fn bad(file: &str, place: &str, record: &Value, field: &str) -> anyhow::Error {
     let id = ["id", "_id"]
         .iter()
         .find_map(|k| record.get(*k).and_then(Value::as_str))
         .map(|id| format!(" (id {id:?})"))
         .unwrap_or_default();
-    UserError::new(format!("{file}: record {n}{id}: {field}")).into()
+    UserError::new(format!("{file}: {place}{id}: {field}")).into()
+}
+
+/// An optional boolean field: absent is `None`; anything but `true`/`false` is an error
+/// (a string "true" would otherwise read as false).
+fn boolean(r: &Value, key: &str) -> Result<Option<bool>, String> {
+    match r.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(format!("field `{key}` is not a boolean")),
+    }
 }
 
 fn string(r: &Value, key: &str) -> Result<String, String> {
@@ -168,9 +190,8 @@ fn musique(r: &Value) -> Result<Question, String> {
         paragraphs.push(Paragraph {
             title: string(p, "title").unwrap_or_default(),
             text,
-            supporting: p
-                .get("is_supporting")
-                .and_then(Value::as_bool)
+            supporting: boolean(p, "is_supporting")
+                .map_err(|e| format!("paragraphs[{i}]: {e}"))?
                 .unwrap_or(false),
         });
     }
@@ -179,7 +200,7 @@ fn musique(r: &Value) -> Result<Question, String> {
         question: string(r, "question")?,
         answers,
         paragraphs,
-        answerable: r.get("answerable").and_then(Value::as_bool),
+        answerable: boolean(r, "answerable")?,
     })
 }
 
@@ -207,19 +228,27 @@ fn hotpot(r: &Value) -> Result<Question, String> {
         ) else {
             return Err(format!("context[{i}] is not [title, [sentence, ...]]"));
         };
-        let text: String = sentences
+        let sentences = sentences
             .iter()
             .map(|s| {
                 s.as_str()
                     .ok_or(format!("context[{i}] holds a non-string sentence"))
             })
-            .collect::<Result<Vec<_>, _>>()?
-            .concat();
+            .collect::<Result<Vec<_>, _>>()?;
+        let text = join_sentences(&sentences);
         paragraphs.push(Paragraph {
             title: title.to_string(),
             text: text.trim().to_string(),
             supporting: supporting.contains(title),
         });
+    }
+    if let Some(t) = supporting
+        .iter()
+        .find(|t| !paragraphs.iter().any(|p| &p.title == *t))
+    {
+        return Err(format!(
+            "`supporting_facts` names the title {t:?}, which no context paragraph has"
+        ));
     }
     Ok(Question {
         id: string(r, "_id")?,
@@ -228,6 +257,37 @@ fn hotpot(r: &Value) -> Result<Question, String> {
         paragraphs,
         answerable: None,
     })
+}
+
+/// A paragraph's sentences as one text: HotpotQA's sentences carry their own leading
+/// space (`["It rains.", " A lot."]`) and are joined as they are; 2WikiMultihopQA's do
+/// not (`["It rains.", "A lot."]`), so a space goes between two sentences that meet
+/// with no whitespace (the reference joins with a space).
+fn join_sentences(sentences: &[&str]) -> String {
+    let mut text = String::new();
+    for s in sentences {
+        let meets = !text.is_empty()
+            && !text.ends_with(char::is_whitespace)
+            && !s.starts_with(char::is_whitespace);
+        if meets {
+            text.push(' ');
+        }
+        text.push_str(s);
+    }
+    text.trim().to_string()
+}
+
+/// The answerable questions, and how many were left out: MuSiQue's full sets pair each
+/// answerable question with an unanswerable one (`answerable: false`), which the paper's
+/// protocol (the answerable set, `musique_ans`) does not ask.
+pub fn answerable(questions: Vec<Question>) -> (Vec<Question>, usize) {
+    let n = questions.len();
+    let kept: Vec<Question> = questions
+        .into_iter()
+        .filter(|q| q.answerable != Some(false))
+        .collect();
+    let left = n - kept.len();
+    (kept, left)
 }
 
 /// `n` questions picked reproducibly by `seed`: those whose SHA-256 of `seed:id` is
@@ -256,11 +316,18 @@ pub fn select(questions: Vec<Question>, ids_file: &Path) -> Result<Vec<Question>
         ))
     })?;
     let mut out = Vec::new();
+    let mut listed = HashSet::new();
     for id in text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
+        if !listed.insert(id) {
+            bail!(UserError::new(format!(
+                "{}: the id {id:?} is listed twice (a question is answered once)",
+                ids_file.display()
+            )));
+        }
         match questions.iter().find(|q| q.id == id) {
             Some(q) => out.push(q.clone()),
             None => bail!(UserError::new(format!(
@@ -279,85 +346,4 @@ pub fn select(questions: Vec<Question>, ids_file: &Path) -> Result<Vec<Question>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    #[test]
-    fn both_formats_are_detected_and_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let m = write(
-            dir.path(),
-            "m.jsonl",
-            r#"{"id": "q1", "question": "Who?", "answer": "Ann", "answer_aliases": ["Anne"], "answerable": true, "paragraphs": [{"idx": 0, "title": "A", "paragraph_text": "Ann lives here.", "is_supporting": true}, {"idx": 1, "title": "B", "paragraph_text": "Noise.", "is_supporting": false}]}"#,
-        );
-        let (f, qs) = load(&m).unwrap();
-        assert_eq!(f, Format::Musique);
-        assert_eq!(qs[0].answers, ["Ann", "Anne"]);
-        assert_eq!(qs[0].supporting(), [0]);
-        let h = write(
-            dir.path(),
-            "h.json",
-            r#"[{"_id": "h1", "question": "Where?", "answer": "Oslo", "context": [["Noise", ["It rains.", " A lot."]], ["City", ["Oslo is big.", " It is cold."]]], "supporting_facts": [["City", 0]]}]"#,
-        );
-        let (f, qs) = load(&h).unwrap();
-        assert_eq!(f, Format::Hotpotqa);
-        assert_eq!(qs[0].paragraphs[0].text, "It rains. A lot.");
-        assert_eq!(qs[0].supporting(), [1]);
-    }
-
-    #[test]
-    fn a_malformed_record_is_one_line_naming_record_and_field() {
-        let dir = tempfile::tempdir().unwrap();
-        let m = write(
-            dir.path(),
-            "m.jsonl",
-            "{\"id\": \"q1\", \"question\": \"Who?\", \"answer\": \"Ann\", \"paragraphs\": []}\n{\"id\": \"q2\", \"question\": \"Who?\", \"answer\": 3, \"paragraphs\": []}\n",
-        );
-        let e = load(&m).unwrap_err().to_string();
-        assert!(
-            e.contains("record 2 (id \"q2\"): field `answer` is not a string"),
-            "{e}"
-        );
-        assert_eq!(e.lines().count(), 1);
-        let h = write(
-            dir.path(),
-            "h.json",
-            r#"[{"_id": "h1", "question": "Q", "answer": "A", "context": [["T", "not a list"]]}]"#,
-        );
-        let e = load(&h).unwrap_err().to_string();
-        assert!(
-            e.contains("record 1 (id \"h1\"): context[0] is not [title, [sentence, ...]]"),
-            "{e}"
-        );
-        let other = write(dir.path(), "x.txt", "hello");
-        assert!(load(&other).unwrap_err().to_string().contains("neither"));
-    }
-
-    #[test]
-    fn sampling_is_reproducible_and_independent_of_file_order() {
-        let q = |id: &str| Question {
-            id: id.into(),
-            question: String::new(),
-            answers: vec![String::new()],
-            paragraphs: Vec::new(),
-            answerable: None,
-        };
-        let all: Vec<Question> = (0..20).map(|i| q(&format!("q{i}"))).collect();
-        let mut reversed = all.clone();
-        reversed.reverse();
-        let a: Vec<String> = sample(all.clone(), 5, 7)
-            .into_iter()
-            .map(|q| q.id)
-            .collect();
-        let b: Vec<String> = sample(reversed, 5, 7).into_iter().map(|q| q.id).collect();
-        assert_eq!(a, b);
-        let c: Vec<String> = sample(all, 5, 8).into_iter().map(|q| q.id).collect();
-        assert_ne!(a, c);
-    }
-}
+mod tests;

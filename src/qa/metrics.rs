@@ -16,18 +16,34 @@ use serde::{Deserialize, Serialize};
 
 use super::data::Format;
 
-/// SQuAD's answer normalization.
+/// SQuAD's answer normalization: lower case, ASCII punctuation removed, the articles
+/// removed where Python's `\b(a|an|the)\b` finds them (a word boundary is any change
+/// between a word character, Unicode alphanumeric or `_`, and anything else, so "the"
+/// goes from "the—end"), whitespace collapsed.
 pub fn normalize(s: &str) -> String {
     let lower = s.to_lowercase();
     let no_punct: String = lower
         .chars()
         .filter(|c| !c.is_ascii_punctuation())
         .collect();
-    no_punct
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "a" | "an" | "the"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(no_punct.len());
+    let mut rest = no_punct.as_str();
+    while let Some(c) = rest.chars().next() {
+        let is_word = word(c);
+        let end = rest
+            .char_indices()
+            .find(|&(_, d)| word(d) != is_word)
+            .map_or(rest.len(), |(i, _)| i);
+        let run = &rest[..end];
+        if is_word && matches!(run, "a" | "an" | "the") {
+            out.push(' ');
+        } else {
+            out.push_str(run);
+        }
+        rest = &rest[end..];
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// SQuAD's token F1 of one prediction against one gold answer.
@@ -42,6 +58,11 @@ fn f1_one(prediction: &str, gold: &str, format: Format) -> f64 {
     }
     let pt: Vec<&str> = p.split_whitespace().collect();
     let gt: Vec<&str> = g.split_whitespace().collect();
+    // MuSiQue's script (SQuAD 2.0's `compute_f1`): an answer with no tokens left scores
+    // 1 against a gold with none, else 0. HotpotQA's has no such rule (no common token: 0).
+    if format == Format::Musique && (pt.is_empty() || gt.is_empty()) {
+        return f64::from(u8::from(pt == gt));
+    }
     let mut counts: HashMap<&str, i64> = HashMap::new();
     for t in &gt {
         *counts.entry(t).or_default() += 1;
@@ -162,6 +183,17 @@ mod tests {
         // Repeated tokens count once each (a multiset).
         let (_, f1) = official("red red", &s(&["red"]), Format::Musique);
         assert!((f1 - 2.0 / 3.0).abs() < 1e-12);
+        // Articles go at word boundaries, as Python's regex finds them: next to non-ASCII
+        // punctuation too, never inside a word.
+        assert_eq!(normalize("the—end"), "—end");
+        assert_eq!(normalize("Theatre, an Anthem"), "theatre anthem");
+        // ASCII punctuation goes first, so "A-ha" is one word.
+        assert_eq!(normalize("A-ha"), "aha");
+        // Nothing left on both sides: MuSiQue's script gives 1, HotpotQA's 0.
+        assert_eq!(official("an", &s(&["A"]), Format::Musique), (true, 1.0));
+        assert_eq!(official("", &s(&["The"]), Format::Musique), (true, 1.0));
+        assert_eq!(official("an", &s(&["A"]), Format::Hotpotqa), (true, 0.0));
+        assert_eq!(official("", &s(&["Ann"]), Format::Musique), (false, 0.0));
     }
 
     /// Hand values of the reference script's metric: unique true positives, micro

@@ -14,6 +14,7 @@
 
 pub mod data;
 pub mod metrics;
+pub mod run;
 
 use std::time::Instant;
 
@@ -151,13 +152,17 @@ pub struct QaRecord {
 }
 
 impl QaRecord {
-    /// What exact replay must reproduce: the prediction, the metrics and what was
-    /// retrieved (not the timings).
+    /// What exact replay must reproduce: the prediction, both metrics, what was
+    /// retrieved and the supporting paragraphs it held (not the timings).
     pub fn outcome(&self) -> serde_json::Value {
         json!({
             "prediction": self.prediction,
+            "answers": self.answers,
             "em": self.em,
             "f1": self.f1,
+            "reference": self.reference,
+            "supporting": self.supporting,
+            "supporting_recall": self.supporting_recall,
             "key_items": self.key_items,
             "triplets": self.triplets,
             "paragraphs": self.paragraphs,
@@ -235,6 +240,7 @@ pub async fn answer(
                     room: "",
                     action: "",
                     goal: &q.question,
+                    passage: true,
                     facts: None,
                 };
                 graph.update(llm, &mut log, &seen).await?;
@@ -361,7 +367,9 @@ pub async fn answer(
 }
 
 /// The indices of the top [`TOP_PARAGRAPHS`] paragraphs by BM25 against the question
-/// (English stemming and stop words; ties by the paragraph's order).
+/// (English stemming and stop words; ties by the paragraph's order). Paragraphs that
+/// share no word with the question score 0 and fill the places the others leave, in
+/// their order, as a top-k retriever returns k documents (`rank_bm25`'s `get_top_n`).
 pub fn top_by_bm25(q: &Question) -> Vec<usize> {
     use bm25::{Language, SearchEngineBuilder};
     let engine = SearchEngineBuilder::<u32>::with_corpus(
@@ -374,6 +382,12 @@ pub fn top_by_bm25(q: &Question) -> Vec<usize> {
         .into_iter()
         .map(|r| (r.score, r.document.id as usize))
         .collect();
+    let scored: std::collections::HashSet<usize> = hits.iter().map(|h| h.1).collect();
+    hits.extend(
+        (0..q.paragraphs.len())
+            .filter(|i| !scored.contains(i))
+            .map(|i| (0.0, i)),
+    );
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.into_iter()
         .take(TOP_PARAGRAPHS)
@@ -406,13 +420,18 @@ mod tests {
             answerable: None,
         };
         let top = top_by_bm25(&q);
-        assert_eq!(
-            top.len(),
-            2,
-            "only paragraphs sharing a word score: {top:?}"
-        );
+        // The two that share words first, then the first of the rest (score 0).
         assert_eq!(top[0], 1);
-        assert!(top.contains(&3));
+        assert_eq!(top[1..], [3, 0], "{top:?}");
+        let none = Question {
+            question: "Who was she?".into(),
+            ..q.clone()
+        };
+        assert_eq!(
+            top_by_bm25(&none),
+            [0, 1, 2],
+            "no shared word: the first three"
+        );
         assert_eq!(
             QaMemory::parse_list("rag, bm25,rag").unwrap(),
             [QaMemory::Rag, QaMemory::Bm25]

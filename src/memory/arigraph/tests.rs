@@ -16,6 +16,7 @@ fn observed(step: u32) -> Observed<'static> {
         room: "Bedroom",
         action: "",
         goal: "",
+        passage: false,
         facts: None,
     }
 }
