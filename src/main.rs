@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
     match commands::run(cli).await {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", ariadne::report::one_line(&format!("{err:#}")));
             commands::exit_code(&err)
         }
     }

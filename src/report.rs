@@ -20,9 +20,35 @@ pub const OUT: &str = "ariadne::out";
 /// The target of notices (stderr): retries, set-up, warnings.
 pub const NOTICE: &str = "ariadne::notice";
 
-/// A notice for stderr, one line (a retry, a set-up step, a warning).
+/// A notice for stderr, one line (a retry, a set-up step, a warning): line breaks in
+/// what it quotes (a server's body, a traceback) are read as spaces ([`one_line`]).
 pub fn notice(line: impl std::fmt::Display) {
-    tracing::warn!(target: NOTICE, "{line}");
+    tracing::warn!(target: NOTICE, "{}", one_line(&line.to_string()));
+}
+
+/// `text` on one line: every run of whitespace that holds a line break, and every other
+/// control character, becomes one space (a server's error body or a Python traceback
+/// quoted in a message must not break the one-line rule of notices and errors).
+pub fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_control() || (gap && c.is_whitespace()) {
+            gap = true;
+            continue;
+        }
+        if gap {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+            gap = false;
+        }
+        out.push(c);
+    }
+    out.trim_end().to_string()
 }
 
 /// A line of a command's output for stdout (a walkthrough's transcript, a trial begun).
@@ -91,5 +117,20 @@ pub fn task(message: impl Into<String>) -> Task {
     match TASKS.get() {
         Some(show) => show(message.into()),
         None => Task(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn quoted_bodies_stay_on_one_line() {
+        assert_eq!(one_line("plain text"), "plain text");
+        assert_eq!(
+            one_line("500: Internal Server Error\nTraceback:\n  File x\r\n"),
+            "500: Internal Server Error Traceback: File x"
+        );
+        assert_eq!(one_line("a\tb \n\n c"), "a b c");
     }
 }

@@ -881,10 +881,24 @@ Hmm, but [that's wrong]. Final answer: {rule}"#
             r#"{"rationale": "retry", "action": "unlock wooden door with old key"}"#,
             "stop",
         )),
+        // The key `action` twice: serde would keep the last (`look`); refused.
+        5 => Some(answer(
+            &format!(
+                r#"{}, "action": "look"}}"#,
+                rule.trim_end().trim_end_matches('}')
+            ),
+            "stop",
+        )),
+        // An answer that fits, with another one hidden under a key the schema does not
+        // name: two answers, refused, never the outer one alone.
+        7 => Some(answer(
+            &format!(r#"{{"rationale": "decoy", "action": "look", "answer": {rule}}}"#),
+            "stop",
+        )),
         _ => None,
     });
     let work = tempfile::tempdir().unwrap();
-    let out = run_simple(&server, work.path(), "3", &[]);
+    let out = run_simple(&server, work.path(), "5", &[]);
     ok(&out);
     let dir = run_dir(work.path());
     let steps = read_jsonl(&dir.join("steps.jsonl"));
@@ -911,10 +925,26 @@ Hmm, but [that's wrong]. Final answer: {rule}"#
     assert!(e.contains("2 different JSON values"), "{e}");
     assert_eq!(steps[2]["action"], "unlock wooden door with old key");
     assert_eq!(steps[2]["rationale"], "retry");
+    for (step, says) in [
+        (3, "twice with different values"),
+        (4, "2 different JSON values"),
+    ] {
+        let calls: Vec<&Value> = steps[step]["llm_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["purpose"] == "action")
+            .collect();
+        let e = calls[0]["error"].as_str().unwrap_or_default();
+        assert!(e.contains(says), "step {}: {e}", step + 1);
+        assert_eq!(steps[step]["llm_failures"], 1);
+        assert_ne!(steps[step]["action"], "look", "step {}", step + 1);
+        assert_eq!(steps[step]["rationale"], "scripted");
+    }
     let s = summary(&dir);
     assert_eq!(
         (&s["llm_repairs"], &s["llm_failures"]),
-        (&json!(2), &json!(1))
+        (&json!(2), &json!(3))
     );
 }
 

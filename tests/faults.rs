@@ -71,6 +71,25 @@ fn reply(body: &Value, content: Value, finish: &str, extra: Value) -> Reply {
 }
 
 /// The chat fault injector: a fault in about 40% of the requests.
+/// An admissible action other than the one the rule-based answer plays (for decoys).
+fn other_action(body: &Value, rule: &str) -> Option<String> {
+    let choices: Vec<String> =
+        body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+    let rule_action = serde_json::from_str::<Value>(rule)
+        .ok()
+        .and_then(|v| v["action"].as_str().map(String::from));
+    choices
+        .into_iter()
+        .find(|c| Some(c.as_str()) != rule_action.as_deref())
+}
+
 fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
     Box::new(move |body, rule| {
         let roll = rng.lock().unwrap().below(100);
@@ -270,20 +289,47 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                     json!({}),
                 ),
             ),
+            51..=54 => {
+                // The key `action` twice (serde keeps the last), or another answer
+                // hidden under a key the schema does not name: never guessed.
+                match (common::purpose(body), other_action(body, rule)) {
+                    ("action", Some(o)) if roll <= 52 => bad(
+                        &mut t,
+                        "a key given twice",
+                        reply(
+                            body,
+                            json!(format!(
+                                "{}, \"action\": {}}}",
+                                rule.trim_end().trim_end_matches('}'),
+                                json!(o)
+                            )),
+                            "stop",
+                            json!({}),
+                        ),
+                    ),
+                    ("action", Some(o)) => bad(
+                        &mut t,
+                        "an answer hidden in another",
+                        reply(
+                            body,
+                            json!(format!(
+                                "{{\"rationale\": \"decoy\", \"action\": {}, \"answer\": {rule}}}",
+                                json!(o)
+                            )),
+                            "stop",
+                            json!({}),
+                        ),
+                    ),
+                    _ => {
+                        t.answers += 1;
+                        None
+                    }
+                }
+            }
             47..=48 => {
                 // Two different answers that both fit (the action's first choice and
                 // another admissible one): never guessed.
-                let choices: Vec<String> = body["response_format"]["json_schema"]["schema"]
-                    ["properties"]["action"]["enum"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
-                    .unwrap_or_default();
-                let rule_action = serde_json::from_str::<Value>(rule)
-                    .ok()
-                    .and_then(|v| v["action"].as_str().map(String::from));
-                let other = choices
-                    .iter()
-                    .find(|c| Some(c.as_str()) != rule_action.as_deref());
+                let other = other_action(body, rule);
                 match (common::purpose(body), other) {
                     ("action", Some(o)) => bad(
                         &mut t,

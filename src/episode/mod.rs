@@ -225,7 +225,9 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         ..
     } = run;
     summary.finish(outcome, finished, &state, started.elapsed().as_secs_f64());
-    summary.error = error.as_ref().map(|e| format!("{e:#}"));
+    summary.error = error
+        .as_ref()
+        .map(|e| crate::report::one_line(&format!("{e:#}")));
     env.close().await;
     let mut sink_error = None;
     for s in sinks.iter_mut() {

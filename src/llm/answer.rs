@@ -138,14 +138,22 @@ fn tool_calls(message: &Value) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-/// The `usage` of a response, `None` when the server sent none (unknown is not 0), or
-/// a prompt of 0 tokens (some proxies send zeros for what they do not know; no prompt is
-/// empty).
+/// Token counts above this (a billion tokens in one call) are read as unknown usage.
+pub const MAX_TOKENS: u64 = 1_000_000_000;
+
+/// The `usage` of a response, `None` when the server sent none (unknown is not 0), a
+/// prompt of 0 tokens (some proxies send zeros for what they do not know; no prompt is
+/// empty), or counts above [`MAX_TOKENS`].
 pub fn usage_of(v: &Value) -> Option<Usage> {
     let u = v.get("usage").filter(|u| u.is_object())?;
     let prompt = u["prompt_tokens"].as_u64();
     let completion = u["completion_tokens"].as_u64();
     if prompt.unwrap_or(0) == 0 {
+        return None;
+    }
+    // Counts no model can have (a counter's garbage, u64::MAX) are unknown usage, not
+    // figures to sum.
+    if prompt.max(completion).unwrap_or(0) > MAX_TOKENS {
         return None;
     }
     // llama.cpp's server timings: how long it read the prompt and generated.
@@ -282,6 +290,12 @@ mod tests {
             (u.prompt_ms, u.completion_ms, u.timed_calls),
             (2105, 3333, 1)
         );
+        // Counts no call can have are unknown, not summed (they would wrap).
+        let v: Value = serde_json::from_str(
+            r#"{"usage": {"prompt_tokens": 18446744073709551615, "completion_tokens": 5}}"#,
+        )
+        .expect("json");
+        assert!(usage_of(&v).is_none());
         // Another server: usage without timings.
         let v: Value =
             serde_json::from_str(r#"{"usage": {"prompt_tokens": 9, "completion_tokens": 4}}"#)

@@ -151,10 +151,10 @@ impl RetryService {
                 Err(Failure::Retry(why, asked)) => (why, asked),
             };
             let backoff = delays.next().unwrap_or(self.policy.max_delay);
-            // Honour Retry-After (at least 50 ms, so "0" cannot spin).
-            let delay = asked
-                .map(|d| d.max(Duration::from_millis(50)))
-                .unwrap_or(backoff);
+            // Honour Retry-After as the least wait: a server asking for less than the
+            // backoff ("Retry-After: 0" on every answer) gets the backoff, so a busy
+            // server is never asked ten times a second.
+            let delay = asked.map_or(backoff, |d| d.max(backoff));
             let spent = started.elapsed();
             if spent + delay > self.policy.budget {
                 let retried = match retries {
@@ -246,6 +246,12 @@ impl RetryService {
 
     fn transport_failure(&self, e: &reqwest::Error) -> Failure {
         let cause = root_cause(e);
+        if !e.is_connect() {
+            // A connection was made (the server closed it, or timed out, before it
+            // answered): the endpoint exists, so a later refusal is a retry within the
+            // budget, counted, not "cannot reach".
+            self.reached.store(true, Ordering::Relaxed);
+        }
         if e.is_connect() && !self.reached.load(Ordering::Relaxed) {
             return Failure::Fatal(LlmError::Unreachable {
                 what: self.what,
@@ -402,7 +408,8 @@ fn error_message(body: &[u8]) -> String {
             .map(str::to_string)
     });
     let msg = from_json.unwrap_or_else(|| text.trim().to_string());
-    let msg: String = msg.chars().take(300).collect();
+    // One line, whatever the body held (a traceback, an HTML page).
+    let msg: String = crate::report::one_line(&msg).chars().take(300).collect();
     if msg.is_empty() {
         "(empty body)".into()
     } else {
@@ -415,7 +422,7 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     while let Some(next) = cur.source() {
         cur = next;
     }
-    cur.to_string()
+    crate::report::one_line(&cur.to_string())
 }
 
 #[cfg(test)]
@@ -447,5 +454,15 @@ mod tests {
         );
         assert_eq!(error_message(b"Too Many Requests\n"), "Too Many Requests");
         assert_eq!(error_message(b""), "(empty body)");
+        assert_eq!(
+            error_message(
+                b"Internal Server Error\nTraceback (most recent call last):\n  File x\r\n"
+            ),
+            "Internal Server Error Traceback (most recent call last): File x"
+        );
+        assert_eq!(
+            error_message(br#"{"error":{"message":"3000 tokens.\nPlease reduce"}}"#),
+            "3000 tokens. Please reduce"
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! closing brackets added after a complete value). Which value is the answer is decided
 //! by [`super::structured`], by the request's schema.
 
-use serde_json::Value;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
 
 /// The JSON values an LLM answer holds, in order, each with whether reading it needed a
 /// repair. A text that is one JSON value is that value, unrepaired. Otherwise terminal
@@ -35,7 +36,7 @@ use serde_json::Value;
 /// tangled to be read to its end.
 pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     let trimmed = text.trim();
-    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+    if let Ok(Strict(v)) = serde_json::from_str::<Strict>(trimmed) {
         return Ok(vec![(v, false)]);
     }
     let cleaned = strip_ansi(trimmed);
@@ -56,25 +57,35 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
         opened = true;
         let start = from + offset;
         let body = &unfenced[start..];
-        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Strict>();
         let mut ended_inside = false;
         match stream.next() {
-            Some(Ok(v)) => {
+            Some(Ok(Strict(v))) => {
                 out.push((v, true));
                 from = start + stream.byte_offset().max(1);
                 continue;
+            }
+            Some(Err(e)) if duplicate(&e).is_some() => {
+                return Err(duplicate(&e).unwrap_or_default());
             }
             Some(Err(e)) if e.is_eof() => ended_inside = true,
             _ if scanned + body.len() > SCAN_BUDGET => unread = true,
             _ => match balanced_end(body) {
                 Some((end, depth)) => {
                     scanned += end;
-                    if depth <= MAX_DEPTH
-                        && let Ok(v) = json5::from_str::<Value>(&body[..end])
-                    {
-                        out.push((v, true));
-                        from = start + end;
-                        continue;
+                    if depth <= MAX_DEPTH {
+                        match json5::from_str::<Strict>(&body[..end]) {
+                            Ok(Strict(v)) => {
+                                out.push((v, true));
+                                from = start + end;
+                                continue;
+                            }
+                            Err(e) => {
+                                if let Some(why) = duplicate(&e) {
+                                    return Err(why);
+                                }
+                            }
+                        }
                     }
                 }
                 None => {
@@ -88,7 +99,9 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
             // (it then holds the rest of the text), else the values inside are read.
             // Starts inside it end inside it too: only the outermost is closed.
             scanned += body.len();
-            if let Some(v) = close_truncated(body).and_then(|c| parse_one(&c)) {
+            if let Some(c) = close_truncated(body)
+                && let Some(v) = parse_one(&c)?
+            {
                 out.push((v, true));
                 break;
             }
@@ -159,12 +172,110 @@ fn strip_ansi(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// One balanced candidate as JSON, else as JSON5 (when not too deep).
-fn parse_one(candidate: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(candidate).ok().or_else(|| {
-        balanced_end(candidate)
-            .filter(|&(_, depth)| depth <= MAX_DEPTH)
-            .and_then(|_| json5::from_str::<Value>(candidate).ok())
-    })
+///
+/// # Errors
+/// A key given twice with different values ([`duplicate`]).
+fn parse_one(candidate: &str) -> Result<Option<Value>, String> {
+    match serde_json::from_str::<Strict>(candidate) {
+        Ok(Strict(v)) => return Ok(Some(v)),
+        Err(e) => {
+            if let Some(why) = duplicate(&e) {
+                return Err(why);
+            }
+        }
+    }
+    if balanced_end(candidate).is_none_or(|(_, depth)| depth > MAX_DEPTH) {
+        return Ok(None);
+    }
+    match json5::from_str::<Strict>(candidate) {
+        Ok(Strict(v)) => Ok(Some(v)),
+        Err(e) => duplicate(&e).map_or(Ok(None), Err),
+    }
+}
+
+/// The marker of a duplicate key in a parse error (see [`Strict`]).
+const DUPLICATE: &str = "ariadne: duplicate key ";
+
+/// The reason to refuse a text whose parse met a key given twice with different values.
+fn duplicate(e: &impl std::fmt::Display) -> Option<String> {
+    let text = e.to_string();
+    let key = text.split(DUPLICATE).nth(1)?;
+    let key: String = key.chars().take_while(|c| *c != '\u{1f}').collect();
+    Some(format!(
+        "the answer gives the key {key:?} twice with different values; an ambiguous answer is never guessed"
+    ))
+}
+
+/// A JSON value read with its objects' keys checked: serde_json keeps the last of two
+/// equal keys, so `{"action": "open trunk", "action": "look"}` would silently be read as
+/// `look`. A key given twice with the same value is read once; with different values the
+/// parse fails with [`DUPLICATE`] in its error, and the text is refused.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+        Ok(Value::from(x))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Strict::deserialize(d).map(|s| s.0)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Strict(v) = map.next_value()?;
+            match out.get(&key) {
+                Some(old) if *old != v => {
+                    return Err(de::Error::custom(format!("{DUPLICATE}{key}\u{1f}")));
+                }
+                Some(_) => {}
+                None => {
+                    out.insert(key, v);
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 pub(super) fn short(s: &str) -> String {

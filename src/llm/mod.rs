@@ -199,13 +199,16 @@ fn is_zero(n: &u64) -> bool {
 impl Usage {
     /// Add another sum (or one call's known usage).
     pub fn add(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.cached_tokens += other.cached_tokens;
-        self.unknown_calls += other.unknown_calls;
-        self.prompt_ms += other.prompt_ms;
-        self.completion_ms += other.completion_ms;
-        self.timed_calls += other.timed_calls;
+        // Saturating: a sum never wraps into a small, plausible-looking figure.
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self
+            .completion_tokens
+            .saturating_add(other.completion_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+        self.unknown_calls = self.unknown_calls.saturating_add(other.unknown_calls);
+        self.prompt_ms = self.prompt_ms.saturating_add(other.prompt_ms);
+        self.completion_ms = self.completion_ms.saturating_add(other.completion_ms);
+        self.timed_calls = self.timed_calls.saturating_add(other.timed_calls);
     }
 
     /// Add one call's usage: its counts, or one unknown call.

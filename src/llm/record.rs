@@ -64,12 +64,45 @@ pub const ANSWER_CHARS: usize = 262_144;
 
 /// An answer as it is judged and logged: trimmed of surrounding whitespace, cut to
 /// [`ANSWER_CHARS`] characters; with the length as sent (in characters) when it changed.
+/// An answer that is over the bound because of the closed reasoning blocks before it is
+/// cut inside them (their head and their closing tag kept), so the answer itself stays
+/// whole: reasoning is never parsed.
 pub fn bound_answer(content: &str) -> (String, Option<usize>) {
     let trimmed = content.trim();
-    let cut: String = trimmed.chars().take(ANSWER_CHARS).collect();
+    let n = trimmed.chars().count();
+    let cut: String = match super::answer::split_reasoning(trimmed) {
+        Ok((answer, true))
+            if n > ANSWER_CHARS
+                && answer.as_ptr() as usize + answer.len()
+                    == trimmed.as_ptr() as usize + trimmed.len()
+                && answer.chars().count() + 2 * REASONING_KEPT < ANSWER_CHARS =>
+        {
+            let reasoning = &trimmed[..trimmed.len() - answer.len()];
+            let r = reasoning.chars().count();
+            let head: String = reasoning.chars().take(REASONING_KEPT).collect();
+            let tail: String = reasoning.chars().skip(r - REASONING_KEPT.min(r)).collect();
+            format!("{head}...{tail}{answer}")
+        }
+        _ => trimmed.chars().take(ANSWER_CHARS).collect(),
+    };
     let changed = cut.len() != content.len();
     let sent = changed.then(|| content.chars().count());
     (cut, sent)
+}
+
+/// Characters kept of each end of over-long reasoning blocks before an answer.
+const REASONING_KEPT: usize = 1_000;
+
+/// A reasoning field or finish reason as it is logged: at most `limit` characters (a
+/// server may send megabytes there too).
+pub fn bound_text(text: Option<String>, limit: usize) -> Option<String> {
+    text.map(|t| {
+        if t.len() <= limit {
+            t
+        } else {
+            t.chars().take(limit).collect()
+        }
+    })
 }
 
 fn is_zero_u32(n: &u32) -> bool {
@@ -136,5 +169,30 @@ impl CallLog {
         let mut u = Usage::default();
         self.calls.iter().for_each(|c| u.add_call(c.usage));
         u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer over the bound because of a long closed reasoning block keeps the
+    /// answer whole, cut inside the block; other long answers are cut at the bound.
+    #[test]
+    fn long_reasoning_is_cut_inside_the_block() {
+        let answer = r#"{"action": "look"}"#;
+        let content = format!("<think>{}</think>{answer}", "hmm ".repeat(75_000));
+        let (cut, sent) = bound_answer(&content);
+        assert!(cut.ends_with(&format!("</think>{answer}")) && cut.starts_with("<think>hmm"));
+        assert!(cut.chars().count() < ANSWER_CHARS);
+        assert_eq!(sent, Some(content.chars().count()));
+        let (text, found) = super::super::answer::split_reasoning(&cut).unwrap();
+        assert!(found && text == answer);
+        let junk = format!("{answer}{}", "x".repeat(300_000));
+        assert_eq!(bound_answer(&junk).0.chars().count(), ANSWER_CHARS);
+        assert_eq!(
+            bound_text(Some("y".repeat(100)), 64).map(|t| t.len()),
+            Some(64)
+        );
     }
 }

@@ -47,6 +47,8 @@ where
             Ok(mut a) => {
                 let (content, sent) = super::record::bound_answer(&a.content);
                 a.content = content;
+                a.reasoning = super::record::bound_text(a.reasoning, super::record::ANSWER_CHARS);
+                a.finish_reason = super::record::bound_text(a.finish_reason, 64);
                 (a, sent)
             }
             Err(e) => {
@@ -233,7 +235,13 @@ where
     let mut first_error: Option<String> = None;
     // A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
     // its parts are judged too, so a wrapped answer is found, and never loses to a bare
-    // draft beside it. The parts of a value that fits are its own content.
+    // draft beside it. The parts of a value that fits are its own content, but for what
+    // it holds under keys the schema does not name: another answer hidden there
+    // (`{"action": "look", "answer": {"action": "open trunk"}}`) makes the text ambiguous.
+    let named: Option<Vec<&str>> = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect());
     let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
         values.into_iter().map(|(v, r)| (v, r, 0)).collect();
     let mut judged_values = 0;
@@ -251,6 +259,17 @@ where
         });
         match judged {
             Ok((t, notes)) => {
+                if depth < MAX_WRAPPING
+                    && let (Value::Object(map), Some(named)) = (&v, &named)
+                {
+                    queue.extend(
+                        map.iter()
+                            .filter(|(k, x)| {
+                                !named.contains(&k.as_str()) && (x.is_object() || x.is_array())
+                            })
+                            .map(|(_, x)| (x.clone(), true, depth + 1)),
+                    );
+                }
                 if !fits.iter().any(|(w, ..)| *w == v) {
                     fits.push((v, t, repaired, notes));
                 }
