@@ -73,15 +73,7 @@ fn reply(body: &Value, content: Value, finish: &str, extra: Value) -> Reply {
 /// The chat fault injector: a fault in about 40% of the requests.
 /// An admissible action other than the one the rule-based answer plays (for decoys).
 fn other_action(body: &Value, rule: &str) -> Option<String> {
-    let choices: Vec<String> =
-        body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
+    let choices = common::schema_actions(body);
     let rule_action = serde_json::from_str::<Value>(rule)
         .ok()
         .and_then(|v| v["action"].as_str().map(String::from));

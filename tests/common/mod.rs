@@ -396,15 +396,7 @@ fn answer(script: &mut Script, body: &Value) -> String {
             json!({"plan": [{"sub_goal": format!("do: {next}"), "reason": "it is the next scripted step"}]}).to_string()
         }
         "action" => {
-            let allowed: Vec<String> =
-                body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+            let allowed = schema_actions(body);
             // Free-text mode: no enum; the next scripted command is written as is.
             let free = body["response_format"]["json_schema"]["schema"]["properties"]["action"]
                 .get("enum")
@@ -735,6 +727,19 @@ pub fn read_json(path: impl AsRef<Path>) -> Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The admissible actions a decision request's JSON schema lists (its `action` enum;
+/// empty in free-text mode).
+pub fn schema_actions(body: &Value) -> Vec<String> {
+    body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The memory module a chat request is for (its response schema's name).
