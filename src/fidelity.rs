@@ -1,7 +1,12 @@
 //! The Fidelity table: per element of the paper, what a profile does, where it comes
 //! from, and every departure with its switch. Built from the same constants the engine
 //! uses, so `ariadne profile show` and `docs/fidelity.md` cannot drift from the code (a test
-//! compares that file with [`fidelity_table`]).
+//! compares that file with [`fidelity_table`]). The later seeds' options, switches on
+//! either profile, follow in a table of their own ([`later_table`]).
+
+mod later;
+
+pub use later::{LaterOption, later_options, later_table};
 
 use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
 use crate::llm::Temperatures;
@@ -240,6 +245,7 @@ pub fn fidelity_table(profile: Profile) -> String {
             ));
         }
     }
+    out.push_str(&later_table());
     out
 }
 
