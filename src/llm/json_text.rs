@@ -59,14 +59,17 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
         let body = &unfenced[start..];
         let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Strict>();
         let mut ended_inside = false;
-        match stream.next() {
+        let next = stream.next();
+        if let Some(Err(e)) = &next
+            && let Some(why) = duplicate(e)
+        {
+            return Err(why);
+        }
+        match next {
             Some(Ok(Strict(v))) => {
                 out.push((v, true));
                 from = start + stream.byte_offset().max(1);
                 continue;
-            }
-            Some(Err(e)) if duplicate(&e).is_some() => {
-                return Err(duplicate(&e).unwrap_or_default());
             }
             Some(Err(e)) if e.is_eof() => ended_inside = true,
             _ if scanned + body.len() > SCAN_BUDGET => unread = true,

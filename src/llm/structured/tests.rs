@@ -180,3 +180,19 @@ fn prose_without_json_is_an_error() {
     let err = first("I think I should go north.").unwrap_err();
     assert!(err.contains("no JSON object"), "{err}");
 }
+
+/// A key given twice: the same value is read once; different values refuse the text
+/// (serde would keep the last), nested or in prose, plain JSON or JSON5.
+#[test]
+fn a_key_given_twice_with_different_values_is_refused() {
+    let once = json_values(r#"{"action": "look", "action": "look"}"#).unwrap();
+    assert_eq!(once[0].0, json!({"action": "look"}));
+    for text in [
+        r#"{"action": "open trunk", "action": "look"}"#,
+        r#"Answer: {"plan": [{"sub_goal": "a", "sub_goal": "b"}]} done"#,
+        r#"{action: 'open trunk', action: 'look',}"#,
+    ] {
+        let e = json_values(text).unwrap_err();
+        assert!(e.contains("twice with different values"), "{text}: {e}");
+    }
+}
