@@ -299,26 +299,58 @@ fn strip_fences(s: &str) -> &str {
     s
 }
 
+/// The characters of a text that lie outside its strings (double or single quotes, as
+/// JSON5 has both; backslash escapes honoured), with their byte index; the quotes
+/// themselves are not given. After the walk, `quote` says whether the text ended inside
+/// a string.
+struct OutsideStrings<'a> {
+    chars: std::str::CharIndices<'a>,
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl<'a> OutsideStrings<'a> {
+    fn new(s: &'a str) -> Self {
+        Self {
+            chars: s.char_indices(),
+            quote: None,
+            escaped: false,
+        }
+    }
+}
+
+impl Iterator for OutsideStrings<'_> {
+    type Item = (usize, char);
+
+    fn next(&mut self) -> Option<(usize, char)> {
+        loop {
+            let (i, c) = self.chars.next()?;
+            if let Some(q) = self.quote {
+                if self.escaped {
+                    self.escaped = false;
+                } else if c == '\\' {
+                    self.escaped = true;
+                } else if c == q {
+                    self.quote = None;
+                }
+                continue;
+            }
+            if c == '"' || c == '\'' {
+                self.quote = Some(c);
+                continue;
+            }
+            return Some((i, c));
+        }
+    }
+}
+
 /// Byte index one past the bracket that closes the first one, honouring strings (double
 /// and single quotes, as JSON5 has both), and the deepest nesting on the way.
 fn balanced_end(s: &str) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     let mut deepest = 0usize;
-    let mut in_str: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        if let Some(q) = in_str {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                in_str = None;
-            }
-            continue;
-        }
+    for (i, c) in OutsideStrings::new(s) {
         match c {
-            '"' | '\'' => in_str = Some(c),
             '{' | '[' => {
                 depth += 1;
                 deepest = deepest.max(depth);
@@ -339,21 +371,9 @@ fn balanced_end(s: &str) -> Option<(usize, usize)> {
 /// when it ends inside a string or mid-value (after a comma, a colon, a digit, a word).
 fn close_truncated(s: &str) -> Option<String> {
     let mut stack = Vec::new();
-    let mut in_str: Option<char> = None;
-    let mut escaped = false;
-    for c in s.chars() {
-        if let Some(q) = in_str {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                in_str = None;
-            }
-            continue;
-        }
+    let mut walk = OutsideStrings::new(s);
+    for (_, c) in &mut walk {
         match c {
-            '"' | '\'' => in_str = Some(c),
             '{' => stack.push('}'),
             '[' => stack.push(']'),
             '}' | ']' => {
@@ -364,7 +384,7 @@ fn close_truncated(s: &str) -> Option<String> {
     }
     let mut out = s.trim_end().to_string();
     let complete = out.ends_with(['}', ']', '"', '\'']) || out.ends_with(['{', '[']);
-    if in_str.is_some() || !complete {
+    if walk.quote.is_some() || !complete {
         return None;
     }
     while let Some(c) = stack.pop() {
