@@ -125,6 +125,8 @@ impl Agent {
             episodes => &retrieval.episodes,
             notes => &retrieval.notes,
             theses => &retrieval.theses,
+            changes => &retrieval.changes,
+            paths => &retrieval.paths,
             history => history,
             warnings => &warnings,
             step => step,

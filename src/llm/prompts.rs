@@ -22,6 +22,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../prompts/extract_reference.md"),
     ),
     ("outdated", include_str!("../../prompts/outdated.md")),
+    (
+        "outdated_theses",
+        include_str!("../../prompts/outdated_theses.md"),
+    ),
     ("plan", include_str!("../../prompts/plan.md")),
     ("action", include_str!("../../prompts/action.md")),
     (

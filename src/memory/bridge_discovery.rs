@@ -77,12 +77,55 @@ fn is_value(g: &AriGraph, v: &str) -> bool {
         })
 }
 
-/// The alive triplet joining `a` and `b` (either way), the oldest.
-fn edge_between(g: &AriGraph, a: &str, b: &str) -> Option<TripletId> {
+/// The alive triplet joining `a` and `b` (either way) that `choice` may walk, the oldest.
+fn edge_between(g: &AriGraph, a: &str, b: &str, choice: &Choice) -> Option<TripletId> {
     g.incident(a)?.iter().copied().find(|&id| {
         let t = g.triplet(id);
-        (t.subject == a && t.object == b) || (t.subject == b && t.object == a)
+        ((t.subject == a && t.object == b) || (t.subject == b && t.object == a))
+            && choice.walks(g, id)
     })
+}
+
+/// How the bridge vertex is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Choice {
+    /// By hop counts (the first adaptation; see the module).
+    Hops,
+    /// As AriadneMem describes it: the vertex that maximizes semantic connectivity
+    /// between the terminals (the sum, over the components it reaches, of its best
+    /// cosine to a terminal of each), then by hop counts; its paths walk only triplets
+    /// last stated within the steps `window` (inclusive), the valid time interval.
+    Similarity {
+        /// The valid time interval, steps.
+        window: (u32, u32),
+    },
+}
+
+impl Choice {
+    /// Whether a bridge path may walk this triplet.
+    fn walks(&self, g: &AriGraph, id: TripletId) -> bool {
+        match self {
+            Choice::Hops => true,
+            Choice::Similarity { window: (lo, hi) } => (*lo..=*hi).contains(&g.stated(id)),
+        }
+    }
+}
+
+/// Steps on either side of the terminals' facts that a bridge path may reach back or
+/// forward (AriadneMem names a "valid time interval" but not its width; Ariadne's
+/// choice: wide enough for a question's paragraphs and a game's recent rooms).
+pub const WINDOW_STEPS: u32 = 20;
+
+/// The valid time interval around the steps the terminals' facts were last stated:
+/// from [`WINDOW_STEPS`] before the earliest to as many after the latest.
+pub fn window(g: &AriGraph, terminal_facts: &[TripletId]) -> (u32, u32) {
+    let steps = terminal_facts.iter().map(|id| g.stated(*id));
+    let lo = steps.clone().min().unwrap_or(0);
+    let hi = steps.max().unwrap_or(0);
+    (
+        lo.saturating_sub(WINDOW_STEPS),
+        hi.saturating_add(WINDOW_STEPS),
+    )
 }
 
 /// Connected components of the subgraph made of `ids`: vertex -> component number (the
@@ -127,6 +170,17 @@ pub fn discover(
     retrieved: &BTreeSet<TripletId>,
     budget: usize,
 ) -> Vec<Bridge> {
+    discover_by(g, terminals, retrieved, budget, &Choice::Hops)
+}
+
+/// [`discover`] with the bridge vertex chosen as `choice` says.
+pub fn discover_by(
+    g: &AriGraph,
+    terminals: &[&str],
+    retrieved: &BTreeSet<TripletId>,
+    budget: usize,
+    choice: &Choice,
+) -> Vec<Bridge> {
     let mut sub = retrieved.clone();
     let mut out = Vec::new();
     let mut used = 0;
@@ -161,6 +215,9 @@ pub fn discover(
                     Some(u) => {
                         let mut next: Vec<(Option<&str>, u32)> = Vec::new();
                         for &id in g.incident(u).into_iter().flatten() {
+                            if !choice.walks(g, id) {
+                                continue;
+                            }
                             let t = g.triplet(id);
                             let w = if t.subject == *u {
                                 &t.object
@@ -192,6 +249,21 @@ pub fn discover(
         for r in &reach {
             candidates.extend(r.keys().copied());
         }
+        // Under `Choice::Similarity`, first the most semantic connectivity.
+        let connectivity = |v: &str, hits: &[usize]| -> f32 {
+            if *choice == Choice::Hops {
+                return 0.0;
+            }
+            hits.iter()
+                .map(|&i| {
+                    terminals
+                        .iter()
+                        .filter(|t| comp.get(**t) == Some(&order[i]))
+                        .map(|t| super::strategies::vertex_similarity(g, v, t))
+                        .fold(0.0_f32, f32::max)
+                })
+                .sum()
+        };
         let best = candidates
             .into_iter()
             .filter_map(|v| {
@@ -202,11 +274,20 @@ pub fn discover(
                     let legs = hits.iter().map(|&i| reach[i][v].0);
                     let total: u32 = legs.clone().sum();
                     let longest = legs.max().unwrap_or(0);
-                    ((std::cmp::Reverse(hits.len()), total, longest, v), hits)
+                    let c = connectivity(v, &hits);
+                    ((std::cmp::Reverse(hits.len()), c, total, longest, v), hits)
                 })
             })
-            .min_by(|a, b| a.0.cmp(&b.0));
-        let Some(((_, _, _, vertex), hits)) = best else {
+            .min_by(|a, b| {
+                let (ha, ca, ta, la, va) = a.0;
+                let (hb, cb, tb, lb, vb) = b.0;
+                ha.cmp(&hb)
+                    .then(cb.total_cmp(&ca))
+                    .then(ta.cmp(&tb))
+                    .then(la.cmp(&lb))
+                    .then(va.cmp(vb))
+            });
+        let Some(((_, _, _, _, vertex), hits)) = best else {
             return out;
         };
         let mut triplets: Vec<TripletId> = Vec::new();
@@ -217,7 +298,7 @@ pub fn discover(
                 if cost == 0 {
                     break;
                 }
-                if let Some(id) = edge_between(g, at, up)
+                if let Some(id) = edge_between(g, at, up, choice)
                     && !sub.contains(&id)
                     && seen.insert(id)
                 {
@@ -276,6 +357,52 @@ mod tests {
         let all: BTreeSet<TripletId> = [lives, country, met, went].into();
         assert!(discover(&g, &terminals, &all, 6).is_empty());
         assert!(discover(&g, &terminals, &retrieved, 1).is_empty());
+    }
+
+    /// As AriadneMem chooses: two vertices join alice's and paris's components; bob is
+    /// nearer (legs 1 and 1) but unrelated in meaning, eve is a hop further (legs 1 and
+    /// 2) and close to both terminals: by hops bob bridges, by semantic connectivity eve.
+    /// A path through a fact stated outside the valid time interval is not walked.
+    #[test]
+    fn the_bridge_is_chosen_by_similarity_over_hop_count_within_the_window() {
+        let mut g = AriGraph::new();
+        g.set_step(1);
+        let lives = add(&mut g, "alice", "lives in", "london");
+        let country = add(&mut g, "paris", "is in", "france");
+        let met = add(&mut g, "alice", "met", "bob");
+        let went = add(&mut g, "bob", "went to", "paris");
+        let called = add(&mut g, "alice", "called", "eve");
+        let booked = add(&mut g, "eve", "booked", "hotel");
+        g.set_step(3);
+        let near = add(&mut g, "hotel", "is near", "paris");
+        for (v, e) in [
+            ("alice", [1.0, 0.0, 0.0]),
+            ("paris", [0.0, 1.0, 0.0]),
+            ("bob", [0.0, 0.0, 1.0]),
+            ("eve", [1.0, 1.0, 0.0]),
+            ("hotel", [0.0, 1.0, 1.0]),
+            ("london", [1.0, -1.0, 0.0]),
+            ("france", [-1.0, 1.0, 0.0]),
+        ] {
+            g.set_vertex_embedding(v.into(), e.to_vec());
+        }
+        let retrieved: BTreeSet<TripletId> = [lives, country].into();
+        let terminals = ["alice", "london", "paris", "france"];
+        assert_eq!(discover(&g, &terminals, &retrieved, 6)[0].vertex, "bob");
+        let w = window(&g, &[lives, country]);
+        assert_eq!(w, (0, 21));
+        let by = Choice::Similarity { window: w };
+        let found = discover_by(&g, &terminals, &retrieved, 6, &by);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].vertex, "eve");
+        assert_eq!(found[0].triplets, vec![called, booked, near]);
+        // "hotel, is near, paris" stated at step 3, outside a window of steps 0-2:
+        // eve no longer reaches paris; of the vertices left, the terminal alice is the
+        // most connected (1.0, bob 0.0), joined to paris through bob.
+        let narrow = Choice::Similarity { window: (0, 2) };
+        let found = discover_by(&g, &terminals, &retrieved, 6, &narrow);
+        assert_eq!(found[0].vertex, "alice");
+        assert_eq!(found[0].triplets, vec![met, went]);
     }
 
     /// Three components around one hub: one bridge joins them all (a star).

@@ -93,6 +93,9 @@ struct TripletRecord {
     norm_sq: f32,
     /// The step at which it last became alive.
     since: u32,
+    /// The step at which it was last stated (added, revived, or extracted again: a
+    /// duplicate merged with its timestamp updated, AriadneMem's coarsening).
+    stated: u32,
 }
 
 /// An episodic vertex with its episodic edge.
@@ -112,18 +115,23 @@ pub struct EpisodicVertex {
 
 /// A thesis vertex (PersonalAI, arXiv:2506.17001, section III: a complete atomic
 /// statement expressed in the source text, e.g. "the recipe asks for a grilled red
-/// pepper"). Its hyper-edge is the set of object vertices it mentions, fixed when it is
-/// added ([`super::names::mentions`]); it is never retired (statements are not
-/// checked for being outdated) and is not a triplet, so it takes no part in the
-/// world-model accuracy.
+/// pepper"). Its hyper-edge is the set of object vertices it links, fixed when it is
+/// added: the entities the extractor wrote with it ([`super::PersonalAiForm::Paper`]) or
+/// the known names it mentions ([`super::names::mentions`], the first adaptation). As
+/// the paper runs it, a stale thesis is retired by the LLM's verdict (Appendix B); it is
+/// not a triplet, so it takes no part in the world-model accuracy.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ThesisVertex {
     /// The statement, as the extractor wrote it (whitespace collapsed).
     pub text: String,
     /// The step of the observation it came from (its episodic vertex's step).
     pub step: u32,
-    /// The object vertices it mentions (canonical names, sorted): its hyper-edge.
+    /// The object vertices it links (canonical names, sorted): its hyper-edge.
     pub vertices: Vec<String>,
+    /// The step at which an outdated verdict retired it (out of retrieval since);
+    /// `None` while it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -229,6 +237,7 @@ impl AriGraph {
         if let Some(&id) = self.index.get(&t) {
             let was_alive = self.triplets[id.0].alive;
             self.triplets[id.0].alive = true;
+            self.triplets[id.0].stated = self.step;
             if !was_alive {
                 self.alive += 1;
                 self.triplets[id.0].since = self.step;
@@ -247,6 +256,7 @@ impl AriGraph {
             embedding: Embedding::None,
             norm_sq: 0.0,
             since: self.step,
+            stated: self.step,
         });
         self.alive += 1;
         self.link(id);
@@ -337,6 +347,11 @@ impl AriGraph {
     /// The step clock.
     pub fn step(&self) -> u32 {
         self.step
+    }
+
+    /// The step at which a triplet was last stated (0 for an unknown id).
+    pub fn stated(&self, id: TripletId) -> u32 {
+        self.triplets.get(id.0).map_or(0, |r| r.stated)
     }
 
     /// The step at which a triplet last entered the graph (0 for an unknown id).

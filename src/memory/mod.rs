@@ -10,22 +10,26 @@
 //! - [`baselines`]: the memories the paper compares (one file each);
 //! - [`registry`]: every design's name, table label, cost and constructor;
 //! - [`export`]: DOT and JSON views of a graph;
-//! - [`temporal`], [`gating`], [`bridge_discovery`]: AriadneMem's conflict-aware coarsening,
-//!   entropy-aware gating and bridge discovery, options of the AriGraph memory;
+//! - [`temporal`], [`gating`], [`bridge_discovery`], [`paths`]: AriadneMem's conflict-aware
+//!   coarsening, entropy-aware gating, bridge discovery and path mining, options of the
+//!   AriGraph memory; [`forms`]: the forms of the later seeds' options;
 //! - [`thesis`]: PersonalAI's thesis vertices and traversal constraints, options of the
-//!   AriGraph memory.
+//!   AriGraph memory; [`hyper`]: its walk through thesis and episodic hyper-edges.
 
 pub mod arigraph;
 pub mod baselines;
 pub mod bridge_discovery;
 pub mod export;
+pub mod forms;
 pub mod gating;
 pub mod graph;
 pub mod guard;
+pub mod hyper;
 pub mod ids;
 pub mod int_dot;
 pub mod names;
 pub mod oracle;
+pub mod paths;
 pub mod registry;
 pub mod relations;
 pub mod retrieval;
@@ -46,7 +50,8 @@ pub use ids::{ThesisId, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
 pub use settings::{
-    ExtractionPrompt, MemoryRevision, MemorySettings, OutdatedScope, RAG_ENTRIES, RULES,
+    AriadneMemForm, ExtractionPrompt, MemoryRevision, MemorySettings, OutdatedScope,
+    PersonalAiForm, RAG_ENTRIES, RULES,
 };
 pub use strategies::Strategy;
 pub use temporal::Retire;
@@ -103,6 +108,10 @@ pub struct UpdateReport {
     /// including ones already held.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub theses: Vec<String>,
+    /// The older statements retired this step as stale (`--thesis` as the paper runs
+    /// it; PersonalAI Appendix B).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired_theses: Vec<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -153,6 +162,10 @@ pub struct RetrievedThesis {
     pub matched: usize,
     /// Highest cosine similarity of its embedding to a query.
     pub similarity: f32,
+    /// The hop of the hyper-edge walk that reached it ([`hyper`]; `None` when ranked
+    /// without a walk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop: Option<u32>,
 }
 
 /// The result of two-step retrieval.
@@ -175,6 +188,14 @@ pub struct Retrieval {
     /// Retrieved thesis vertices, best first (`--thesis`; [`thesis`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub theses: Vec<RetrievedThesis>,
+    /// The temporal edges into retrieved facts (`--retire close` as AriadneMem runs it;
+    /// [`temporal::changes`]), shown to the LLM.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<temporal::Change>,
+    /// Reasoning paths of 2 or 3 hops between a query's terminals (`--bridge` as
+    /// AriadneMem runs it; [`paths`]), serialized, shown to the LLM.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// The key items searched, each at its relevance (the paper's profile; empty when
     /// the queries were the observation, goal and sub-goals).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::forms::{AriadneMemForm, PersonalAiForm};
 use super::{HopScope, Retire, Strategy, VertexKind, baselines, retrieval};
 
 /// Retrieval and extraction parameters.
@@ -115,6 +116,16 @@ pub struct MemorySettings {
     /// reference's `pipeline_summary.py`; runs recorded before this setting: 150).
     #[serde(default = "legacy_summary_words")]
     pub summary_words: Option<u32>,
+    /// How PersonalAI's options run (`--thesis`, `--exclude`, `--retrieval
+    /// water-circles`; [`PersonalAiForm`]): as its paper describes them in new runs, the
+    /// first adaptation in runs recorded before this setting.
+    #[serde(default)]
+    pub personalai: PersonalAiForm,
+    /// How AriadneMem's options run (`--retire close`, `--bridge`; [`AriadneMemForm`]):
+    /// as its paper describes them in new runs, the first adaptation in runs recorded
+    /// before this setting.
+    #[serde(default)]
+    pub ariadnemem: AriadneMemForm,
 }
 
 impl MemorySettings {
@@ -402,6 +413,8 @@ impl Default for MemorySettings {
             rag_with_action: true,
             reflection_threshold: baselines::simulacra::REFLECTION_THRESHOLD,
             summary_words: None,
+            personalai: PersonalAiForm::Paper,
+            ariadnemem: AriadneMemForm::Paper,
         }
     }
 }

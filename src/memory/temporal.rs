@@ -25,8 +25,9 @@ pub enum Retire {
     /// it (the AriGraph paper; runs recorded before this setting).
     Delete,
     /// Removed from the semantic layer, and kept in the graph's history with its step
-    /// interval and a link to its replacements (AriadneMem; the default for new runs:
-    /// what the agent sees is the same as with [`Retire::Delete`]).
+    /// interval and a link to its replacements (AriadneMem, `--retire close`; as first
+    /// adapted the agent sees what [`Retire::Delete`] shows it; as the paper runs it the
+    /// link is shown where the replacement is retrieved, [`changes`]).
     Close,
 }
 
@@ -101,6 +102,46 @@ impl History {
     pub fn is_empty(&self) -> bool {
         self.closed.is_empty()
     }
+}
+
+/// A directed temporal edge as shown to the LLM: a closed fact and the retrieved fact
+/// that superseded it (AriadneMem's "meeting at 2 PM -> meeting at 3 PM").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    /// The closed fact, `subject, relation, object`.
+    pub from: String,
+    /// The fact that superseded it.
+    pub to: String,
+    /// The first step the closed fact held.
+    pub since: u32,
+    /// The step it was closed at (it held in `since..until`).
+    pub until: u32,
+}
+
+/// The temporal edges into `retrieved` (in its order; for each fact its closed
+/// predecessors, the latest closure first), at most `max`.
+pub fn changes(
+    g: &super::AriGraph,
+    retrieved: impl IntoIterator<Item = TripletId>,
+    max: usize,
+) -> Vec<Change> {
+    let mut out = Vec::new();
+    for id in retrieved {
+        for c in g.history().closed().iter().rev() {
+            if out.len() == max {
+                return out;
+            }
+            if c.superseded_by.contains(&id) {
+                out.push(Change {
+                    from: g.triplet(c.id).text(),
+                    to: g.triplet(id).text(),
+                    since: c.since,
+                    until: c.until,
+                });
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -193,5 +234,20 @@ mod tests {
         }
         assert!("keep".parse::<Retire>().is_err());
         assert_eq!(serde_json::to_string(&Retire::Close).unwrap(), "\"close\"");
+    }
+
+    /// AriadneMem's merge: a fact stated again is one fact, its timestamp updated; the
+    /// step it entered the graph stays.
+    #[test]
+    fn a_true_duplicate_is_merged_and_its_timestamp_updated() {
+        let mut g = AriGraph::new();
+        g.set_step(2);
+        let (id, fresh) = g.add(t("key", "is in", "locker"));
+        assert!(fresh);
+        g.set_step(6);
+        let (again, fresh) = g.add(t("Key", "is in", "the locker"));
+        assert_eq!((again, fresh), (id, false));
+        assert_eq!((g.since(id), g.stated(id)), (2, 6));
+        assert_eq!(g.edge_count(), 1);
     }
 }

@@ -37,8 +37,17 @@ use super::graph::{AriGraph, ThesisId, TripletId};
 use super::similarity::{cosine_with_norms, dot};
 use super::strategies::{MATCHED_VERTICES, matched_vertices};
 
-/// Most theses asked for in one extraction and most retrieved for one step.
+/// Most theses asked for in one extraction and most retrieved for one step, in runs of
+/// the first adaptation ([`super::PersonalAiForm::Adapted`]).
 pub const MAX_THESES: usize = 3;
+
+/// Most theses taken from one extraction and most retrieved for one step as the paper
+/// runs them ([`super::PersonalAiForm::Paper`]): WaterCircles' budget of 15
+/// hyper-triples (PersonalAI Appendix E), which the paper gives for no other strategy.
+pub const PAPER_THESES: usize = 15;
+
+/// Most entities a thesis's hyper-edge holds when the extractor writes them.
+pub const THESIS_ENTITIES: usize = 10;
 
 /// Longest thesis kept, characters (a longer one is cut and counted as trimmed).
 pub const THESIS_CHARS: usize = 200;
@@ -135,6 +144,21 @@ pub struct Ranked {
     pub matched: usize,
     /// Highest cosine similarity of its embedding to a query vector (0.0 without one).
     pub similarity: f32,
+    /// The hop of the hyper-edge walk that reached it ([`super::hyper`]); `None` when
+    /// ranked without a walk.
+    pub hop: Option<u32>,
+}
+
+/// Highest cosine of a thesis's embedding to the query vectors (0.0 without one).
+pub fn similarity(g: &AriGraph, queries: &[&[f32]], id: ThesisId) -> f32 {
+    g.thesis_embedding(id)
+        .map(|(e, ne)| {
+            queries
+                .iter()
+                .map(|q| cosine_with_norms(q, e, dot(q, q), ne))
+                .fold(0.0_f32, f32::max)
+        })
+        .unwrap_or(0.0)
 }
 
 /// Rank the thesis vertices of `g` for retrieval and keep the best `k` (see the module
@@ -155,6 +179,9 @@ pub fn rank(
         .enumerate()
         .filter_map(|(i, t)| {
             let id = ThesisId(i);
+            if t.retired.is_some() {
+                return None;
+            }
             let matched = match anchors {
                 Some(a) => {
                     let n = t.vertices.iter().filter(|v| a.contains(v.as_str())).count();
@@ -180,6 +207,7 @@ pub fn rank(
                     id,
                     matched,
                     similarity,
+                    hop: None,
                 },
                 t.step,
             ))

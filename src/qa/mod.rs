@@ -125,6 +125,12 @@ pub struct QaRecord {
     /// Triplets retrieved (AriGraph).
     #[serde(default)]
     pub triplets: Vec<String>,
+    /// Thesis vertices retrieved (AriGraph with `--thesis`), shown to the answer call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub theses: Vec<String>,
+    /// Reasoning paths mined (AriGraph with `--bridge`), shown to the answer call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// Indices of the paragraphs given to the answer prompt.
     pub paragraphs: Vec<usize>,
     /// Indices of the supporting paragraphs.
@@ -165,6 +171,8 @@ impl QaRecord {
             "supporting_recall": self.supporting_recall,
             "key_items": self.key_items,
             "triplets": self.triplets,
+            "theses": self.theses,
+            "paths": self.paths,
             "paragraphs": self.paragraphs,
             "graph_triplets": self.graph_triplets,
         })
@@ -224,6 +232,8 @@ pub async fn answer(
     let mut log = CallLog::default();
     let mut key_items = Vec::new();
     let mut triplets = Vec::new();
+    let mut theses: Vec<String> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
     let mut graph_triplets = 0;
     let (texts, paragraphs): (Vec<String>, Vec<usize>) = match memory {
         QaMemory::Arigraph => {
@@ -276,6 +286,8 @@ pub async fn answer(
             };
             let r = graph.retrieve(llm, &mut log, &queries).await?;
             triplets = r.triplets.iter().map(|t| t.triplet.clone()).collect();
+            theses = r.theses.iter().map(|t| t.text.clone()).collect();
+            paths = r.paths.clone();
             graph_triplets = graph.graph().map(|g| g.alive_ids().count()).unwrap_or(0);
             r.episodes
                 .iter()
@@ -319,7 +331,7 @@ pub async fn answer(
     };
     let messages = llm.prompts.render(
         "qa_answer",
-        context! { question => &q.question, facts => &triplets, texts => &texts },
+        context! { question => &q.question, facts => &triplets, theses => &theses, paths => &paths, texts => &texts },
     )?;
     let answer: Option<AnswerQa> = llm
         .ask(
@@ -352,6 +364,8 @@ pub async fn answer(
         f1,
         key_items,
         triplets,
+        theses,
+        paths,
         paragraphs,
         supporting,
         supporting_recall,

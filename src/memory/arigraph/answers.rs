@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::llm::bounds::{self, Bounded};
-use crate::memory::thesis;
+use crate::memory::{PersonalAiForm, thesis};
 
 /// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
 /// (rules 1 and 2) or the compact `["subject", "relation", "object"]` (rules 3).
@@ -89,6 +89,91 @@ pub(super) fn read_theses(field: Option<&Value>) -> (Vec<String>, bool, u32) {
     (out, repaired, trimmed)
 }
 
+/// A thesis as the paper's extractor writes it: the statement and the entities it
+/// links (its hyper-edge; PersonalAI section III.B).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct WrittenThesis {
+    pub(super) text: String,
+    /// `None` when the answer gave none (a bare string, repaired): found by name.
+    pub(super) entities: Option<Vec<String>>,
+}
+
+/// The theses of an extraction answer under [`crate::memory::PersonalAiForm::Paper`]:
+/// at most `max` items `{"text": .., "entities": [..]}` with a non-blank text, the
+/// text cut to [`thesis::THESIS_CHARS`], at most [`thesis::THESIS_ENTITIES`] entities
+/// of at most [`bounds::ENTITY_CHARS`] characters (longer ones dropped: a cut name is
+/// another name). A bare string is a thesis without entities (they are then found by
+/// name), counted as a repair, as is a missing field or an item of another shape
+/// (dropped). Returns the theses, whether a repair was needed, and how many items or
+/// parts were cut or dropped for length or count.
+pub(super) fn read_written_theses(
+    field: Option<&Value>,
+    max: usize,
+) -> (Vec<WrittenThesis>, bool, u32) {
+    let Some(Value::Array(items)) = field else {
+        return (Vec::new(), true, 0);
+    };
+    let mut repaired = false;
+    let mut trimmed = 0;
+    let mut out: Vec<WrittenThesis> = Vec::new();
+    for item in items {
+        let (text, entities) = match item {
+            Value::String(t) => {
+                repaired = true;
+                (t.as_str(), None)
+            }
+            Value::Object(o) => match o.get("text").and_then(Value::as_str) {
+                Some(t) => {
+                    let mut names = Vec::new();
+                    match o.get("entities") {
+                        Some(Value::Array(es)) => {
+                            for e in es {
+                                match e.as_str().map(str::trim) {
+                                    Some("") => {}
+                                    Some(n) if n.chars().count() > bounds::ENTITY_CHARS => {
+                                        trimmed += 1
+                                    }
+                                    Some(_) if names.len() == thesis::THESIS_ENTITIES => {
+                                        trimmed += 1
+                                    }
+                                    Some(n) => names.push(n.to_string()),
+                                    None => repaired = true,
+                                }
+                            }
+                        }
+                        _ => repaired = true,
+                    }
+                    (t, Some(names))
+                }
+                None => {
+                    repaired = true;
+                    continue;
+                }
+            },
+            _ => {
+                repaired = true;
+                continue;
+            }
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            continue;
+        }
+        if out.len() == max {
+            trimmed += 1;
+            continue;
+        }
+        let text = if text.chars().count() > thesis::THESIS_CHARS {
+            trimmed += 1;
+            text.chars().take(thesis::THESIS_CHARS).collect()
+        } else {
+            text
+        };
+        out.push(WrittenThesis { text, entities });
+    }
+    (out, repaired, trimmed)
+}
+
 impl Bounded for Extraction {
     /// A triplet with an over-long part is dropped (a cut name is another name).
     fn bound(&mut self) -> Vec<String> {
@@ -140,9 +225,36 @@ impl Bounded for Outdated {
 /// The extraction answer's schema: under rules 3 a triplet is an array of three short
 /// strings (about half the completion tokens of the object form). With `--thesis` the
 /// answer also has `theses`, up to [`thesis::MAX_THESES`] strings ([`with_theses`]).
-pub(super) fn extraction_schema(max: usize, rules: u32, theses: bool) -> Value {
+pub(super) fn extraction_schema(max: usize, rules: u32, theses: Option<PersonalAiForm>) -> Value {
     let schema = extraction_schema_triplets(max, rules);
-    if theses { with_theses(schema) } else { schema }
+    match theses {
+        None => schema,
+        Some(f) if f.theses_with_entities() => with_written_theses(schema, f.theses_per_step()),
+        Some(_) => with_theses(schema),
+    }
+}
+
+/// The schema with the paper's `theses` list added (and required): up to `max`
+/// objects, each a statement and the entities it links.
+pub(super) fn with_written_theses(mut schema: Value, max: usize) -> Value {
+    schema["properties"]["theses"] = json!({
+        "type": "array",
+        "maxItems": max,
+        "items": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "maxLength": thesis::THESIS_CHARS},
+                "entities": {
+                    "type": "array",
+                    "maxItems": thesis::THESIS_ENTITIES,
+                    "items": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
+                }
+            },
+            "required": ["text", "entities"]
+        }
+    });
+    schema["required"] = json!(["triplets", "theses"]);
+    schema
 }
 
 /// The schema with the `theses` list added (and required).

@@ -13,6 +13,7 @@ use minijinja::context;
 
 mod answers;
 mod retrieve;
+mod stale;
 
 use super::gating::{self, Gate, Judgement};
 use super::guard::Guard;
@@ -118,10 +119,12 @@ impl AriGraphMemory {
         }
         let rules = self.settings.rules;
         let thesis = self.settings.thesis;
+        let form = self.settings.personalai;
+        let entities = thesis && form.theses_with_entities();
         let messages = match self.settings.extraction_prompt() {
             ExtractionPrompt::Reference => llm.prompts.render(
                 "extract_reference",
-                context! { example => &self.last_retrieved, thesis => thesis, ..minijinja::Value::from_serialize(seen) },
+                context! { example => &self.last_retrieved, thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
             )?,
             ExtractionPrompt::Ariadne { known } => {
                 let known = if known {
@@ -131,7 +134,7 @@ impl AriGraphMemory {
                 };
                 llm.prompts.render(
                     "extract_triplets",
-                    context! { known => known, rules => rules, thesis => thesis, ..minijinja::Value::from_serialize(seen) },
+                    context! { known => known, rules => rules, thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
                 )?
             }
         };
@@ -140,16 +143,25 @@ impl AriGraphMemory {
                 log,
                 "extract_triplets",
                 messages,
-                extraction_schema(self.settings.max_triplets, rules, self.settings.thesis),
+                extraction_schema(self.settings.max_triplets, rules, thesis.then_some(form)),
                 500,
                 |_: &Extraction| Ok(()),
             )
             .await?;
         // Theses (`--thesis`): in an accepted answer, a missing or malformed field is no
         // thesis, counted as a repair (a rejected answer was counted already).
+        // As the paper runs them, each thesis comes with the entities it links.
+        let mut written: Vec<WrittenThesis> = Vec::new();
         let raw_triplets = match extraction {
             Some(e) => {
-                if self.settings.thesis {
+                if entities {
+                    let (theses, repaired, trimmed) =
+                        read_written_theses(e.theses.as_ref(), form.theses_per_step());
+                    log.repairs += u32::from(repaired);
+                    log.trimmed += trimmed;
+                    report.theses = theses.iter().map(|t| t.text.clone()).collect();
+                    written = theses;
+                } else if thesis {
                     let (texts, repaired, trimmed) = read_theses(e.theses.as_ref());
                     log.repairs += u32::from(repaired);
                     log.trimmed += trimmed;
@@ -302,11 +314,32 @@ impl AriGraphMemory {
         }
         // Thesis vertices: added once this step's triplets are in (their hyper-edges
         // see the new vertices), embedded in the same batch, linked to the episode.
-        let thesis_ids: Vec<ThesisId> = report
-            .theses
-            .iter()
-            .map(|t| self.graph.add_thesis(t, seen.step).0)
-            .collect();
+        let added: Vec<(ThesisId, bool)> = if entities {
+            written
+                .iter()
+                .map(|t| {
+                    self.graph
+                        .add_thesis_linking(&t.text, seen.step, t.entities.as_deref())
+                })
+                .collect()
+        } else {
+            report
+                .theses
+                .iter()
+                .map(|t| self.graph.add_thesis(t, seen.step))
+                .collect()
+        };
+        let thesis_ids: Vec<ThesisId> = added.iter().map(|(id, _)| *id).collect();
+        if thesis && form.retires_stale_theses() && self.settings.outdated_check {
+            let fresh: Vec<ThesisId> = added
+                .iter()
+                .filter(|(_, f)| *f)
+                .map(|(id, _)| *id)
+                .collect();
+            report.retired_theses = self
+                .retire_stale_theses(llm, log, &fresh, &thesis_ids, seen.step)
+                .await?;
+        }
         self.embed_missing(llm, log).await?;
         self.graph
             .add_episode(seen.step, seen.observation.to_string(), ids);

@@ -10,12 +10,13 @@ use super::AriGraphMemory;
 use crate::llm::{CallLog, EmbedKind, Llm};
 use crate::memory::bridge_discovery::{self, BridgeRecord};
 use crate::memory::retrieval::{self, Retrieved};
-use crate::memory::strategies;
+use crate::memory::strategies::{self, Strategy, water_circles};
 use crate::memory::thesis::{self, VertexKind};
 use crate::memory::{
     MemorySettings, Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet, ThesisId,
     TripletId,
 };
+use crate::memory::{Retire, hyper, paths, temporal};
 
 impl AriGraphMemory {
     /// Two-step retrieval (Algorithm 1): semantic search for each query (by the
@@ -176,6 +177,7 @@ impl AriGraphMemory {
         // (the reference's `update` drops `new_triplets_str` from the subgraph).
         // The step's triplets are its episodic vertex's (an update adds that vertex
         // with every triplet it extracted).
+        let mut fresh: HashSet<TripletId> = HashSet::new();
         if settings.revision().drops_fresh_facts()
             && let Some(e) = self
                 .graph
@@ -183,11 +185,13 @@ impl AriGraphMemory {
                 .last()
                 .filter(|e| e.step == current_step)
         {
-            let fresh: HashSet<TripletId> = e.triplets.iter().copied().collect();
+            fresh = e.triplets.iter().copied().collect();
             best.retain(|r| !fresh.contains(&r.id));
         }
         let mut bridges: Vec<BridgeRecord> = Vec::new();
         let mut bridged: HashSet<TripletId> = HashSet::new();
+        let mut paths: Vec<String> = Vec::new();
+        let ariadne = settings.ariadnemem;
         if settings.bridge && objects {
             let mut sub: BTreeSet<TripletId> = best.iter().map(|r| r.id).collect();
             let mut budget = settings.width;
@@ -201,7 +205,16 @@ impl AriGraphMemory {
                         }
                     }
                 }
-                for b in bridge_discovery::discover(&self.graph, &names, &sub, budget) {
+                let choice = if ariadne.bridges_by_similarity() {
+                    bridge_discovery::Choice::Similarity {
+                        window: bridge_discovery::window(&self.graph, ids),
+                    }
+                } else {
+                    bridge_discovery::Choice::Hops
+                };
+                let found =
+                    bridge_discovery::discover_by(&self.graph, &names, &sub, budget, &choice);
+                for b in found {
                     budget -= b.triplets.len();
                     for &id in &b.triplets {
                         sub.insert(id);
@@ -224,20 +237,119 @@ impl AriGraphMemory {
                     });
                 }
             }
+            // AriadneMem's path mining over the augmented subgraph, per query.
+            if ariadne.mines_paths() {
+                for ids in &terminals {
+                    let mut names: Vec<&str> = Vec::new();
+                    for &id in ids {
+                        let t = self.graph.triplet(id);
+                        names.extend([t.subject.as_str(), t.object.as_str()]);
+                    }
+                    for p in paths::mine(&self.graph, &sub, &names) {
+                        if paths.len() < paths::MAX_PATHS && !paths.contains(&p) {
+                            paths.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        // PersonalAI as its paper runs it: WaterCircles ranks theses and episodes by
+        // entity intersections; other strategies walk thesis and episodic hyper-edges.
+        let form = settings.personalai;
+        let can = hyper::Passable {
+            objects,
+            theses: settings.thesis && !settings.excludes(VertexKind::Thesis),
+            episodes: !settings.excludes(VertexKind::Episodic),
+        };
+        let circles = (form.water_circles_items() && settings.retrieval == Strategy::WaterCircles)
+            .then(|| {
+                let mut reached = BTreeSet::new();
+                for q in &vectors {
+                    let seeds =
+                        strategies::matched_vertices(&self.graph, q, strategies::MATCHED_VERTICES);
+                    reached.extend(water_circles::reached(
+                        &self.graph,
+                        &seeds,
+                        depths.iter().copied().max().unwrap_or(settings.depth),
+                    ));
+                }
+                water_circles::items(
+                    &self.graph,
+                    &vectors,
+                    &reached,
+                    &water_circles::Params::PAPER,
+                    can.theses,
+                    can.episodes,
+                    Some(current_step),
+                )
+            });
+        let walked =
+            (circles.is_none() && settings.thesis && form.walks_hyper_edges()).then(|| {
+                let anchors = if objects {
+                    thesis::anchors(&self.graph, &vectors, best.iter().map(|r| r.id))
+                } else {
+                    thesis::anchors(&self.graph, &vectors, [])
+                };
+                let mut known: HashSet<TripletId> = best.iter().map(|r| r.id).collect();
+                known.extend(fresh.iter().copied());
+                hyper::walk(
+                    &self.graph,
+                    &vectors,
+                    &anchors,
+                    &known,
+                    settings.depth,
+                    settings.width,
+                    settings.cutoff,
+                    form.theses_per_step(),
+                    can,
+                )
+            });
+        if let Some(w) = &walked {
+            best.extend(w.triplets.iter().cloned());
         }
         let ids: HashSet<TripletId> = best.iter().map(|r| r.id).collect();
         // Thesis vertices (`--thesis`): anchored on the retrieved triplets and matched
         // vertices, or by similarity alone without object vertices.
-        let theses: Vec<thesis::Ranked> =
-            if settings.thesis && !settings.excludes(VertexKind::Thesis) {
-                let anchors = objects
-                    .then(|| thesis::anchors(&self.graph, &vectors, best.iter().map(|r| r.id)));
-                thesis::rank(&self.graph, &vectors, anchors.as_ref(), thesis::MAX_THESES)
-            } else {
-                Vec::new()
-            };
+        let theses: Vec<thesis::Ranked> = if let Some(c) = &circles {
+            c.theses
+                .iter()
+                .map(|&(id, n)| thesis::Ranked {
+                    id,
+                    matched: n,
+                    similarity: thesis::similarity(&self.graph, &vectors, id),
+                    hop: None,
+                })
+                .collect()
+        } else if let Some(w) = &walked {
+            w.theses
+                .iter()
+                .map(|t| thesis::Ranked {
+                    id: t.id,
+                    matched: t.anchors,
+                    similarity: t.similarity,
+                    hop: Some(t.hop),
+                })
+                .collect()
+        } else if settings.thesis && !settings.excludes(VertexKind::Thesis) {
+            let anchors =
+                objects.then(|| thesis::anchors(&self.graph, &vectors, best.iter().map(|r| r.id)));
+            thesis::rank(&self.graph, &vectors, anchors.as_ref(), thesis::MAX_THESES)
+        } else {
+            Vec::new()
+        };
         let scored = if settings.excludes(VertexKind::Episodic) {
             Vec::new()
+        } else if let Some(c) = &circles {
+            c.episodes
+                .iter()
+                .map(|&(index, n, total)| retrieval::ScoredEpisode {
+                    index,
+                    step: self.graph.episodes()[index].step,
+                    n,
+                    total,
+                    score: n as f64,
+                })
+                .collect()
         } else if objects {
             retrieval::episodic_search(&self.graph, &ids, settings.episodes, Some(current_step))
         } else {
@@ -259,8 +371,16 @@ impl AriGraphMemory {
                 observation: self.graph.episodes()[s.index].observation.clone(),
             })
             .collect();
+        // AriadneMem's temporal edges into the retrieved facts, shown to the LLM.
+        let changes = if settings.retire == Retire::Close && ariadne.shows_temporal_edges() {
+            temporal::changes(&self.graph, best.iter().map(|r| r.id), settings.width)
+        } else {
+            Vec::new()
+        };
         Retrieval {
             queries: queries.to_vec(),
+            changes,
+            paths,
             triplets: best
                 .into_iter()
                 .map(|r| RetrievedTriplet {
@@ -282,6 +402,7 @@ impl AriGraphMemory {
                         step: t.step,
                         matched: r.matched,
                         similarity: r.similarity,
+                        hop: r.hop,
                     })
                 })
                 .collect(),

@@ -6,6 +6,7 @@ use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
 use crate::memory::bridge_discovery::BridgeRecord;
+use crate::memory::{PersonalAiForm, Strategy};
 use serde_json::{Value, json};
 
 fn observed(step: u32) -> Observed<'static> {
@@ -388,8 +389,16 @@ fn retrieval_follows_the_strategy_setting() {
         .insert("where is the knife".into(), q.clone());
     let mut seen = Vec::new();
     for s in Strategy::ALL {
+        // Eq. 1 for every strategy: as the paper runs it, WaterCircles ranks episodes
+        // itself (`the_paper_form_walks_theses_and_water_circles_ranks_items`).
+        let personalai = if s == Strategy::WaterCircles {
+            PersonalAiForm::Adapted
+        } else {
+            PersonalAiForm::Paper
+        };
         let settings = MemorySettings {
             retrieval: s,
+            personalai,
             ..MemorySettings::default()
         };
         let got = memory.retrieve_with_settings(&["where is the knife".into()], 3, &settings);
@@ -487,6 +496,35 @@ async fn a_closed_fact_keeps_its_interval_and_link_and_is_not_retrieved() {
     assert!(!texts.contains(&"antique trunk, is, closed"), "{texts:?}");
     let known = memory.known_in_view("The antique trunk is here.");
     assert!(!known.iter().any(|k| k.contains("closed")), "{known:?}");
+    // As AriadneMem runs it, the temporal edge into the retrieved "open" is kept for
+    // reasoning: it reaches the working-memory prompt, compactly.
+    assert_eq!(
+        got.changes,
+        [crate::memory::temporal::Change {
+            from: "antique trunk, is, closed".into(),
+            to: "antique trunk, is, open".into(),
+            since: 1,
+            until: 2,
+        }]
+    );
+    let prompt = llm
+        .prompts
+        .render(
+            "working_memory",
+            minijinja::context! { changes => &got.changes, paths => &got.paths },
+        )
+        .unwrap();
+    let text: String = prompt.iter().map(|m| m.content.clone()).collect();
+    assert!(
+        text.contains("- antique trunk, is, closed -> antique trunk, is, open (changed at step 2)"),
+        "{text}"
+    );
+    // As first adapted (runs recorded before the form), the closed fact is out of
+    // every prompt.
+    memory.settings.ariadnemem = crate::memory::AriadneMemForm::Adapted;
+    let adapted = memory.retrieve_with(&["antique trunk closed".to_string()], 3);
+    assert!(adapted.changes.is_empty());
+    assert_eq!(adapted.triplets, got.triplets);
 
     // The paper's deletion: the same steps keep no history.
     let delete = MemorySettings {
@@ -663,6 +701,7 @@ async fn theses_come_from_the_extraction_call_and_a_bad_field_is_a_repair() {
     ];
     let on = MemorySettings {
         thesis: true,
+        personalai: PersonalAiForm::Adapted,
         ..MemorySettings::default()
     };
     let script = Arc::new(Scripted::default().answer("extract_triplets", &answers));
@@ -718,7 +757,8 @@ async fn theses_come_from_the_extraction_call_and_a_bad_field_is_a_repair() {
     assert!(!schema.contains("theses"), "{schema}");
 }
 
-/// Thesis retrieval after the semantic step, and the traversal constraints: without
+/// Thesis retrieval after the semantic step, and the traversal constraints, as first
+/// adapted (runs recorded before PersonalAI's paper form): without
 /// object vertices no triplet is retrieved, theses are ranked by similarity alone and
 /// Eq. 1 counts an episode's theses; `episodic` and `thesis` leave theirs out.
 #[test]
@@ -751,6 +791,7 @@ fn theses_are_retrieved_and_exclusions_leave_kinds_out() {
         let settings = MemorySettings {
             thesis,
             exclude: exclude.to_vec(),
+            personalai: PersonalAiForm::Adapted,
             ..MemorySettings::default()
         };
         memory.retrieve_with_settings(&queries, 3, &settings)
@@ -794,4 +835,189 @@ fn theses_are_retrieved_and_exclusions_leave_kinds_out() {
     assert!(no_episodes.episodes.is_empty());
     assert_eq!(no_episodes.triplets, on.triplets);
     assert!(with(true, &[VertexKind::Thesis]).theses.is_empty());
+}
+
+/// `--thesis` as the paper runs it: the extractor writes each thesis with its entities
+/// (prompt and schema ask for them; a bare string is a repair and its entities are found
+/// by name); an older thesis sharing an entity with a new one is asked about in one
+/// call (Appendix B) and retired on the verdict; a bad number retires nothing; no call
+/// without such an older thesis, and none when the graph is built without the
+/// outdated check (question answering).
+#[tokio::test]
+async fn written_theses_link_their_entities_and_stale_ones_are_retired() {
+    let answers = [
+        r#"{"triplets":[["antique trunk","is in","bedroom"]],"theses":[{"text":"The trunk needs the brass key","entities":["antique trunk","the Brass Key"]},"A bare statement about the bedroom"]}"#,
+        r#"{"triplets":[["antique trunk","is","open"]],"theses":[{"text":"The trunk is open now and needs no key","entities":["antique trunk"]}]}"#,
+        r#"{"triplets":[],"theses":[{"text":"The window faces north","entities":["window"]}]}"#,
+    ];
+    let settings = MemorySettings {
+        thesis: true,
+        ..MemorySettings::default()
+    };
+    assert_eq!(settings.personalai, PersonalAiForm::Paper);
+    let script = Arc::new(
+        Scripted::default()
+            .answer("extract_triplets", &answers)
+            .answer("outdated", &[r#"{"outdated": []}"#])
+            .answer("outdated_theses", &[r#"{"outdated": [1]}"#]),
+    );
+    let llm = llm_of(&script);
+    let mut memory = AriGraphMemory::new(settings.clone());
+    let mut log = CallLog::default();
+    let first = memory
+        .update_graph(&llm, &mut log, &observed(1))
+        .await
+        .expect("step 1");
+    assert_eq!(first.theses.len(), 2);
+    assert_eq!(log.repairs, 1, "the bare string");
+    let t0 = memory.graph.thesis(ThesisId(0)).expect("thesis 0");
+    assert_eq!(t0.vertices, ["antique trunk", "brass key"]);
+    // The bare string: its entities by name ("bedroom" is a vertex now).
+    assert_eq!(
+        memory.graph.thesis(ThesisId(1)).unwrap().vertices,
+        ["bedroom"]
+    );
+    let request = &script.requests()[0];
+    assert!(
+        request.messages[0]
+            .content
+            .contains("with the entities it links")
+    );
+    let schema = request.schema.as_ref().expect("schema").1.clone();
+    assert_eq!(
+        schema["properties"]["theses"]["items"]["required"],
+        json!(["text", "entities"])
+    );
+    assert_eq!(schema["properties"]["theses"]["maxItems"], json!(15));
+    // Step 2: the new thesis links the trunk, as thesis 0 does (thesis 1 does not).
+    let second = memory
+        .update_graph(&llm, &mut log, &observed(2))
+        .await
+        .expect("step 2");
+    assert_eq!(second.retired_theses, ["The trunk needs the brass key"]);
+    assert_eq!(memory.graph.thesis(ThesisId(0)).unwrap().retired, Some(2));
+    assert_eq!(memory.graph.thesis(ThesisId(1)).unwrap().retired, None);
+    let requests = script.requests();
+    let asked: Vec<_> = requests
+        .iter()
+        .filter(|r| r.purpose == "outdated_theses")
+        .collect();
+    assert_eq!(asked.len(), 1);
+    let user = &asked[0].messages.last().unwrap().content;
+    assert!(
+        user.contains("- The trunk is open now and needs no key")
+            && user.contains("1. The trunk needs the brass key")
+            && !user.contains("bare statement"),
+        "{user}"
+    );
+    // Step 3: a thesis that shares no entity with an older one: no call.
+    let third = memory
+        .update_graph(&llm, &mut log, &observed(3))
+        .await
+        .expect("step 3");
+    assert!(third.retired_theses.is_empty());
+    let calls = script
+        .requests()
+        .iter()
+        .filter(|r| r.purpose == "outdated_theses")
+        .count();
+    assert_eq!(calls, 1);
+
+    // A number out of range is refused (retried, then nothing retired); without the
+    // outdated check nothing is asked.
+    for (check, verdicts) in [
+        (true, r#"{"outdated": [5]}"#),
+        (false, r#"{"outdated": [1]}"#),
+    ] {
+        let script = Arc::new(
+            Scripted::default()
+                .answer("extract_triplets", &answers[..2])
+                .answer("outdated", &[r#"{"outdated": []}"#])
+                .answer("outdated_theses", &[verdicts]),
+        );
+        let llm = llm_of(&script);
+        let mut memory = AriGraphMemory::new(MemorySettings {
+            outdated_check: check,
+            ..settings.clone()
+        });
+        let mut log = CallLog::default();
+        for step in 1..=2 {
+            memory
+                .update_graph(&llm, &mut log, &observed(step))
+                .await
+                .expect("step");
+        }
+        assert_eq!(memory.graph.thesis(ThesisId(0)).unwrap().retired, None);
+        let asked = script
+            .requests()
+            .iter()
+            .any(|r| r.purpose == "outdated_theses");
+        assert_eq!(asked, check);
+    }
+}
+
+/// The paper form's retrieval: with `--thesis` the walk through hyper-edges adds what
+/// no triplet reaches, and with `--retrieval water-circles` theses and episodes are
+/// ranked by entity intersections (15 each at most) instead of Eq. 1.
+#[test]
+fn the_paper_form_walks_theses_and_water_circles_ranks_items() {
+    use crate::memory::strategies::fixture;
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    memory.graph = fixture::house();
+    let id = |t: &str| fixture::id_of(&memory.graph, t);
+    let kitchen = vec![id("fridge, is in, kitchen"), id("knife, is on, counter")];
+    let bedroom = vec![id("bed, is in, bedroom")];
+    memory.graph.add_episode(1, "the kitchen".into(), kitchen);
+    memory.graph.add_episode(2, "the bedroom".into(), bedroom);
+    // A thesis joining the kitchen's knife to the hall's key.
+    let (t, _) = memory.graph.add_thesis_linking(
+        "the key was hidden with the knife",
+        2,
+        Some(&["knife".into(), "key".into()]),
+    );
+    memory.graph.set_thesis_embedding(t, vec![1.0, 0.0, 0.0]);
+    memory.graph.link_theses(&[t]);
+    let q = "where is the knife".to_string();
+    memory.query_cache.insert(q.clone(), vec![1.0, 0.0, 0.0]);
+    let queries = [q];
+    let at = |settings: MemorySettings| memory.retrieve_with_settings(&queries, 3, &settings);
+    let paper = MemorySettings {
+        thesis: true,
+        depth: 1,
+        width: 2,
+        cutoff: None,
+        ..MemorySettings::default()
+    };
+    let adapted = MemorySettings {
+        personalai: PersonalAiForm::Adapted,
+        ..paper.clone()
+    };
+    let triplets =
+        |r: &Retrieval| -> Vec<String> { r.triplets.iter().map(|t| t.triplet.clone()).collect() };
+    let walked = at(paper.clone());
+    let first = at(adapted);
+    assert!(!triplets(&first).contains(&"key, is in, hall".to_string()));
+    assert!(
+        triplets(&walked).contains(&"key, is in, hall".to_string()),
+        "{:?}",
+        triplets(&walked)
+    );
+    assert_eq!(walked.theses.len(), 1);
+    assert_eq!(walked.theses[0].hop, Some(1));
+    // WaterCircles, one ring from the matched kitchen, fridge and knife, reaches
+    // kitchen, fridge, knife, counter, hall and apple: the thesis links one of them
+    // (knife); episode 1 holds four of its four entities, episode 2 one (knife) of four
+    // (bed, bedroom, and its thesis's knife and key).
+    let circles = at(MemorySettings {
+        retrieval: Strategy::WaterCircles,
+        ..paper.clone()
+    });
+    assert_eq!(circles.theses.len(), 1);
+    assert_eq!(circles.theses[0].matched, 1);
+    let episodes: Vec<(u32, usize, usize)> = circles
+        .episodes
+        .iter()
+        .map(|e| (e.step, e.n, e.total))
+        .collect();
+    assert_eq!(episodes, [(1, 4, 4), (2, 1, 4)]);
 }

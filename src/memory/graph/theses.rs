@@ -2,7 +2,7 @@
 //! an observation, linked to its episodic vertex, embedded, read.
 
 use super::{AriGraph, ThesisId, ThesisRecord, ThesisVertex};
-use crate::memory::names::fold;
+use crate::memory::names::{entity_key, fold};
 
 impl AriGraph {
     /// Add a thesis vertex from the observation of `step`; its hyper-edge is the known
@@ -10,22 +10,74 @@ impl AriGraph {
     /// mentions ([`crate::memory::names::mentions`]). A statement already held (same text after
     /// [`fold`]) is not added again: its existing id is returned with `false`.
     pub fn add_thesis(&mut self, text: &str, step: u32) -> (ThesisId, bool) {
+        self.add_thesis_linking(text, step, None)
+    }
+
+    /// [`AriGraph::add_thesis`] with the hyper-edge written by the extractor
+    /// (`entities`, PersonalAI section III.B): each entity's canonical name
+    /// ([`entity_key`]), blank ones dropped, sorted, each once; `None` finds them by
+    /// name matching. A statement already held keeps its hyper-edge and, if it was
+    /// retired, holds again (it was stated anew).
+    pub fn add_thesis_linking(
+        &mut self,
+        text: &str,
+        step: u32,
+        entities: Option<&[String]>,
+    ) -> (ThesisId, bool) {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let key = fold(&text);
         if let Some(id) = self.theses.iter().position(|r| fold(&r.thesis.text) == key) {
+            self.theses[id].thesis.retired = None;
             return (ThesisId(id), false);
         }
-        let vertices = crate::memory::names::mentions(&text, &self.vertices());
+        let vertices = match entities {
+            Some(names) => {
+                let mut v: Vec<String> = names
+                    .iter()
+                    .map(|n| entity_key(n))
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            }
+            None => crate::memory::names::mentions(&text, &self.vertices()),
+        };
         self.theses.push(ThesisRecord {
             thesis: ThesisVertex {
                 text,
                 step,
                 vertices,
+                retired: None,
             },
             embedding: None,
             norm_sq: 0.0,
         });
         (ThesisId(self.theses.len() - 1), true)
+    }
+
+    /// Retire a thesis vertex at `step` (an outdated verdict, PersonalAI Appendix B):
+    /// it stays in the graph, out of retrieval. Returns whether it held until now.
+    pub fn retire_thesis(&mut self, id: ThesisId, step: u32) -> bool {
+        match self.theses.get_mut(id.0) {
+            Some(r) if r.thesis.retired.is_none() => {
+                r.thesis.retired = Some(step);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The theses that hold (not retired) whose hyper-edge links `vertex`, by id.
+    pub fn theses_linking(&self, vertex: &str) -> Vec<ThesisId> {
+        self.theses
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.thesis.retired.is_none() && r.thesis.vertices.iter().any(|v| v == vertex)
+            })
+            .map(|(i, _)| ThesisId(i))
+            .collect()
     }
 
     /// Link thesis vertices to the latest episodic vertex (the observation they came

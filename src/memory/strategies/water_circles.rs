@@ -12,11 +12,12 @@
 //! [`Params::chain_triplets`]; only when no circles meet, each circle gives its
 //! [`Params::other_triplets`] first triplets (by ring, then similarity to the query).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::{found, neighbours, push_new, similarity};
-use crate::memory::graph::{AriGraph, TripletId};
+use crate::memory::graph::{AriGraph, ThesisId, TripletId};
 use crate::memory::retrieval::Retrieved;
+use crate::memory::similarity::{cosine_with_norms, dot};
 
 /// WaterCircles budgets (Appendix E, strict filter).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,14 +26,135 @@ pub struct Params {
     pub chain_triplets: usize,
     /// Triplets per circle when no circles meet (paper: 6 other triplets).
     pub other_triplets: usize,
+    /// Thesis vertices ranked by entity intersections, at most (paper: 15
+    /// hyper-triples; [`items`]).
+    pub hyper_triples: usize,
+    /// Episodic vertices ranked by entity intersections, at most (paper: 15 episodic
+    /// triples; [`items`]).
+    pub episodic_triples: usize,
 }
 
 impl Params {
-    /// The paper's values: 25 chain triplets, 6 other triplets.
+    /// The paper's values: 25 chain triplets, 6 other triplets, 15 hyper-triples, 15
+    /// episodic triples.
     pub const PAPER: Params = Params {
         chain_triplets: 25,
         other_triplets: 6,
+        hyper_triples: 15,
+        episodic_triples: 15,
     };
+}
+
+/// The thesis and episodic items WaterCircles ranks (PersonalAI section III.D: it
+/// "counts entities in text fragments, and ranks thesis and episodic triples by entity
+/// intersections"), as the paper runs it ([`crate::memory::PersonalAiForm::Paper`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Items {
+    /// Theses, best first: (id, entities of its hyper-edge the circles reached).
+    pub theses: Vec<(ThesisId, usize)>,
+    /// Episodes, best first: (index in [`AriGraph::episodes`], entities the circles
+    /// reached, entities it holds).
+    pub episodes: Vec<(usize, usize, usize)>,
+}
+
+/// The vertices the circles of `seeds` reach over `rings` rings: the seeds and the ends
+/// of every triplet in a circle.
+pub fn reached<'g>(g: &'g AriGraph, seeds: &[&'g str], rings: u32) -> BTreeSet<&'g str> {
+    let mut out: BTreeSet<&str> = seeds.iter().copied().collect();
+    for s in seeds {
+        for (id, _) in circle(g, s, rings) {
+            let t = g.triplet(id);
+            out.insert(t.subject.as_str());
+            out.insert(t.object.as_str());
+        }
+    }
+    out
+}
+
+/// Rank thesis and episodic items by their entities among `reached` (see [`Items`]): a
+/// thesis's entities are its hyper-edge, an episode's the ends of the facts its
+/// observation produced and its theses' entities. Items with none reached are left
+/// out; ties go to the thesis more similar to a query (`queries`), then the older,
+/// and to the later episode; at most [`Params::hyper_triples`] theses and
+/// [`Params::episodic_triples`] episodes. `theses` or `episodes` false ranks none of
+/// that kind (`--exclude`); `exclude_step` leaves out the current step's episode.
+pub fn items(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    reached: &BTreeSet<&str>,
+    p: &Params,
+    theses: bool,
+    episodes: bool,
+    exclude_step: Option<u32>,
+) -> Items {
+    let mut out = Items::default();
+    if theses {
+        let mut ranked: Vec<(ThesisId, usize, f32, u32)> = g
+            .theses()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, t)| t.retired.is_none())
+            .filter_map(|(i, t)| {
+                let n = t
+                    .vertices
+                    .iter()
+                    .filter(|v| reached.contains(v.as_str()))
+                    .count();
+                let id = ThesisId(i);
+                let sim = g
+                    .thesis_embedding(id)
+                    .map(|(e, ne)| {
+                        queries
+                            .iter()
+                            .map(|q| cosine_with_norms(q, e, dot(q, q), ne))
+                            .fold(0.0_f32, f32::max)
+                    })
+                    .unwrap_or(0.0);
+                (n > 0).then_some((id, n, sim, t.step))
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(b.2.total_cmp(&a.2))
+                .then(a.3.cmp(&b.3))
+                .then(a.0.cmp(&b.0))
+        });
+        out.theses = ranked
+            .into_iter()
+            .take(p.hyper_triples)
+            .map(|(id, n, _, _)| (id, n))
+            .collect();
+    }
+    if episodes {
+        let mut ranked: Vec<(usize, usize, usize, u32)> = g
+            .episodes()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| Some(e.step) != exclude_step)
+            .filter_map(|(i, e)| {
+                let mut held: BTreeSet<&str> = BTreeSet::new();
+                for id in &e.triplets {
+                    let t = g.triplet(*id);
+                    held.insert(t.subject.as_str());
+                    held.insert(t.object.as_str());
+                }
+                for id in &e.theses {
+                    if let Some(t) = g.thesis(*id) {
+                        held.extend(t.vertices.iter().map(String::as_str));
+                    }
+                }
+                let n = held.iter().filter(|v| reached.contains(*v)).count();
+                (n > 0).then_some((i, n, held.len(), e.step))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.3.cmp(&a.3)));
+        out.episodes = ranked
+            .into_iter()
+            .take(p.episodic_triples)
+            .map(|(i, n, total, _)| (i, n, total))
+            .collect();
+    }
+    out
 }
 
 /// The circle of `seed` over `rings` rings: each triplet reached with its ring (1 =
@@ -201,5 +323,63 @@ mod tests {
             texts(&g, &one),
             ["kitchen, is west of, hall", "bedroom, is north of, hall"]
         );
+    }
+
+    #[test]
+    fn theses_and_episodes_rank_by_entities_reached_within_their_budgets() {
+        let mut g = house();
+        // One ring from kitchen reaches kitchen, fridge, counter and hall.
+        let owned: Vec<String> = reached(&g, &["kitchen"], 1)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(owned, ["counter", "fridge", "hall", "kitchen"]);
+        let r: BTreeSet<&str> = owned.iter().map(String::as_str).collect();
+        let ids: Vec<TripletId> = (0..8).map(TripletId).collect();
+        // Episode 1: the kitchen's facts (fridge, kitchen, knife, counter: 3 reached);
+        // episode 2: the bedroom's (bedroom, hall, bed: 1 reached); episode 3: the
+        // apple's (apple, fridge), and the theses below, linked to it.
+        g.add_episode(1, "kitchen".into(), vec![ids[0], ids[1], ids[2]]);
+        g.add_episode(2, "bedroom".into(), vec![ids[5], ids[6]]);
+        g.add_episode(3, "apple".into(), vec![ids[7]]);
+        for (text, names) in [
+            (
+                "the fridge and the counter are in the kitchen",
+                vec!["fridge", "counter", "kitchen"],
+            ),
+            ("the bed is soft", vec!["bed"]),
+            ("the hall is cold", vec!["hall"]),
+            ("the counter is by the hall", vec!["counter", "hall"]),
+        ] {
+            let names: Vec<String> = names.into_iter().map(String::from).collect();
+            let (t, _) = g.add_thesis_linking(text, 4, Some(&names));
+            g.link_theses(&[t]);
+        }
+        let got = items(&g, &[&Q], &r, &Params::PAPER, true, true, None);
+        // Theses by entities reached: 3, 2, 1; the bed's none.
+        assert_eq!(
+            got.theses,
+            [(ThesisId(0), 3), (ThesisId(3), 2), (ThesisId(2), 1)]
+        );
+        // Episodes (episode 3 now also holds the four theses' entities: fridge,
+        // counter, kitchen, bed, hall): 3 holds 4 reached of 6; 1 holds 3 of 4; 2
+        // holds 1 of 3.
+        assert_eq!(got.episodes, [(2, 4, 6), (0, 3, 4), (1, 1, 3)]);
+        // The budgets, and a kind left out.
+        let small = Params {
+            hyper_triples: 1,
+            episodic_triples: 2,
+            ..Params::PAPER
+        };
+        let got = items(&g, &[&Q], &r, &small, false, true, Some(3));
+        assert!(got.theses.is_empty());
+        assert_eq!(got.episodes, [(0, 3, 4), (1, 1, 3)]);
+        let got = items(&g, &[&Q], &r, &small, true, false, None);
+        assert_eq!(got.theses, [(ThesisId(0), 3)]);
+        assert!(got.episodes.is_empty());
+        // A retired thesis is not ranked.
+        g.retire_thesis(ThesisId(0), 5);
+        let got = items(&g, &[&Q], &r, &Params::PAPER, true, false, None);
+        assert_eq!(got.theses[0], (ThesisId(3), 2));
     }
 }

@@ -1,0 +1,84 @@
+//! PersonalAI's check for stale theses (arXiv:2506.17001, Appendix B), as `--thesis`
+//! runs under [`crate::memory::PersonalAiForm::Paper`].
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use minijinja::context;
+
+use super::AriGraphMemory;
+use super::answers::{Outdated, outdated_schema};
+use crate::llm::{CallLog, Llm};
+use crate::memory::ThesisId;
+
+impl AriGraphMemory {
+    /// PersonalAI's check for stale theses (Appendix B): the older theses that hold and
+    /// share an entity with a `fresh` one (not among this step's `ids`) are shown with
+    /// the fresh ones, and those the LLM marks outdated are retired at `step`. No call
+    /// when there is no such older thesis; a bad answer retires nothing. Returns the
+    /// retired statements.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint, prompt rendering errors.
+    pub(super) async fn retire_stale_theses(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        fresh: &[ThesisId],
+        ids: &[ThesisId],
+        step: u32,
+    ) -> Result<Vec<String>> {
+        let linked: HashSet<&str> = fresh
+            .iter()
+            .filter_map(|id| self.graph.thesis(*id))
+            .flat_map(|t| t.vertices.iter().map(String::as_str))
+            .collect();
+        let mut old: Vec<ThesisId> = linked
+            .iter()
+            .flat_map(|v| self.graph.theses_linking(v))
+            .filter(|id| !ids.contains(id))
+            .collect();
+        old.sort_unstable();
+        old.dedup();
+        if old.is_empty() {
+            return Ok(Vec::new());
+        }
+        let text = |id: &ThesisId| {
+            self.graph
+                .thesis(*id)
+                .map(|t| t.text.clone())
+                .unwrap_or_default()
+        };
+        let new: Vec<String> = fresh.iter().map(text).collect();
+        let old_texts: Vec<String> = old.iter().map(text).collect();
+        let n = old.len();
+        let messages = llm
+            .prompts
+            .render("outdated_theses", context! { new => new, old => old_texts })?;
+        let outdated: Option<Outdated> = llm
+            .ask(
+                log,
+                "outdated_theses",
+                messages,
+                outdated_schema(n),
+                200,
+                |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
+                    Some(bad) => Err(format!(
+                        "{bad} is not the number of an older statement (1..{n})"
+                    )),
+                    None => Ok(()),
+                },
+            )
+            .await?;
+        let mut chosen: Vec<usize> = outdated.map(|o| o.outdated).unwrap_or_default();
+        chosen.sort_unstable();
+        chosen.dedup();
+        let mut retired = Vec::new();
+        for i in chosen {
+            if self.graph.retire_thesis(old[i - 1], step) {
+                retired.push(old_texts[i - 1].clone());
+            }
+        }
+        Ok(retired)
+    }
+}

@@ -1,0 +1,196 @@
+//! PersonalAI's hyper-edges in traversal (Menschikov et al. 2025, arXiv:2506.17001,
+//! section III.A: "thesis edges act as hyper-edges linking object vertices extracted
+//! from the same source text"; "episodic vertices ... serve as hyper-edges linking
+//! related vertices"; section IV.B: traversal constraints exclude episodic, thesis or
+//! object vertices), as `--thesis` runs under [`super::PersonalAiForm::Paper`].
+//!
+//! After a strategy's semantic search, the walk starts at the *anchors* (the ends of the
+//! retrieved triplets and the vertices matched to the queries) and goes `d` hops
+//! (`--depth`) through hyper-edges: from a vertex to every thesis that holds and links
+//! it, and to every episodic vertex whose observation produced a fact or a thesis about
+//! it, then on to the other vertices those link. A thesis is retrieved at the hop it is first
+//! reached; at each hop the triplets at the vertices first reached there, not retrieved
+//! yet, are ranked by cosine to the nearest query and the best `w` (`--width`) kept,
+//! under the similarity cut-off. A kind left out by `--exclude` is left out of the walk
+//! itself: `thesis` walks no thesis (none retrieved), `episodic` no episodic vertex,
+//! `object` adds no triplet (the walk then starts at the matched vertices alone).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::graph::{AriGraph, ThesisId, TripletId};
+use super::retrieval::Retrieved;
+use super::similarity::{cosine_with_norms, dot};
+
+/// Which kinds a walk may pass through (the complement of `--exclude`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Passable {
+    /// Object vertices' triplets may be retrieved.
+    pub objects: bool,
+    /// Thesis hyper-edges may be walked (and theses retrieved).
+    pub theses: bool,
+    /// Episodic hyper-edges may be walked.
+    pub episodes: bool,
+}
+
+/// A thesis the walk reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReachedThesis {
+    /// The thesis vertex.
+    pub id: ThesisId,
+    /// The hop it was first reached at (1 = linking an anchor).
+    pub hop: u32,
+    /// Anchors its hyper-edge links.
+    pub anchors: usize,
+    /// Highest cosine of its embedding to a query (0.0 without one).
+    pub similarity: f32,
+}
+
+/// What a walk found: theses (best first: nearest hop, then more anchors, then more
+/// similar, then older, then by id; at most the walk's budget) and triplets reached
+/// through hyper-edges (in hop order, each hop's best first), `depth` = their hop.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Walk {
+    /// Theses reached.
+    pub theses: Vec<ReachedThesis>,
+    /// Triplets reached through hyper-edges.
+    pub triplets: Vec<Retrieved>,
+}
+
+/// Walk `depth` hops through hyper-edges from `anchors` (see the module). `retrieved`
+/// are the triplets the search found already (not added again); `width` is the
+/// triplets kept per hop, `cutoff` the least cosine a kept triplet has, `theses_budget`
+/// the most theses returned.
+#[allow(clippy::too_many_arguments)]
+pub fn walk(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    anchors: &BTreeSet<&str>,
+    retrieved: &HashSet<TripletId>,
+    depth: u32,
+    width: usize,
+    cutoff: Option<f32>,
+    theses_budget: usize,
+    can: Passable,
+) -> Walk {
+    let norms: Vec<f32> = queries.iter().map(|q| dot(q, q)).collect();
+    let best = |e: Option<(&[f32], f32)>| {
+        e.map(|(e, ne)| {
+            queries
+                .iter()
+                .zip(&norms)
+                .map(|(q, qn)| cosine_with_norms(q, e, *qn, ne))
+                .fold(0.0_f32, f32::max)
+        })
+        .unwrap_or(0.0)
+    };
+    // Each episode's hyper-edge: the ends of the facts its observation produced and the
+    // entities of its theses that hold (when theses may be walked).
+    let episode_vertices: Vec<BTreeSet<&str>> = if can.episodes {
+        g.episodes()
+            .iter()
+            .map(|e| {
+                let mut v: BTreeSet<&str> = BTreeSet::new();
+                for id in &e.triplets {
+                    let t = g.triplet(*id);
+                    v.insert(t.subject.as_str());
+                    v.insert(t.object.as_str());
+                }
+                if can.theses {
+                    for id in &e.theses {
+                        if let Some(t) = g.thesis(*id).filter(|t| t.retired.is_none()) {
+                            v.extend(t.vertices.iter().map(String::as_str));
+                        }
+                    }
+                }
+                v
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut visited: BTreeSet<&str> = anchors.clone();
+    let mut frontier: BTreeSet<&str> = anchors.clone();
+    let mut reached: BTreeMap<ThesisId, u32> = BTreeMap::new();
+    let mut taken: HashSet<TripletId> = retrieved.clone();
+    let mut out = Walk::default();
+    for hop in 1..=depth {
+        let mut next: BTreeSet<&str> = BTreeSet::new();
+        for &v in &frontier {
+            if can.theses {
+                for id in g.theses_linking(v) {
+                    reached.entry(id).or_insert(hop);
+                    if let Some(t) = g.thesis(id) {
+                        next.extend(
+                            t.vertices
+                                .iter()
+                                .map(String::as_str)
+                                .filter(|u| !visited.contains(u)),
+                        );
+                    }
+                }
+            }
+            for e in episode_vertices.iter().filter(|e| e.contains(v)) {
+                next.extend(e.iter().copied().filter(|u| !visited.contains(u)));
+            }
+        }
+        if can.objects {
+            let mut ranked: Vec<(TripletId, f32)> = g
+                .incident_to(next.iter().copied())
+                .into_iter()
+                .filter(|id| !taken.contains(id))
+                .map(|id| (id, best(g.triplet_embedding(id))))
+                .filter(|(_, s)| cutoff.is_none_or(|c| *s >= c))
+                .collect();
+            ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            for (id, similarity) in ranked.into_iter().take(width) {
+                taken.insert(id);
+                out.triplets.push(Retrieved {
+                    id,
+                    depth: hop,
+                    similarity,
+                });
+            }
+        }
+        visited.extend(next.iter().copied());
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    let mut theses: Vec<(ReachedThesis, u32)> = reached
+        .into_iter()
+        .filter_map(|(id, hop)| {
+            let t = g.thesis(id)?;
+            Some((
+                ReachedThesis {
+                    id,
+                    hop,
+                    anchors: t
+                        .vertices
+                        .iter()
+                        .filter(|v| anchors.contains(v.as_str()))
+                        .count(),
+                    similarity: best(g.thesis_embedding(id)),
+                },
+                t.step,
+            ))
+        })
+        .collect();
+    theses.sort_by(|(a, sa), (b, sb)| {
+        a.hop
+            .cmp(&b.hop)
+            .then(b.anchors.cmp(&a.anchors))
+            .then(b.similarity.total_cmp(&a.similarity))
+            .then(sa.cmp(sb))
+            .then(a.id.cmp(&b.id))
+    });
+    out.theses = theses
+        .into_iter()
+        .take(theses_budget)
+        .map(|(t, _)| t)
+        .collect();
+    out
+}
+
+#[cfg(test)]
+mod tests;
