@@ -216,6 +216,100 @@ fn metrics_and_support_by_hand_on_both_formats() {
     }
 }
 
+/// The later seeds' options in `ariadne qa`, as their papers run them: theses written
+/// with their entities reach the answer call, the bridge's reasoning paths too,
+/// WaterCircles ranks the paragraphs; every run replays exact.
+#[test]
+fn the_later_seeds_options_reach_the_answer_and_replay() {
+    for options in [
+        &["--thesis"][..],
+        // Without the cut-off the scripted embeddings let enough facts through for
+        // paths between the terminals.
+        &["--bridge", "--cutoff", "0"],
+        &["--retrieval", "water-circles", "--thesis"],
+        &["--thesis", "--exclude", "object"],
+    ] {
+        let server = scripted();
+        let out_dir = std::env::temp_dir().join(format!(
+            "ariadne-qa-later-{}-{}",
+            std::process::id(),
+            options.join("_").replace("-", "")
+        ));
+        let _ = std::fs::remove_dir_all(&out_dir);
+        let mut args = vec![
+            "--data".to_string(),
+            data("musique.jsonl"),
+            "--memory".into(),
+            "arigraph".into(),
+            "--out".into(),
+            out_dir.display().to_string(),
+        ];
+        args.extend(options.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = qa(&server.base_url, &args);
+        assert!(
+            out.status.success(),
+            "{options:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let records = read_jsonl(&out_dir.join("questions.jsonl"));
+        assert_eq!(records.len(), 10, "{options:?}");
+        let manifest = std::fs::read_to_string(out_dir.join("manifest.json")).unwrap_or_default();
+        let answers: Vec<String> = records
+            .iter()
+            .map(|r| {
+                r["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|c| c["purpose"] == "qa_answer")
+                    .map(|c| c["messages"].to_string())
+                    .collect()
+            })
+            .collect();
+        if options.contains(&"--thesis") && !options.contains(&"object") {
+            assert!(
+                records
+                    .iter()
+                    .any(|r| r["theses"].as_array().is_some_and(|t| !t.is_empty())),
+                "{options:?}: no thesis retrieved ({manifest})"
+            );
+            assert!(
+                answers
+                    .iter()
+                    .any(|a| a.contains("Relevant statements from your memory")),
+                "{options:?}"
+            );
+        }
+        if options.contains(&"object") {
+            assert!(
+                records
+                    .iter()
+                    .all(|r| r["triplets"].as_array().unwrap().is_empty())
+            );
+        }
+        if options.contains(&"--bridge") {
+            let with_paths = records
+                .iter()
+                .filter(|r| r["paths"].as_array().is_some_and(|p| !p.is_empty()))
+                .count();
+            assert!(with_paths > 0, "no path mined");
+            assert!(
+                answers
+                    .iter()
+                    .any(|a| a.contains("Paths between the things asked about"))
+            );
+        }
+        let replay = qa(&server.base_url, &["--replay", out_dir.to_str().unwrap()]);
+        assert!(
+            replay.status.success(),
+            "{options:?}: {}",
+            String::from_utf8_lossy(&replay.stderr)
+        );
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
+}
+
 /// A run killed mid-way keeps its answered questions; `--resume` answers only the rest.
 #[test]
 fn a_killed_run_resumes_with_the_questions_it_answered() {

@@ -253,6 +253,25 @@ pub fn extract_paragraph(user: &str) -> Vec<Value> {
     out
 }
 
+/// The theses of a question-answering paragraph: each sentence with two or more
+/// capitalized names, linking them.
+pub fn paragraph_theses(user: &str) -> Vec<Value> {
+    let text = user
+        .split_once("Observation:")
+        .map(|(_, rest)| {
+            rest.split("\n\nRemember that triplets")
+                .next()
+                .unwrap_or(rest)
+        })
+        .unwrap_or("");
+    text.split(". ")
+        .filter_map(|sentence| {
+            let names = capitalized_runs(&format!("x {sentence}"));
+            (names.len() >= 2).then(|| json!({"text": sentence.trim(), "entities": names}))
+        })
+        .collect()
+}
+
 /// The rule-based triplet extractor. It reads both extraction prompts: Ariadne's
 /// (`Location:`, `Last action:`, `Observation:`, `Inventory:` fields) and the
 /// reference's (the observation alone: the room from its `-= Room =-` header, what was
@@ -349,7 +368,17 @@ fn answer(script: &mut Script, body: &Value) -> String {
         .to_string();
     match purpose {
         "extract_triplets" if script.paragraphs => {
-            json!({"triplets": extract_paragraph(&user)}).to_string()
+            let triplets = extract_paragraph(&user);
+            // `--thesis` as PersonalAI runs it: each sentence naming two or more
+            // things is a thesis linking them.
+            if body["response_format"]["json_schema"]["schema"]["properties"]["theses"]["items"]
+                ["type"]
+                == "object"
+            {
+                json!({"triplets": triplets, "theses": paragraph_theses(&user)}).to_string()
+            } else {
+                json!({"triplets": triplets}).to_string()
+            }
         }
         "extract_triplets" => json!({"triplets": extract(&user)}).to_string(),
         // The capitalized words of the question, each with relevance 2.
