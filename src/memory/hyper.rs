@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::graph::{AriGraph, ThesisId, TripletId};
 use super::retrieval::Retrieved;
-use super::similarity::{cosine_with_norms, dot};
+use super::similarity::best_cosine;
 
 /// Which kinds a walk may pass through (the complement of `--exclude`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,17 +72,7 @@ pub fn walk(
     theses_budget: usize,
     can: Passable,
 ) -> Walk {
-    let norms: Vec<f32> = queries.iter().map(|q| dot(q, q)).collect();
-    let best = |e: Option<(&[f32], f32)>| {
-        e.map(|(e, ne)| {
-            queries
-                .iter()
-                .zip(&norms)
-                .map(|(q, qn)| cosine_with_norms(q, e, *qn, ne))
-                .fold(0.0_f32, f32::max)
-        })
-        .unwrap_or(0.0)
-    };
+    let best = |e: Option<(&[f32], f32)>| best_cosine(queries, e);
     // Each episode's hyper-edge: the ends of the facts its observation produced and the
     // entities of its theses that hold (when theses may be walked).
     let episode_vertices: Vec<BTreeSet<&str>> = if can.episodes {

@@ -57,3 +57,15 @@ pub fn cosine_from_dot(dot: f32, na: f32, nb: f32) -> f32 {
         dot / (na.sqrt() * nb.sqrt())
     }
 }
+
+/// The highest cosine of an embedding (`e`: the vector with its squared norm) to any
+/// of `queries`; 0.0 without an embedding or a query (or when every cosine is below 0).
+pub fn best_cosine(queries: &[&[f32]], e: Option<(&[f32], f32)>) -> f32 {
+    e.map(|(e, ne)| {
+        queries
+            .iter()
+            .map(|q| cosine_with_norms(q, e, dot(q, q), ne))
+            .fold(0.0_f32, f32::max)
+    })
+    .unwrap_or(0.0)
+}

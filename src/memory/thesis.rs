@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{AriGraph, ThesisId, TripletId};
-use super::similarity::{cosine_with_norms, dot};
+use super::similarity::best_cosine;
 use super::strategies::{MATCHED_VERTICES, matched_vertices};
 
 /// Most theses asked for in one extraction and most retrieved for one step, in runs of
@@ -151,14 +151,7 @@ pub struct Ranked {
 
 /// Highest cosine of a thesis's embedding to the query vectors (0.0 without one).
 pub fn similarity(g: &AriGraph, queries: &[&[f32]], id: ThesisId) -> f32 {
-    g.thesis_embedding(id)
-        .map(|(e, ne)| {
-            queries
-                .iter()
-                .map(|q| cosine_with_norms(q, e, dot(q, q), ne))
-                .fold(0.0_f32, f32::max)
-        })
-        .unwrap_or(0.0)
+    best_cosine(queries, g.thesis_embedding(id))
 }
 
 /// Rank the thesis vertices of `g` for retrieval and keep the best `k` (see the module
@@ -172,7 +165,6 @@ pub fn rank(
     anchors: Option<&BTreeSet<&str>>,
     k: usize,
 ) -> Vec<Ranked> {
-    let norms: Vec<f32> = queries.iter().map(|q| dot(q, q)).collect();
     let mut ranked: Vec<(Ranked, u32)> = g
         .theses()
         .into_iter()
@@ -192,16 +184,7 @@ pub fn rank(
                 }
                 None => 0,
             };
-            let similarity = g
-                .thesis_embedding(id)
-                .map(|(e, ne)| {
-                    queries
-                        .iter()
-                        .zip(&norms)
-                        .map(|(q, qn)| cosine_with_norms(q, e, *qn, ne))
-                        .fold(0.0_f32, f32::max)
-                })
-                .unwrap_or(0.0);
+            let similarity = similarity(g, queries, id);
             Some((
                 Ranked {
                     id,

@@ -229,17 +229,22 @@ pub fn capitalized_runs(text: &str) -> Vec<String> {
     out
 }
 
-/// The rule-based extractor of question-answering paragraphs: each sentence links its
-/// first capitalized name to every other one (`Oskar Venn, mentions, Tavoria`).
-pub fn extract_paragraph(user: &str) -> Vec<Value> {
-    let text = user
-        .split_once("Observation:")
+/// The paragraph of an extraction prompt: the text after `Observation:`, up to the
+/// closing instructions.
+fn paragraph(user: &str) -> &str {
+    user.split_once("Observation:")
         .map(|(_, rest)| {
             rest.split("\n\nRemember that triplets")
                 .next()
                 .unwrap_or(rest)
         })
-        .unwrap_or("");
+        .unwrap_or("")
+}
+
+/// The rule-based extractor of question-answering paragraphs: each sentence links its
+/// first capitalized name to every other one (`Oskar Venn, mentions, Tavoria`).
+pub fn extract_paragraph(user: &str) -> Vec<Value> {
+    let text = paragraph(user);
     let text = text.split_once('\n').map(|(_, t)| t).unwrap_or(text);
     let mut out = Vec::new();
     for sentence in text.split(". ") {
@@ -256,15 +261,8 @@ pub fn extract_paragraph(user: &str) -> Vec<Value> {
 /// The theses of a question-answering paragraph: each sentence with two or more
 /// capitalized names, linking them.
 pub fn paragraph_theses(user: &str) -> Vec<Value> {
-    let text = user
-        .split_once("Observation:")
-        .map(|(_, rest)| {
-            rest.split("\n\nRemember that triplets")
-                .next()
-                .unwrap_or(rest)
-        })
-        .unwrap_or("");
-    text.split(". ")
+    paragraph(user)
+        .split(". ")
         .filter_map(|sentence| {
             let names = capitalized_runs(&format!("x {sentence}"));
             (names.len() >= 2).then(|| json!({"text": sentence.trim(), "entities": names}))

@@ -233,28 +233,9 @@ impl AriGraphMemory {
                 .iter()
                 .map(|id| self.graph.triplet(*id).text())
                 .collect();
-            let n = old.len();
-            let messages = llm
-                .prompts
-                .render("outdated", context! { new => new, old => old })?;
-            let outdated: Option<Outdated> = llm
-                .ask(
-                    log,
-                    "outdated",
-                    messages,
-                    outdated_schema(n),
-                    200,
-                    |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
-                        Some(bad) => {
-                            Err(format!("{bad} is not the number of an old fact (1..{n})"))
-                        }
-                        None => Ok(()),
-                    },
-                )
+            let chosen = self
+                .ask_outdated(llm, log, "outdated", new, old, "old fact")
                 .await?;
-            let mut chosen: Vec<usize> = outdated.map(|o| o.outdated).unwrap_or_default();
-            chosen.sort_unstable();
-            chosen.dedup();
             for i in chosen {
                 let id = candidates[i - 1];
                 if let Some(g) = guard

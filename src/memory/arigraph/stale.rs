@@ -1,5 +1,6 @@
-//! PersonalAI's check for stale theses (arXiv:2506.17001, Appendix B), as `--thesis`
-//! runs under [`crate::memory::PersonalAiForm::Paper`].
+//! The outdated checks' call ([`AriGraphMemory::ask_outdated`]), and PersonalAI's check
+//! for stale theses (arXiv:2506.17001, Appendix B), as `--thesis` runs under
+//! [`crate::memory::PersonalAiForm::Paper`].
 
 use std::collections::HashSet;
 
@@ -51,28 +52,16 @@ impl AriGraphMemory {
         };
         let new: Vec<String> = fresh.iter().map(text).collect();
         let old_texts: Vec<String> = old.iter().map(text).collect();
-        let n = old.len();
-        let messages = llm
-            .prompts
-            .render("outdated_theses", context! { new => new, old => old_texts })?;
-        let outdated: Option<Outdated> = llm
-            .ask(
+        let chosen = self
+            .ask_outdated(
+                llm,
                 log,
                 "outdated_theses",
-                messages,
-                outdated_schema(n),
-                200,
-                |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
-                    Some(bad) => Err(format!(
-                        "{bad} is not the number of an older statement (1..{n})"
-                    )),
-                    None => Ok(()),
-                },
+                new,
+                old_texts.clone(),
+                "older statement",
             )
             .await?;
-        let mut chosen: Vec<usize> = outdated.map(|o| o.outdated).unwrap_or_default();
-        chosen.sort_unstable();
-        chosen.dedup();
         let mut retired = Vec::new();
         for i in chosen {
             if self.graph.retire_thesis(old[i - 1], step) {
@@ -80,5 +69,45 @@ impl AriGraphMemory {
             }
         }
         Ok(retired)
+    }
+
+    /// One outdated check (paper section 2; PersonalAI Appendix B for theses): the
+    /// prompt and schema `purpose` show the `new` items and the numbered `old` ones; the
+    /// numbers the LLM marks, sorted, each once, all within `1..=old.len()` (an answer
+    /// naming another is refused as not "the number of an `what`" and asked again; a bad
+    /// answer marks nothing).
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint, prompt rendering errors.
+    pub(super) async fn ask_outdated(
+        &self,
+        llm: &Llm,
+        log: &mut CallLog,
+        purpose: &str,
+        new: Vec<String>,
+        old: Vec<String>,
+        what: &str,
+    ) -> Result<Vec<usize>> {
+        let n = old.len();
+        let messages = llm
+            .prompts
+            .render(purpose, context! { new => new, old => old })?;
+        let outdated: Option<Outdated> = llm
+            .ask(
+                log,
+                purpose,
+                messages,
+                outdated_schema(n),
+                200,
+                |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
+                    Some(bad) => Err(format!("{bad} is not the number of an {what} (1..{n})")),
+                    None => Ok(()),
+                },
+            )
+            .await?;
+        let mut chosen: Vec<usize> = outdated.map(|o| o.outdated).unwrap_or_default();
+        chosen.sort_unstable();
+        chosen.dedup();
+        Ok(chosen)
     }
 }

@@ -17,7 +17,6 @@ use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use super::{found, neighbours, push_new, similarity};
 use crate::memory::graph::{AriGraph, ThesisId, TripletId};
 use crate::memory::retrieval::Retrieved;
-use crate::memory::similarity::{cosine_with_norms, dot};
 
 /// WaterCircles budgets (Appendix E, strict filter).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,15 +100,7 @@ pub fn items(
                     .filter(|v| reached.contains(v.as_str()))
                     .count();
                 let id = ThesisId(i);
-                let sim = g
-                    .thesis_embedding(id)
-                    .map(|(e, ne)| {
-                        queries
-                            .iter()
-                            .map(|q| cosine_with_norms(q, e, dot(q, q), ne))
-                            .fold(0.0_f32, f32::max)
-                    })
-                    .unwrap_or(0.0);
+                let sim = crate::memory::thesis::similarity(g, queries, id);
                 (n > 0).then_some((id, n, sim, t.step))
             })
             .collect();
