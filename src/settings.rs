@@ -306,6 +306,13 @@ impl Resolver {
             ..d
         };
         m.follow(rules);
+        // Without thesis vertices an episode is found through its facts only: with the
+        // object vertices excluded nothing at all would be retrieved.
+        if m.excludes(crate::memory::VertexKind::Object) && !m.thesis {
+            bail!(UserError::new(
+                "--exclude object needs --thesis: without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
+            ));
+        }
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
             bail!(UserError::new(format!(
                 "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",

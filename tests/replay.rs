@@ -629,13 +629,16 @@ fn thesis_vertices_with_excluded_episodes_replay_exactly() {
     );
 }
 
-/// Traversal constraints refuse unknown kinds and excluding everything, in one line.
+/// Traversal constraints refuse unknown kinds, excluding everything, and excluding the
+/// object vertices without theses, in one line.
 #[test]
 fn exclude_errors_are_one_clear_line() {
     let work = tempfile::tempdir().unwrap();
     for (list, expected) in [
         ("objects", "use object, thesis or episodic"),
         ("object,thesis,episodic", "all at once"),
+        // Without theses, excluding objects leaves nothing to find episodes by.
+        ("object", "--exclude object needs --thesis"),
     ] {
         let out = play(
             work.path(),

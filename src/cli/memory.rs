@@ -48,8 +48,8 @@ pub struct MemoryArgs {
     #[arg(long, value_parser = parse_from_str::<Strategy>, help_heading = "Memory")]
     pub retrieval: Option<Strategy>,
     /// What a fact retired by a newer one becomes: close (kept with its steps and a
-    /// "superseded by" link, out of retrieval and prompts; AriadneMem) or delete
-    /// (the paper; the default).
+    /// temporal edge to its replacement, out of retrieval, the edge shown where the
+    /// replacement is retrieved; AriadneMem) or delete (the paper; the default).
     #[arg(long, value_parser = parse_from_str::<Retire>, help_heading = "Memory")]
     pub retire: Option<Retire>,
     /// Skip extraction and the outdated check (no LLM call) for an observation that
@@ -57,16 +57,19 @@ pub struct MemoryArgs {
     #[arg(long, help_heading = "Memory")]
     pub gating: bool,
     /// Join disconnected parts of what a query retrieved through the vertex that best
-    /// connects them in the full graph (AriadneMem's bridge discovery).
+    /// connects them in meaning within a time window, and show the reasoning paths of 2-3
+    /// hops between the query's terminals (AriadneMem's bridge discovery, path mining).
     #[arg(long, help_heading = "Memory")]
     pub bridge: bool,
     /// Thesis vertices (PersonalAI, arXiv:2506.17001): the extraction call also asks for
-    /// up to 3 complete statements (a recipe's needs, a note's instructions), kept as
-    /// hyper-edges over the things they name and shown as "Statements remembered".
+    /// complete statements with the entities they link (up to 15; a recipe's needs, a
+    /// note's instructions), walked as hyper-edges in retrieval, retired when stale, and
+    /// shown as "Statements remembered".
     #[arg(long, help_heading = "Memory")]
     pub thesis: bool,
-    /// Traversal constraints (PersonalAI): kinds of vertices left out of retrieval, a
-    /// comma-separated list of object, thesis and episodic (not all three).
+    /// Traversal constraints (PersonalAI): kinds of vertices left out of retrieval (with
+    /// --thesis, out of the hyper-edge walk), a comma-separated list of object, thesis
+    /// and episodic (not all three; object only with --thesis).
     #[arg(long, value_name = "KINDS", help_heading = "Memory")]
     pub exclude: Option<String>,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).

@@ -15,7 +15,8 @@ use super::{AriGraph, TripletId};
 /// `superseded_by`; empty under `--retire delete`); `removed` lists the episode's
 /// triplets that are no longer in the semantic layer (outdated). With `--thesis`
 /// (PersonalAI's thesis vertices, [`super::thesis`]) the object also has
-/// `"thesis_vertices": [{"id", "step", "text", "vertices": [name]}]` and each episodic
+/// `"thesis_vertices": [{"id", "step", "text", "vertices": [name], "retired": step or
+/// null}]` and each episodic
 /// vertex its `"theses": [id]`; both keys are absent when the graph holds no thesis.
 pub fn to_json(graph: &AriGraph) -> Value {
     let edges: Vec<Value> = graph
@@ -61,7 +62,7 @@ pub fn to_json(graph: &AriGraph) -> Value {
             .into_iter()
             .enumerate()
             .map(
-                |(id, t)| json!({"id": id, "step": t.step, "text": t.text, "vertices": t.vertices}),
+                |(id, t)| json!({"id": id, "step": t.step, "text": t.text, "vertices": t.vertices, "retired": t.retired}),
             )
             .collect();
         out["thesis_vertices"] = json!(theses);
@@ -138,8 +139,14 @@ pub fn to_dot(graph: &AriGraph) -> String {
     // hyper-edge and to the episodic vertex it came from.
     for (id, t) in graph.theses().into_iter().enumerate() {
         let name = format!("thesis {id}");
+        // A retired thesis is drawn grey, dashed, as a removed triplet is.
+        let style = if t.retired.is_some() {
+            ", style=dashed, fontcolor=gray"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "  {} [shape=note, color=steelblue, label={}];\n",
+            "  {} [shape=note, color=steelblue{style}, label={}];\n",
             quote(&name),
             quote(&t.text)
         ));

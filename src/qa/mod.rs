@@ -148,6 +148,12 @@ pub struct QaRecord {
     pub usage: Usage,
     /// Rejected answers.
     pub llm_failures: u32,
+    /// Answers repaired (read after a fix that kept their meaning).
+    #[serde(default)]
+    pub llm_repairs: u32,
+    /// Items or parts of answers cut or dropped for length or count.
+    #[serde(default)]
+    pub llm_trimmed: u32,
     /// Wall time, seconds.
     pub seconds: f64,
     /// Every chat call (prompt, answer, tokens).
@@ -374,6 +380,8 @@ pub async fn answer(
         embedding_calls: log.embeds.len() as u64,
         usage: log.usage(),
         llm_failures: log.failures,
+        llm_repairs: log.repairs,
+        llm_trimmed: log.trimmed,
         seconds: started.elapsed().as_secs_f64(),
         calls: log.calls,
         vectors: log.vectors,

@@ -335,7 +335,16 @@ pub(super) fn report(
         if g.thesis_count() > 0 {
             println!("thesis vertices ({}):", g.thesis_count());
             for t in g.theses() {
-                println!("  step {}: {} [{}]", t.step, t.text, t.vertices.join(", "));
+                let retired = t
+                    .retired
+                    .map(|s| format!(" (retired at step {s})"))
+                    .unwrap_or_default();
+                println!(
+                    "  step {}: {} [{}]{retired}",
+                    t.step,
+                    t.text,
+                    t.vertices.join(", ")
+                );
             }
         }
         println!("plan:");

@@ -102,9 +102,11 @@ pub(super) struct WrittenThesis {
 /// at most `max` items `{"text": .., "entities": [..]}` with a non-blank text, the
 /// text cut to [`thesis::THESIS_CHARS`], at most [`thesis::THESIS_ENTITIES`] entities
 /// of at most [`bounds::ENTITY_CHARS`] characters (longer ones dropped: a cut name is
-/// another name). A bare string is a thesis without entities (they are then found by
-/// name), counted as a repair, as is a missing field or an item of another shape
-/// (dropped). Returns the theses, whether a repair was needed, and how many items or
+/// another name; spellings of one entity count once). A bare string, or an item whose
+/// `entities` is missing or not a list, is a thesis whose entities are found by name,
+/// counted as a repair, as is a missing field or an item of another shape (dropped).
+/// A statement written twice (after folding) is taken once, and an item past `max` is
+/// dropped whole. Returns the theses, whether a repair was needed, and how many items or
 /// parts were cut or dropped for length or count.
 pub(super) fn read_written_theses(
     field: Option<&Value>,
@@ -116,35 +118,15 @@ pub(super) fn read_written_theses(
     let mut repaired = false;
     let mut trimmed = 0;
     let mut out: Vec<WrittenThesis> = Vec::new();
+    let mut held: Vec<String> = Vec::new();
     for item in items {
-        let (text, entities) = match item {
+        let (text, names) = match item {
             Value::String(t) => {
                 repaired = true;
                 (t.as_str(), None)
             }
             Value::Object(o) => match o.get("text").and_then(Value::as_str) {
-                Some(t) => {
-                    let mut names = Vec::new();
-                    match o.get("entities") {
-                        Some(Value::Array(es)) => {
-                            for e in es {
-                                match e.as_str().map(str::trim) {
-                                    Some("") => {}
-                                    Some(n) if n.chars().count() > bounds::ENTITY_CHARS => {
-                                        trimmed += 1
-                                    }
-                                    Some(_) if names.len() == thesis::THESIS_ENTITIES => {
-                                        trimmed += 1
-                                    }
-                                    Some(n) => names.push(n.to_string()),
-                                    None => repaired = true,
-                                }
-                            }
-                        }
-                        _ => repaired = true,
-                    }
-                    (t, Some(names))
-                }
+                Some(t) => (t, Some(o.get("entities"))),
                 None => {
                     repaired = true;
                     continue;
@@ -156,13 +138,50 @@ pub(super) fn read_written_theses(
             }
         };
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if text.is_empty() {
+        // One statement written twice (another spelling) is one thesis.
+        let key = crate::memory::names::fold(&text);
+        if text.is_empty() || held.contains(&key) {
             continue;
         }
         if out.len() == max {
             trimmed += 1;
             continue;
         }
+        held.push(key);
+        // Missing, null or not a list: the entities are found by name, as for a bare
+        // string (a repair).
+        let entities = match names {
+            None => None,
+            Some(Some(Value::Array(es))) => {
+                let mut kept: Vec<String> = Vec::new();
+                let mut keys: Vec<String> = Vec::new();
+                for e in es {
+                    match e.as_str().map(str::trim) {
+                        Some("") => {}
+                        Some(n) if n.chars().count() > bounds::ENTITY_CHARS => trimmed += 1,
+                        Some(n) => {
+                            // Spellings of one entity count once against the limit.
+                            let k = crate::memory::names::entity_key(n);
+                            if keys.contains(&k) {
+                                continue;
+                            }
+                            if kept.len() == thesis::THESIS_ENTITIES {
+                                trimmed += 1;
+                                continue;
+                            }
+                            keys.push(k);
+                            kept.push(n.to_string());
+                        }
+                        None => repaired = true,
+                    }
+                }
+                Some(kept)
+            }
+            Some(_) => {
+                repaired = true;
+                None
+            }
+        };
         let text = if text.chars().count() > thesis::THESIS_CHARS {
             trimmed += 1;
             text.chars().take(thesis::THESIS_CHARS).collect()
@@ -250,7 +269,8 @@ pub(super) fn with_written_theses(mut schema: Value, max: usize) -> Value {
                     "items": {"type": "string", "maxLength": bounds::ENTITY_CHARS}
                 }
             },
-            "required": ["text", "entities"]
+            "required": ["text", "entities"],
+            "additionalProperties": false
         }
     });
     schema["required"] = json!(["triplets", "theses"]);

@@ -159,6 +159,14 @@ impl AriGraphMemory {
                         read_written_theses(e.theses.as_ref(), form.theses_per_step());
                     log.repairs += u32::from(repaired);
                     log.trimmed += trimmed;
+                    // Noted on the extraction call, as its other cuts are.
+                    if trimmed > 0
+                        && let Some(call) = log.calls.last_mut()
+                    {
+                        call.trimmed.push(format!(
+                            "theses: {trimmed} items or parts cut or dropped for length or count"
+                        ));
+                    }
                     report.theses = theses.iter().map(|t| t.text.clone()).collect();
                     written = theses;
                 } else if thesis {

@@ -218,6 +218,11 @@ impl AriGraphMemory {
                     budget -= b.triplets.len();
                     for &id in &b.triplets {
                         sub.insert(id);
+                        // As AriadneMem runs, a bridge passes through this step's own
+                        // facts without retrieving them (memory rules 5).
+                        if ariadne.bridges_by_similarity() && fresh.contains(&id) {
+                            continue;
+                        }
                         bridged.insert(id);
                         best.push(Retrieved {
                             id,
@@ -279,7 +284,8 @@ impl AriGraphMemory {
                     &reached,
                     &water_circles::Params::PAPER,
                     can.theses,
-                    can.episodes,
+                    // k = 0 is episodic memory off (the "w/o episodic" ablation).
+                    can.episodes && settings.episodes > 0,
                     Some(current_step),
                 )
             });
@@ -337,6 +343,21 @@ impl AriGraphMemory {
         } else {
             Vec::new()
         };
+        // As PersonalAI runs, this step's own theses are left out of its retrieval, as
+        // its facts are (memory rules 5): the observation holding them is in view.
+        let theses: Vec<thesis::Ranked> =
+            if form.walks_hyper_edges() && settings.revision().drops_fresh_facts() {
+                theses
+                    .into_iter()
+                    .filter(|r| {
+                        self.graph
+                            .thesis(r.id)
+                            .is_some_and(|t| t.step != current_step)
+                    })
+                    .collect()
+            } else {
+                theses
+            };
         let scored = if settings.excludes(VertexKind::Episodic) {
             Vec::new()
         } else if let Some(c) = &circles {

@@ -12,9 +12,14 @@ use super::answers::{Outdated, outdated_schema};
 use crate::llm::{CallLog, Llm};
 use crate::memory::ThesisId;
 
+/// Most older theses shown to one stale check (the newest; Ariadne's bound, as for the
+/// known facts shown to the extractor: the paper gives none).
+pub(super) const STALE_CANDIDATES: usize = 20;
+
 impl AriGraphMemory {
     /// PersonalAI's check for stale theses (Appendix B): the older theses that hold and
-    /// share an entity with a `fresh` one (not among this step's `ids`) are shown with
+    /// share an entity with a `fresh` one (not among this step's `ids`; the newest
+    /// [`STALE_CANDIDATES`]) are shown with
     /// the fresh ones, and those the LLM marks outdated are retired at `step`. No call
     /// when there is no such older thesis; a bad answer retires nothing. Returns the
     /// retired statements.
@@ -41,6 +46,10 @@ impl AriGraphMemory {
             .collect();
         old.sort_unstable();
         old.dedup();
+        // The most recent ones only, so the prompt stays bounded over a long episode.
+        if old.len() > STALE_CANDIDATES {
+            old.drain(..old.len() - STALE_CANDIDATES);
+        }
         if old.is_empty() {
             return Ok(Vec::new());
         }

@@ -1021,3 +1021,123 @@ fn the_paper_form_walks_theses_and_water_circles_ranks_items() {
         .collect();
     assert_eq!(episodes, [(1, 4, 4), (2, 1, 4)]);
 }
+
+/// The paper form's thesis answers read as a new user's trial sent them: a missing,
+/// null or non-list `entities` falls back to name matching (a repair); spellings of one
+/// entity count once against the limit of 10; a statement written twice is one thesis;
+/// an item past the limit is dropped whole (one cut, not one per part); the schema is
+/// strict-mode ready (every object closed).
+#[test]
+fn written_theses_are_read_as_meant() {
+    use super::answers::{read_written_theses, with_written_theses};
+    let field = json!([
+        {"text": "Door thing", "entities": null},
+        {"text": "No entities field"},
+        {"text": "The door and the key", "entities": ["door", "Door", "DOOR", "the door", " door ", "doors", "a door", "DOOR.", "door!", "the Door", "door?", "key"]},
+        {"text": "the  KEY opens the door", "entities": ["key"]},
+        {"text": "The key opens the door", "entities": ["key"]},
+    ]);
+    let (got, repaired, trimmed) = read_written_theses(Some(&field), 4);
+    assert!(repaired);
+    let texts: Vec<&str> = got.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Door thing",
+            "No entities field",
+            "The door and the key",
+            "the KEY opens the door"
+        ]
+    );
+    assert_eq!(
+        (got[0].entities.clone(), got[1].entities.clone()),
+        (None, None)
+    );
+    // "doors" is another word; the ten other spellings are one entity.
+    assert_eq!(
+        got[2].entities.as_deref().unwrap(),
+        ["door", "doors", "key"]
+    );
+    assert_eq!(trimmed, 0, "the repeated statement is not a cut");
+    let many: Vec<Value> = (0..6)
+        .map(|i| json!({"text": format!("statement {i}"), "entities": ["x".repeat(500), "y"]}))
+        .collect();
+    let (got, _, trimmed) = read_written_theses(Some(&Value::Array(many)), 4);
+    // 4 kept, each with its over-long entity dropped (4 cuts), 2 dropped whole (2 cuts).
+    assert_eq!((got.len(), trimmed), (4, 6));
+    let schema = with_written_theses(json!({"type": "object", "properties": {}}), 15);
+    assert_eq!(
+        schema["properties"]["theses"]["items"]["additionalProperties"],
+        json!(false)
+    );
+}
+
+/// A retired thesis written again is stated anew: the stale check sees it (and may
+/// retire what contradicts it), so two contradictory statements are not shown together
+/// unchecked. WaterCircles with k = 0 (the "w/o episodic" ablation) shows no episode.
+#[tokio::test]
+async fn a_restated_thesis_is_checked_and_k_zero_shows_no_episode() {
+    let answers = [
+        r#"{"triplets":[["key","is in","hall"]],"theses":[{"text":"The key opens the door","entities":["key","door"]}]}"#,
+        r#"{"triplets":[],"theses":[{"text":"The key is lost","entities":["key"]}]}"#,
+        r#"{"triplets":[],"theses":[{"text":"The key opens the door","entities":["key","door"]}]}"#,
+    ];
+    let script = Arc::new(
+        Scripted::default()
+            .answer("extract_triplets", &answers)
+            .answer("outdated", &[r#"{"outdated": []}"#])
+            .answer(
+                "outdated_theses",
+                &[r#"{"outdated": [1]}"#, r#"{"outdated": [1]}"#],
+            ),
+    );
+    let llm = llm_of(&script);
+    let mut memory = AriGraphMemory::new(MemorySettings {
+        thesis: true,
+        ..MemorySettings::default()
+    });
+    let mut log = CallLog::default();
+    for step in 1..=3 {
+        memory
+            .update_graph(&llm, &mut log, &observed(step))
+            .await
+            .expect("step");
+    }
+    // Step 2 retired "opens"; step 3 restated it, and the check retired "is lost".
+    let held: Vec<(&str, Option<u32>)> = memory
+        .graph
+        .theses()
+        .into_iter()
+        .map(|t| (t.text.as_str(), t.retired))
+        .collect();
+    assert_eq!(
+        held,
+        [
+            ("The key opens the door", None),
+            ("The key is lost", Some(3))
+        ]
+    );
+    let checks = script
+        .requests()
+        .iter()
+        .filter(|r| r.purpose == "outdated_theses")
+        .count();
+    assert_eq!(checks, 2);
+
+    use crate::memory::strategies::fixture;
+    let mut memory = AriGraphMemory::new(MemorySettings::default());
+    memory.graph = fixture::house();
+    let kitchen = vec![fixture::id_of(&memory.graph, "fridge, is in, kitchen")];
+    memory.graph.add_episode(1, "the kitchen".into(), kitchen);
+    let q = "where is the knife".to_string();
+    memory.query_cache.insert(q.clone(), vec![1.0, 0.0, 0.0]);
+    for (k, shown) in [(2, 1), (0, 0)] {
+        let settings = MemorySettings {
+            retrieval: Strategy::WaterCircles,
+            episodes: k,
+            ..MemorySettings::default()
+        };
+        let got = memory.retrieve_with_settings(std::slice::from_ref(&q), 3, &settings);
+        assert_eq!(got.episodes.len(), shown, "k = {k}");
+    }
+}

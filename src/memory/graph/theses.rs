@@ -16,8 +16,9 @@ impl AriGraph {
     /// [`AriGraph::add_thesis`] with the hyper-edge written by the extractor
     /// (`entities`, PersonalAI section III.B): each entity's canonical name
     /// ([`entity_key`]), blank ones dropped, sorted, each once; `None` finds them by
-    /// name matching. A statement already held keeps its hyper-edge and, if it was
-    /// retired, holds again (it was stated anew).
+    /// name matching. A statement already held keeps its hyper-edge and is not added
+    /// again (`false`); one that was retired holds again and counts as new (`true`: it
+    /// was stated anew, so the stale check sees it).
     pub fn add_thesis_linking(
         &mut self,
         text: &str,
@@ -27,8 +28,8 @@ impl AriGraph {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let key = fold(&text);
         if let Some(id) = self.theses.iter().position(|r| fold(&r.thesis.text) == key) {
-            self.theses[id].thesis.retired = None;
-            return (ThesisId(id), false);
+            let revived = self.theses[id].thesis.retired.take().is_some();
+            return (ThesisId(id), revived);
         }
         let vertices = match entities {
             Some(names) => {

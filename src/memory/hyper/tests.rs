@@ -175,7 +175,7 @@ fn retired_theses_are_not_walked_and_a_restated_one_holds_again() {
     // Retired, thesis 0 links nothing, in the walk or in episode 2's hyper-edge.
     assert_eq!(run(&g, 3, 6, None, all()), Walk::default());
     let (id, fresh) = g.add_thesis_linking("the alarm code opens the SAFE", 5, None);
-    assert_eq!((id, fresh), (ThesisId(0), false));
+    assert_eq!((id, fresh), (ThesisId(0), true), "stated anew");
     assert_eq!(g.thesis(id).unwrap().retired, None);
     assert_eq!(run(&g, 1, 6, None, all()).theses.len(), 1);
 }
