@@ -165,4 +165,35 @@ mod tests {
             m[1].content
         );
     }
+
+    /// The QA answer prompt without theses or paths is the reference's text as before
+    /// the later seeds' blocks (a run recorded before them replays); with them, each
+    /// block stands apart by a blank line.
+    #[test]
+    fn the_qa_answer_prompt_keeps_its_text_and_adds_blocks_apart() {
+        let p = Prompts::load(None).unwrap();
+        let user = |theses: Vec<&str>, paths: Vec<&str>| {
+            p.render(
+                "qa_answer",
+                context! { question => "Q?", facts => vec!["a, b, c"], theses => theses, paths => paths, texts => vec!["T."] },
+            )
+            .unwrap()[1]
+                .content
+                .clone()
+        };
+        let plain = user(vec![], vec![]);
+        assert!(
+            plain.contains(
+                "Relevant facts from your memory: ['a, b, c']\n\nRelevant texts from your memory: ['T.']\n\nAnswer the question"
+            ),
+            "{plain:?}"
+        );
+        let both = user(vec!["s one"], vec!["a -[b]-> c"]);
+        assert!(
+            both.contains(
+                "['a, b, c']\n\nRelevant statements from your memory: ['s one']\n\nPaths between the things asked about: ['a -[b]-> c']\n\nRelevant texts"
+            ),
+            "{both:?}"
+        );
+    }
 }
