@@ -18,11 +18,15 @@ Pure functions and one class over NLE's observation arrays (`glyphs`, 21 x 79, a
   NetPlay gives them ("reachable in 6 steps"); directions are compass words from the
   player's position.
 
+- `level_facts` writes the seen level as the judge's ground truth (where things are),
+  `item_name` an inventory line's item by its name alone.
+
 The glyph numbers are NetHack 3.6's `cmap` symbols as NLE 1.3.0 numbers them.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -292,6 +296,57 @@ class Level:
                 prev[n] = p
                 todo.append(n)
         return None
+
+
+# What an inventory line says of an item besides its name: its count or article, its
+# blessing, enchantment and erosion-proofing, what it is doing, what it was called.
+ITEM_ARTICLE_RE = re.compile(r"^(?:an?|the|\d+)\s+")
+ITEM_WORDS_RE = re.compile(
+    r"(?:^|(?<=\s))(?:blessed|uncursed|cursed|[+-]\d+|rustproof|fireproof|corrodeproof|rotproof|fixed|greased)\s+"
+)
+ITEM_TAIL_RE = re.compile(r"\s+(?:\(.*|called .*|named .*)$")
+
+
+def item_name(line: str) -> str:
+    """The name of an item as an inventory line gives it ("a blessed +0 wakizashi
+    (alternate weapon; not wielded)": "wakizashi"; "35 +0 ya (in quiver)": "ya"): the
+    count or article, blessing, enchantment, proofing, parenthesis and given name cut."""
+    s = ITEM_TAIL_RE.sub("", line.strip())
+    s = ITEM_ARTICLE_RE.sub("", s)
+    return ITEM_WORDS_RE.sub("", s + " ").strip() or line.strip()
+
+
+def level_facts(
+    lvl: Level, here: Pos, things: list[Thing], here_items: list[str], carried: list[str]
+) -> list[list[str]]:
+    """The ground truth of the seen level, as [predicate, arg, ...] lists led by
+    ["decides", "location"] (the judge decides only where things are): at(P, region) for
+    the hero's region; at(x, region) for each feature (stairs, fountain, ...), exit (door,
+    doorway), object and monster in view of every region; for the hero's own tile, the
+    items the game says lie here (the map shows the hero there, not the floor); in(x, I)
+    for each carried item (`item_name`). Sorted, one fact once."""
+    out: set[tuple[str, ...]] = set()
+    current = lvl.region_at(here)
+    if current is not None:
+        out.add(("at", "P", current.name(lvl.depth)))
+        out.update(("at", item, current.name(lvl.depth)) for item in here_items)
+    for r in lvl.regions:
+        name = r.name(lvl.depth)
+        for p in r.tiles:
+            c = lvl.cmap.get(p)
+            if c is not None and 23 <= c <= 31 and lvl.names.get(p):
+                out.add(("at", lvl.names[p], name))
+            if p in lvl.objects and p != here:
+                out.add(("at", lvl.objects[p], name))
+        for door in lvl.doors_of(r):
+            out.add(("at", lvl.names.get(door) or DOOR, name))
+    for t in things:
+        if t.monster:
+            r = lvl.region_at(t.pos)
+            if r is not None:
+                out.add(("at", t.name, r.name(lvl.depth)))
+    out.update(("in", item, "I") for item in carried if item)
+    return [["decides", "location"]] + [list(f) for f in sorted(out)]
 
 
 def neighbours(pos: Pos, diagonal: bool) -> Iterator[Pos]:

@@ -28,7 +28,16 @@ for, a menu or an item prompt is cancelled with Escape.
 
 Score: NetHack's in-game score (the bottom line's `S:` value); no maximum (0). The episode
 ends when the hero dies (`lost`) or NetHack ends otherwise; there is no win. `room` is the
-name of the region the hero is in. No ground-truth facts are sent.
+name of the region the hero is in.
+
+`facts` (the ground truth the world-model judge reads, never shown to the LLM; see
+`ariadne_nethack.level_facts`): led by ["decides", "location"], where the hero, the things
+and the monsters are on the level as NetHack's map shows it now: at(P, region) for the
+hero, at(x, region) for each feature, exit, object and monster of every region seen on
+the level, in(x, I) for each carried item. NLE 1.3.0 exposes only the hero's map (what
+was seen, as last seen), not the level's unseen tiles: the facts are of the seen level,
+the same map Level obs writes, and an object a monster took out of sight stays until the
+hero sees its tile again.
 """
 
 from __future__ import annotations
@@ -58,6 +67,8 @@ from ariadne_nethack import (
     Pos,
     Thing,
     compass,
+    item_name,
+    level_facts,
     neighbours,
     progression,
     steps_word,
@@ -594,7 +605,13 @@ class Session:
         observation = "\n".join(
             ["Message: " + (" ".join(messages) if messages else "(none)"), ""] + lines + ["", "Status: " + status]
         )
-        inventory = "\n".join("%s: %s" % (letter, s) for letter, s, _ in self.inventory()) or "You are empty handed."
+        carried = self.inventory()
+        inventory = (
+            "You are carrying:\n" + "\n".join("%s: %s" % (letter, s) for letter, s, _ in carried)
+            if carried
+            else "You are empty handed."
+        )
+        facts = level_facts(lvl, here, self.things, self.items_here(said), [item_name(s) for _, s, _ in carried])
         return {
             "ok": True,
             "observation": observation,
@@ -613,6 +630,7 @@ class Session:
             "objective": OBJECTIVE,
             "depth": int(b[B_DEPTH]),
             "progression": self.progress(b),
+            "facts": facts,
         }
 
     def progress(self, b: Any) -> float:

@@ -105,9 +105,42 @@ Status: HP 15/15, dungeon level 1, experience level 1, satiated, gold 0, score 0
     );
     assert_eq!(
         steps[0]["inventory"],
-        "a: a +0 katana (weapon in hand)\nb: a blessed +0 wakizashi (alternate weapon; not wielded)\n\
+        "You are carrying:\na: a +0 katana (weapon in hand)\nb: a blessed +0 wakizashi (alternate weapon; not wielded)\n\
 c: a +0 yumi\nd: 35 +0 ya (in quiver)\ne: an uncursed rustproof +0 splint mail (being worn)"
     );
+    // The ground truth of the first step, from the map NetHack shows: where the hero,
+    // the exits and the monsters are, and what the hero carries by name.
+    assert_eq!(
+        steps[0]["ground_truth"],
+        serde_json::json!([
+            ["decides", "location"],
+            ["at", "P", "level 1 room 0"],
+            ["at", "closed door", "level 1 room 0"],
+            ["at", "doorway", "level 1 room 0"],
+            ["at", "jackal", "level 1 room 0"],
+            ["at", "tame little dog called Hachi", "level 1 room 0"],
+            ["in", "katana", "I"],
+            ["in", "splint mail", "I"],
+            ["in", "wakizashi", "I"],
+            ["in", "ya", "I"],
+            ["in", "yumi", "I"]
+        ])
+    );
+    for s in &steps {
+        let w = &s["world_model"];
+        assert!(w["precision"].is_number() && w["recall"].is_number(), "{s}");
+    }
+    let found = steps.iter().any(|s| {
+        s["ground_truth"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!([
+                "at",
+                "staircase down",
+                "level 1 room 2"
+            ]))
+    });
+    assert!(found, "the stairs found are in the truth");
     let first = steps[0]["admissible_commands"].as_array().unwrap();
     for skill in [
         "explore level",
@@ -225,6 +258,36 @@ fn no_memory_on_level_obs_plays_without_a_graph() {
             .unwrap()
             .contains("level 1 corridor 1")
     );
+}
+
+/// The oracle memory holds the level's ground truth: its world model is exact at every
+/// step (precision and recall 1), so the judge reads NetHack's facts as the graph states
+/// them; the graph holds the hero's region, the exits and what is carried.
+#[test]
+fn the_oracle_is_exact_on_the_level_facts() {
+    let server = Scripted::start(&DESCENT[..4]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server,
+        &[
+            "nethack?seed=5",
+            "--memory",
+            "oracle",
+            "--max-steps",
+            "4",
+            "--quiet",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 4);
+    for s in &steps {
+        let w = &s["world_model"];
+        assert_eq!(w["precision"], 1.0, "step {}: {w}", s["step"]);
+        assert_eq!(w["recall"], 1.0, "step {}: {w}", s["step"]);
+        assert!(w["observed_facts"].as_u64().unwrap() >= 5, "{w}");
+    }
 }
 
 /// A death ends the episode cleanly: seed 3's Tourist fights the sewer rats to the death

@@ -11,7 +11,9 @@
 //! writes NetPlay's kind of text and carries out NetPlay's kind of skills (`explore
 //! level`, `go to level 1 room 2`, `fight newt at (3, 4)`, ...): the admissible commands
 //! are the skills that apply now, and the game's own travel replaces Ariadne's `go to`
-//! routes ([`super::GameState::skills`]).
+//! routes ([`super::GameState::skills`]). Each state carries the seen level's ground
+//! truth ([`super::GameState::facts`], led by `["decides", "location"]`): where the hero,
+//! the features, exits, objects and monsters are, and what the hero carries.
 
 use serde::{Deserialize, Serialize};
 
