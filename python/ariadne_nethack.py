@@ -334,7 +334,7 @@ def level_facts(
         name = r.name(lvl.depth)
         for p in r.tiles:
             c = lvl.cmap.get(p)
-            if c is not None and 23 <= c <= 31 and lvl.names.get(p):
+            if c in FEATURES and lvl.names.get(p):
                 out.add(("at", lvl.names[p], name))
             if p in lvl.objects and p != here:
                 out.add(("at", lvl.objects[p], name))

@@ -58,6 +58,7 @@ from ariadne_bridge import (
 )
 from ariadne_nethack import (
     COMPASS,
+    FEATURES,
     KEYS,
     S_DNLADDER,
     S_DNSTAIR,
@@ -510,7 +511,7 @@ class Session:
         items = []
         for p in sorted(r.tiles, key=lambda p: (p[1], p[0])):
             c = lvl.cmap.get(p)
-            if c is not None and 23 <= c <= 31:
+            if c in FEATURES:
                 items.append("- %s at (%d, %d), %s" % (lvl.names[p], p[0], p[1], self.away(here, p, dist)))
             if p in lvl.objects and p != here:
                 items.append("- %s at (%d, %d), %s" % (lvl.objects[p], p[0], p[1], self.away(here, p, dist)))
