@@ -585,7 +585,10 @@ fn compare_reads_old_and_new_benches_alike() {
     );
     // Both benches measured the world model: one table of it, by one judge.
     let wm = md
-        .split("World model against the game's ground truth (judge 2;")
+        .split(&format!(
+            "World model against the game's ground truth (judge {};",
+            ariadne::memory::truth::JUDGE
+        ))
         .nth(1)
         .expect("a world-model table");
     assert!(

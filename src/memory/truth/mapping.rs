@@ -8,6 +8,7 @@
 //! | triplet | claim | TextWorld predicate |
 //! |---|---|---|
 //! | `x, is in / is on / is at / is inside / in / on, y` | `At(x, y)` | `in(x, y)`, `on(x, y)`, `at(x, y)` |
+//! | `x, are in / am at / have / carry, y` | as `is in / is at / has / carries` ([`singular`]) | as above |
 //! | `y, contains / has / holds, x` | `At(x, y)` | as above |
 //! | `x, is in, inventory`; `player, has / carries, x` | `Carried(x)` | `in(x, I)` |
 //! | `player, is in / is at, r` | `PlayerAt(r)` | `at(P, r)` |
@@ -111,11 +112,41 @@ fn state_word(word: &str) -> Option<&str> {
 /// Words that name the inventory in triplets.
 const INVENTORY: &[&str] = &["inventory", "your inventory", "player's inventory"];
 
+/// Plural and first/second-person verb forms and the third-person singular form the
+/// relation tables hold (judge 3): "you, are in, cellar" and "coins, are on, table"
+/// claim what "is in" and "is on" claim.
+const AGREEMENT: &[(&str, &str)] = &[
+    ("have", "has"),
+    ("hold", "holds"),
+    ("carry", "carries"),
+    ("contain", "contains"),
+];
+
+/// A relation in the third-person singular form of the relation tables: a leading
+/// `are` or `am` becomes `is` (`are located in` is `is located in`; `are` alone and
+/// `are not` are kept, the state relations name them), and a plural verb of
+/// [`AGREEMENT`] its singular. Other relations are returned as they are.
+pub fn singular(relation: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    for person in ["are ", "am "] {
+        if let Some(rest) = relation.strip_prefix(person)
+            && rest != "not"
+        {
+            return Cow::Owned(format!("is {rest}"));
+        }
+    }
+    match AGREEMENT.iter().find(|(plural, _)| *plural == relation) {
+        Some((_, one)) => Cow::Borrowed(one),
+        None => Cow::Borrowed(relation),
+    }
+}
+
 /// The claim a triplet makes, if the game can check it.
 pub fn claim_of(t: &Triplet) -> Option<Claim> {
+    let relation = singular(&t.relation);
     let (s, r, o) = (
         entity_key(&t.subject),
-        t.relation.as_str(),
+        relation.as_ref(),
         entity_key(&t.object),
     );
     let player = |x: &str| is_player(x);

@@ -21,7 +21,9 @@
 //! The judge is versioned ([`JUDGE`], recorded in the summary): 1, the game's facts
 //! as they are (a locked door is not closed, `unlocked` unverifiable, a connection
 //! counted in both directions, named recall only); 2, TextWorld's state implications,
-//! negations, one count per connection, stated recall.
+//! negations, one count per connection, stated recall; 3, plural and person forms of
+//! the relations (`are in`, `am at`, `have`: [`mapping::singular`]), which judge 2
+//! counted as unverifiable.
 
 pub mod mapping;
 pub mod stated;
@@ -36,7 +38,7 @@ use crate::memory::{AriGraph, Triplet};
 use mapping::{Claim, DECIDES, Family, UNLOCKED, claim_of, claim_of_fact};
 
 /// The version of the judge new figures are computed by (see the module documentation).
-pub const JUDGE: u32 = 2;
+pub const JUDGE: u32 = 3;
 
 fn judge_before_versions() -> u32 {
     1

@@ -221,3 +221,35 @@ fn a_wrongly_closed_fact_is_recoverable() {
         assert_eq!(s.recoverable, recoverable as u64);
     }
 }
+
+/// Judge 3: a plural or person form of a relation claims what its singular claims
+/// ("you, are in, cellar" is the player's place; "coins, are on, table" a location;
+/// "you, have, lamp" a carried thing); a form with no singular in the tables stays
+/// unverifiable, and "are not" keeps its negation.
+#[test]
+fn plural_and_person_forms_claim_what_the_singular_claims() {
+    let truth = Truth::new(&[
+        f("at", &["P", "cellar"]),
+        f("on", &["coins", "table"]),
+        f("in", &["lamp", "I"]),
+        f("closed", &["hatch"]),
+    ]);
+    let judged = |s: &str, r: &str, o: &str| claim_of(&t(s, r, o)).map(|c| truth.holds(&c));
+    for (s, r, o, want) in [
+        ("you", "are in", "cellar", Some(true)),
+        ("you", "are at", "attic", Some(false)),
+        ("i", "am in", "cellar", Some(true)),
+        ("coins", "are on", "table", Some(true)),
+        ("coins", "are located in", "table", Some(true)),
+        ("coins", "are inside", "cellar", Some(false)),
+        ("you", "have", "lamp", Some(true)),
+        ("you", "carry", "coins", Some(false)),
+        ("table", "hold", "coins", Some(true)),
+        ("hatch", "are", "closed", Some(true)),
+        ("hatch", "are not", "open", Some(true)),
+        ("coins", "are under", "table", None),
+        ("coins", "are shiny near", "table", None),
+    ] {
+        assert_eq!(judged(s, r, o), want, "{s}, {r}, {o}");
+    }
+}
