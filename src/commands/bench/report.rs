@@ -202,7 +202,8 @@ pub fn wm_figures(c: &Cell) -> [String; 6] {
     ]
 }
 
-/// "judge N" (the one judge of the runs, or the current [`crate::memory::truth::JUDGE`]), or the judges named with how to bring them to the current one.
+/// "judge N" (the runs' one judge, or the current [`crate::memory::truth::JUDGE`] when
+/// none is recorded), or the judges named with how to bring them to the current one.
 pub fn judges_text(judges: impl Iterator<Item = u32>) -> String {
     let mut js: Vec<u32> = judges.collect();
     js.sort_unstable();

@@ -22,6 +22,8 @@
 //! family (`["decides", "location"]`, [`Family`]): there, a state or a connection is
 //! unverifiable, never false.
 
+use std::borrow::Cow;
+
 use super::Fact;
 use crate::direction::{Direction, relation_direction};
 use crate::memory::Triplet;
@@ -126,8 +128,7 @@ const AGREEMENT: &[(&str, &str)] = &[
 /// `are` or `am` becomes `is` (`are located in` is `is located in`; `are` alone and
 /// `are not` are kept, the state relations name them), and a plural verb of
 /// [`AGREEMENT`] its singular. Other relations are returned as they are.
-pub fn singular(relation: &str) -> std::borrow::Cow<'_, str> {
-    use std::borrow::Cow;
+pub fn singular(relation: &str) -> Cow<'_, str> {
     for person in ["are ", "am "] {
         if let Some(rest) = relation.strip_prefix(person)
             && rest != "not"

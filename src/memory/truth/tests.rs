@@ -11,6 +11,15 @@ fn t(s: &str, r: &str, o: &str) -> Triplet {
     Triplet::new(s, r, o).unwrap()
 }
 
+/// Each triplet's verdict against `truth`: `Some(holds)` for a verifiable triplet,
+/// `None` for an unverifiable one.
+fn assert_judged(truth: &Truth, cases: &[(&str, &str, &str, Option<bool>)]) {
+    for &(s, r, o, want) in cases {
+        let judged = claim_of(&t(s, r, o)).map(|c| truth.holds(&c));
+        assert_eq!(judged, want, "{s}, {r}, {o}");
+    }
+}
+
 /// Hand values: 3 verifiable triplets of which 2 true, 1 unverifiable; 4 observed
 /// true facts of which 2 held; one true triplet wrongly deleted; then a change of
 /// state makes a once-true triplet stale.
@@ -107,31 +116,31 @@ fn state_implications_and_negations_by_hand() {
         f("open", &["chest drawer"]),
         f("at", &["apple", "kitchen"]),
     ]);
-    let judged = |s: &str, r: &str, o: &str| claim_of(&t(s, r, o)).map(|c| truth.holds(&c));
-    for (s, r, o, want) in [
-        ("wooden door", "is", "closed", Some(true)),
-        ("wooden door", "is", "shut", Some(true)),
-        ("wooden door", "is", "locked", Some(true)),
-        ("wooden door", "is", "unlocked", Some(false)),
-        ("wooden door", "is", "open", Some(false)),
-        ("antique trunk", "is", "unlocked", Some(true)),
-        ("antique trunk", "is", "locked", Some(false)),
-        ("chest drawer", "is", "opened", Some(true)),
-        ("chest drawer", "is", "unlocked", Some(true)),
-        ("chest drawer", "is", "closed", Some(false)),
-        ("wooden door", "is not", "locked", Some(false)),
-        ("antique trunk", "is not", "locked", Some(true)),
-        ("antique trunk", "is not", "open", Some(true)),
-        ("chest drawer", "is not", "open", Some(false)),
-        // A thing the game does not have: a negation about it is false too.
-        ("golden gate", "is not", "locked", Some(false)),
-        ("golden gate", "is", "closed", Some(false)),
-        // An apple has no lock.
-        ("apple", "is", "unlocked", Some(false)),
-        ("apple", "is", "red", None),
-    ] {
-        assert_eq!(judged(s, r, o), want, "{s}, {r}, {o}");
-    }
+    assert_judged(
+        &truth,
+        &[
+            ("wooden door", "is", "closed", Some(true)),
+            ("wooden door", "is", "shut", Some(true)),
+            ("wooden door", "is", "locked", Some(true)),
+            ("wooden door", "is", "unlocked", Some(false)),
+            ("wooden door", "is", "open", Some(false)),
+            ("antique trunk", "is", "unlocked", Some(true)),
+            ("antique trunk", "is", "locked", Some(false)),
+            ("chest drawer", "is", "opened", Some(true)),
+            ("chest drawer", "is", "unlocked", Some(true)),
+            ("chest drawer", "is", "closed", Some(false)),
+            ("wooden door", "is not", "locked", Some(false)),
+            ("antique trunk", "is not", "locked", Some(true)),
+            ("antique trunk", "is not", "open", Some(true)),
+            ("chest drawer", "is not", "open", Some(false)),
+            // A thing the game does not have: a negation about it is false too.
+            ("golden gate", "is not", "locked", Some(false)),
+            ("golden gate", "is", "closed", Some(false)),
+            // An apple has no lock.
+            ("apple", "is", "unlocked", Some(false)),
+            ("apple", "is", "red", None),
+        ],
+    );
 }
 
 /// The run: the game says "a closed wooden door" of a locked door; the graph's
@@ -234,22 +243,22 @@ fn plural_and_person_forms_claim_what_the_singular_claims() {
         f("in", &["lamp", "I"]),
         f("closed", &["hatch"]),
     ]);
-    let judged = |s: &str, r: &str, o: &str| claim_of(&t(s, r, o)).map(|c| truth.holds(&c));
-    for (s, r, o, want) in [
-        ("you", "are in", "cellar", Some(true)),
-        ("you", "are at", "attic", Some(false)),
-        ("i", "am in", "cellar", Some(true)),
-        ("coins", "are on", "table", Some(true)),
-        ("coins", "are located in", "table", Some(true)),
-        ("coins", "are inside", "cellar", Some(false)),
-        ("you", "have", "lamp", Some(true)),
-        ("you", "carry", "coins", Some(false)),
-        ("table", "hold", "coins", Some(true)),
-        ("hatch", "are", "closed", Some(true)),
-        ("hatch", "are not", "open", Some(true)),
-        ("coins", "are under", "table", None),
-        ("coins", "are shiny near", "table", None),
-    ] {
-        assert_eq!(judged(s, r, o), want, "{s}, {r}, {o}");
-    }
+    assert_judged(
+        &truth,
+        &[
+            ("you", "are in", "cellar", Some(true)),
+            ("you", "are at", "attic", Some(false)),
+            ("i", "am in", "cellar", Some(true)),
+            ("coins", "are on", "table", Some(true)),
+            ("coins", "are located in", "table", Some(true)),
+            ("coins", "are inside", "cellar", Some(false)),
+            ("you", "have", "lamp", Some(true)),
+            ("you", "carry", "coins", Some(false)),
+            ("table", "hold", "coins", Some(true)),
+            ("hatch", "are", "closed", Some(true)),
+            ("hatch", "are not", "open", Some(true)),
+            ("coins", "are under", "table", None),
+            ("coins", "are shiny near", "table", None),
+        ],
+    );
 }
