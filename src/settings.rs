@@ -15,8 +15,9 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
+use crate::memory::options::{self, Given, MemoryOption};
 use crate::memory::thesis::parse_exclude;
-use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
+use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
 use crate::profile::{Profile, Rule, Rules, parse_rules};
 use crate::trajectory::Goal;
 
@@ -268,18 +269,37 @@ impl Resolver {
     /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
     /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
     /// `--exclude`, `--cutoff`) and the memory's side of `rules`
-    /// ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]).
+    /// ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]),
+    /// checked for a run whose rows are `rows` (`play` has one).
+    ///
+    /// Returns the settings and a note for each option some rows ignore.
     ///
     /// # Errors
-    /// A value out of range; an unknown vertex kind in `--exclude`, or all three.
-    pub fn memory(&self, args: &MemoryArgs, rules: &Rules) -> Result<MemorySettings> {
+    /// A value out of range; an unknown vertex kind in `--exclude`, or all three;
+    /// `--exclude object` or `--exclude thesis` for a row without thesis vertices; an
+    /// option no row reads ([`options::check`]). Each names the flag or config key it
+    /// came from.
+    pub fn memory(
+        &self,
+        args: &MemoryArgs,
+        rules: &Rules,
+        rows: &[options::Row],
+    ) -> Result<(MemorySettings, Vec<String>)> {
+        let given = self.memory_given(args);
+        let source = |o: MemoryOption| {
+            given
+                .iter()
+                .find(|g| g.option == o)
+                .map_or_else(|| o.flag().to_string(), ToString::to_string)
+        };
         let cfg = &self.cfg;
         let d = MemorySettings::default();
         let cutoff = match args.cutoff.or(cfg.cutoff) {
             None => d.cutoff,
             Some(c) if c.is_finite() && (0.0..=1.0).contains(&c) => Some(c).filter(|c| *c > 0.0),
             Some(c) => bail!(UserError::new(format!(
-                "cutoff {c} is not between 0 and 1 (0 turns it off)"
+                "{}: {c} is not between 0 and 1 (0 turns it off)",
+                source(MemoryOption::Cutoff)
             ))),
         };
         let mut m = MemorySettings {
@@ -302,24 +322,78 @@ impl Resolver {
                 (None, Some(items)) => parse_exclude(items.iter().map(String::as_str)),
                 (None, None) => Ok(d.exclude.clone()),
             }
-            .map_err(UserError::new)?,
+            .map_err(|e| UserError::new(format!("{}: {e}", source(MemoryOption::Exclude))))?,
             ..d
         };
         m.follow(rules);
-        // Without thesis vertices an episode is found through its facts only: with the
-        // object vertices excluded nothing at all would be retrieved.
-        if m.excludes(crate::memory::VertexKind::Object) && !m.thesis {
-            bail!(UserError::new(
-                "--exclude object needs --thesis: without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
-            ));
-        }
         if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
             bail!(UserError::new(format!(
                 "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",
                 m.depth, m.width, m.episodes
             )));
         }
-        Ok(m)
+        let notes = options::check(&given, rows)?;
+        // Without thesis vertices an episode is found through its facts only: with the
+        // object vertices excluded nothing at all would be retrieved.
+        for row in rows
+            .iter()
+            .filter(|r| r.reads.contains(&MemoryOption::Exclude))
+        {
+            if m.thesis || row.thesis {
+                continue;
+            }
+            let exclude = source(MemoryOption::Exclude);
+            let at = if rows.len() > 1 {
+                format!("row {}: ", row.name)
+            } else {
+                String::new()
+            };
+            if m.excludes(VertexKind::Object) {
+                bail!(UserError::new(format!(
+                    "{at}{exclude} object needs --thesis: without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
+                )));
+            }
+            if m.excludes(VertexKind::Thesis) {
+                bail!(UserError::new(format!(
+                    "{at}{exclude} thesis changes nothing without --thesis: there are no thesis vertices to leave out"
+                )));
+            }
+        }
+        Ok((m, notes))
+    }
+
+    /// The memory options given, each once, with where (a flag wins over its config
+    /// key; a config switch set to `false`, the default, is not given).
+    pub fn memory_given(&self, args: &MemoryArgs) -> Vec<Given> {
+        let c = &self.cfg;
+        use MemoryOption as O;
+        let pairs = [
+            (O::Cutoff, args.cutoff.is_some(), c.cutoff.is_some()),
+            (O::Depth, args.depth.is_some(), c.depth.is_some()),
+            (O::Width, args.width.is_some(), c.width.is_some()),
+            (O::Episodes, args.episodes.is_some(), c.episodes.is_some()),
+            (
+                O::OutdatedScope,
+                args.outdated_scope.is_some(),
+                c.outdated_scope.is_some(),
+            ),
+            (O::HopScope, args.hop_scope.is_some(), c.hop_scope.is_some()),
+            (
+                O::Retrieval,
+                args.retrieval.is_some(),
+                c.retrieval.is_some(),
+            ),
+            (O::Retire, args.retire.is_some(), c.retire.is_some()),
+            (O::Gating, args.gating, c.gating == Some(true)),
+            (O::Bridge, args.bridge, c.bridge == Some(true)),
+            (O::Thesis, args.thesis, c.thesis == Some(true)),
+            (O::Exclude, args.exclude.is_some(), c.exclude.is_some()),
+        ];
+        pairs
+            .into_iter()
+            .filter(|&(_, flag, key)| flag || key)
+            .map(|(option, by_flag, _)| Given { option, by_flag })
+            .collect()
     }
 
     /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the

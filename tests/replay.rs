@@ -639,6 +639,10 @@ fn exclude_errors_are_one_clear_line() {
         ("object,thesis,episodic", "all at once"),
         // Without theses, excluding objects leaves nothing to find episodes by.
         ("object", "--exclude object needs --thesis"),
+        (
+            "thesis",
+            "--exclude thesis changes nothing without --thesis",
+        ),
     ] {
         let out = play(
             work.path(),
@@ -650,6 +654,60 @@ fn exclude_errors_are_one_clear_line() {
         assert!(stderr.contains(expected), "{stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
+}
+
+/// A memory option the design does not read is refused in one line naming where it
+/// came from (a flag or a config key), before any game or endpoint starts.
+#[test]
+fn options_the_design_does_not_read_are_refused_naming_their_source() {
+    let work = tempfile::tempdir().unwrap();
+    let simple = game("simple.z8");
+    for (args, expected) in [
+        (
+            &["--memory", "no-memory", "--retrieval", "astar"][..],
+            "--retrieval changes nothing for --memory no-memory: it sets AriGraph's semantic search",
+        ),
+        (
+            &["--memory", "rag", "--episodes", "4"],
+            "--episodes changes nothing for --memory rag",
+        ),
+        (
+            &["--memory", "oracle", "--gating"],
+            "--gating changes nothing for --memory oracle",
+        ),
+    ] {
+        let mut all = vec![simple.as_str(), "--max-steps", "1"];
+        all.extend_from_slice(args);
+        let out = play(work.path(), "http://127.0.0.1:9/v1", &all);
+        let (_, stderr) = text(&out);
+        assert!(!out.status.success());
+        assert!(stderr.contains(expected), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    // From the config file, the error names the key, not a flag never given.
+    std::fs::write(work.path().join("ariadne.toml"), "exclude = [\"object\"]\n").unwrap();
+    let out = play(
+        work.path(),
+        "http://127.0.0.1:9/v1",
+        &[&simple, "--max-steps", "1"],
+    );
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("the config key exclude object needs --thesis"),
+        "{stderr}"
+    );
+    std::fs::write(work.path().join("ariadne.toml"), "depth = 1\n").unwrap();
+    let out = play(
+        work.path(),
+        "http://127.0.0.1:9/v1",
+        &[&simple, "--max-steps", "1", "--memory", "summary"],
+    );
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("the config key depth changes nothing for --memory summary"),
+        "{stderr}"
+    );
 }
 
 /// `--continue-from N --profile extended`: steps 1..N are the paper run's, the later

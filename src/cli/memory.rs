@@ -33,7 +33,8 @@ pub struct MemoryArgs {
     /// Semantic search width w (Algorithm 2).
     #[arg(long, help_heading = "Memory")]
     pub width: Option<usize>,
-    /// Episodic vertices retrieved, k (Eq. 1; also RAG's and Simulacra's k).
+    /// Episodic vertices retrieved, k (Eq. 1; also Simulacra's k; RAG's is the
+    /// reference's 5).
     #[arg(long, help_heading = "Memory")]
     pub episodes: Option<usize>,
     /// Which existing triplets the outdated-edge check considers: incident or subject.

@@ -452,6 +452,17 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         crate::env::games::expand(&args.games)?
     };
+    // A resumed bench plays its own plan: the options given here are not checked.
+    let rows: Vec<crate::memory::options::Row> = if args.resume.is_some() {
+        Vec::new()
+    } else {
+        variants.iter().map(|v| v.reading()).collect()
+    };
+    let (memory, notes) =
+        resolver.memory(&args.memory_args, &crate::profile::Rules::NONE, &rows)?;
+    for note in notes {
+        eprintln!("ariadne: note: {note}");
+    }
     let plan = BenchPlan {
         games,
         variants,
@@ -459,7 +470,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         max_steps: args.max_steps,
         seed: args.seed,
         trials: args.trials,
-        memory: resolver.memory(&args.memory_args, &crate::profile::Rules::NONE)?,
+        memory,
         agent: resolver.agent(&args.memory_args, &crate::profile::Rules::NONE),
         without,
         prompts: resolver.prompts(&args.memory_args),

@@ -16,7 +16,7 @@ use crate::episode::game::{GameRun, play_game};
 use crate::error::UserError;
 use crate::llm::connect;
 use crate::llm::prompts::Prompts;
-use crate::memory::MemoryDesign;
+use crate::memory::{MemoryDesign, options};
 use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
 use crate::trajectory::StepSink;
@@ -65,12 +65,14 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         &resolver.without(&args.memory_args)?,
     );
     let rules = profile.resolved();
+    // One row: an option it ignores is an error, so there is no note to show.
+    let (memory, _) = resolver.memory(&args.memory_args, &rules, &[options::Row::of(design)])?;
     let mut config = EpisodeConfig {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
         design,
-        memory: resolver.memory(&args.memory_args, &rules)?,
+        memory,
         agent: resolver.agent(&args.memory_args, &rules),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),

@@ -17,6 +17,7 @@ use crate::env::pyenv::{self, Needs};
 use crate::error::UserError;
 use crate::llm::prompts::Prompts;
 use crate::llm::{Llm, connect};
+use crate::memory::options;
 use crate::profile::ProfileRecord;
 use crate::qa::data::{self, Question};
 use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, row};
@@ -234,13 +235,22 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                 &resolver.without(&args.memory_args)?,
             );
             let rules = profile.resolved();
+            let memories =
+                QaMemory::parse_list(args.memory.as_deref().unwrap_or(DEFAULT_MEMORIES))?;
+            let rows: Vec<options::Row> = memories.iter().map(|m| m.reading()).collect();
+            let (memory, notes) = resolver.memory(&args.memory_args, &rules, &rows)?;
+            if !args.quiet {
+                for note in notes {
+                    eprintln!("ariadne qa: note: {note}");
+                }
+            }
             let plan = QaPlan {
                 data: std::path::absolute(&path).unwrap_or(path.clone()),
                 format,
                 ids: questions.iter().map(|q| q.id.clone()).collect(),
                 sample: args.sample.map(|n| (n, args.seed)),
-                memories: QaMemory::parse_list(args.memory.as_deref().unwrap_or(DEFAULT_MEMORIES))?,
-                memory: resolver.memory(&args.memory_args, &rules)?,
+                memories,
+                memory,
                 profile,
                 prompts: resolver.prompts(&args.memory_args),
                 seed: args.seed,

@@ -8,7 +8,8 @@
 //!   PersonalAI's A*, WaterCircles, BeamSearch, mixed);
 //! - [`arigraph`]: the AriGraph memory (update and two-step retrieval);
 //! - [`baselines`]: the memories the paper compares (one file each);
-//! - [`registry`]: every design's name, table label, cost and constructor;
+//! - [`registry`]: every design's name, table label, cost and constructor; [`options`]:
+//!   the memory options a user sets and which designs read them;
 //! - [`export`]: DOT and JSON views of a graph;
 //! - [`temporal`], [`gating`], [`bridge_discovery`], [`paths`]: AriadneMem's conflict-aware
 //!   coarsening, entropy-aware gating, bridge discovery and path mining, options of the
@@ -28,6 +29,7 @@ pub mod hyper;
 pub mod ids;
 pub mod int_dot;
 pub mod names;
+pub mod options;
 pub mod oracle;
 pub mod paths;
 pub mod registry;

@@ -85,9 +85,7 @@ impl std::str::FromStr for VertexKind {
         VertexKind::ALL
             .into_iter()
             .find(|k| k.name() == s.trim())
-            .ok_or_else(|| {
-                format!("unknown vertex kind {s:?} in --exclude; use object, thesis or episodic")
-            })
+            .ok_or_else(|| format!("unknown vertex kind {s:?}; use object, thesis or episodic"))
     }
 }
 
@@ -109,7 +107,7 @@ pub fn parse_exclude<'a>(
     }
     if kinds.len() == VertexKind::ALL.len() {
         return Err(
-            "--exclude cannot exclude object, thesis and episodic vertices all at once: nothing would be retrieved"
+            "cannot exclude object, thesis and episodic vertices all at once: nothing would be retrieved"
                 .into(),
         );
     }

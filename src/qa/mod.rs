@@ -75,6 +75,21 @@ impl QaMemory {
         }
     }
 
+    /// The memory as the option check sees it ([`crate::memory::options::check`]): the
+    /// AriGraph memory reads the retrieval and extraction options
+    /// ([`crate::memory::options::QA_ARIGRAPH`]); RAG, BM25 and the full context read
+    /// none (their [`TOP_PARAGRAPHS`] paragraphs are fixed).
+    pub fn reading(self) -> crate::memory::options::Row {
+        crate::memory::options::Row {
+            name: self.name().to_string(),
+            reads: match self {
+                QaMemory::Arigraph => crate::memory::options::QA_ARIGRAPH,
+                QaMemory::Rag | QaMemory::Bm25 | QaMemory::FullContext => &[],
+            },
+            thesis: false,
+        }
+    }
+
     /// Parse a comma-separated list.
     ///
     /// # Errors
