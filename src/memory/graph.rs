@@ -482,6 +482,7 @@ impl AriGraph {
 }
 
 mod theses;
+pub use theses::EdgeTheses;
 
 #[cfg(test)]
 mod tests;

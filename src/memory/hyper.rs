@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use super::graph::{AriGraph, ThesisId, TripletId};
+use super::graph::{AriGraph, EdgeTheses, ThesisId, TripletId};
 use super::retrieval::Retrieved;
 use super::similarity::best_cosine;
 
@@ -76,24 +76,14 @@ pub fn walk(
     // Each episode's hyper-edge: the ends of the facts its observation produced and the
     // entities of its theses that hold (when theses may be walked).
     let episode_vertices: Vec<BTreeSet<&str>> = if can.episodes {
+        let theses = if can.theses {
+            EdgeTheses::Live
+        } else {
+            EdgeTheses::None
+        };
         g.episodes()
             .iter()
-            .map(|e| {
-                let mut v: BTreeSet<&str> = BTreeSet::new();
-                for id in &e.triplets {
-                    let t = g.triplet(*id);
-                    v.insert(t.subject.as_str());
-                    v.insert(t.object.as_str());
-                }
-                if can.theses {
-                    for id in &e.theses {
-                        if let Some(t) = g.thesis(*id).filter(|t| t.retired.is_none()) {
-                            v.extend(t.vertices.iter().map(String::as_str));
-                        }
-                    }
-                }
-                v
-            })
+            .map(|e| g.episode_edge(e, theses))
             .collect()
     } else {
         Vec::new()

@@ -195,16 +195,24 @@ impl AriGraphMemory {
         if settings.bridge && objects {
             let mut sub: BTreeSet<TripletId> = best.iter().map(|r| r.id).collect();
             let mut budget = settings.width;
-            for (k, ids) in terminals.iter().enumerate() {
-                let mut names: Vec<&str> = Vec::new();
-                for &id in ids {
-                    let t = self.graph.triplet(id);
-                    for v in [t.subject.as_str(), t.object.as_str()] {
-                        if !names.contains(&v) {
-                            names.push(v);
+            // Each query's terminal names, each once, in the order of its triplets: the
+            // bridges join them, the path mining links them.
+            let names: Vec<Vec<&str>> = terminals
+                .iter()
+                .map(|ids| {
+                    let mut names: Vec<&str> = Vec::new();
+                    for &id in ids {
+                        let t = self.graph.triplet(id);
+                        for v in [t.subject.as_str(), t.object.as_str()] {
+                            if !names.contains(&v) {
+                                names.push(v);
+                            }
                         }
                     }
-                }
+                    names
+                })
+                .collect();
+            for (k, (ids, names)) in terminals.iter().zip(&names).enumerate() {
                 let choice = if ariadne.bridges_by_similarity() {
                     bridge_discovery::Choice::Similarity {
                         window: bridge_discovery::window(&self.graph, ids),
@@ -213,7 +221,7 @@ impl AriGraphMemory {
                     bridge_discovery::Choice::Hops
                 };
                 let found =
-                    bridge_discovery::discover_by(&self.graph, &names, &sub, budget, &choice);
+                    bridge_discovery::discover_by(&self.graph, names, &sub, budget, &choice);
                 for b in found {
                     budget -= b.triplets.len();
                     for &id in &b.triplets {
@@ -244,13 +252,8 @@ impl AriGraphMemory {
             }
             // AriadneMem's path mining over the augmented subgraph, per query.
             if ariadne.mines_paths() {
-                for ids in &terminals {
-                    let mut names: Vec<&str> = Vec::new();
-                    for &id in ids {
-                        let t = self.graph.triplet(id);
-                        names.extend([t.subject.as_str(), t.object.as_str()]);
-                    }
-                    for p in paths::mine(&self.graph, &sub, &names) {
+                for names in &names {
+                    for p in paths::mine(&self.graph, &sub, names) {
                         if paths.len() < paths::MAX_PATHS && !paths.contains(&p) {
                             paths.push(p);
                         }
@@ -317,15 +320,7 @@ impl AriGraphMemory {
         // Thesis vertices (`--thesis`): anchored on the retrieved triplets and matched
         // vertices, or by similarity alone without object vertices.
         let theses: Vec<thesis::Ranked> = if let Some(c) = &circles {
-            c.theses
-                .iter()
-                .map(|&(id, n)| thesis::Ranked {
-                    id,
-                    matched: n,
-                    similarity: thesis::similarity(&self.graph, &vectors, id),
-                    hop: None,
-                })
-                .collect()
+            c.theses.clone()
         } else if let Some(w) = &walked {
             w.theses
                 .iter()

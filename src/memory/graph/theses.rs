@@ -1,8 +1,25 @@
 //! The thesis vertices of the graph (PersonalAI's hyper-edges, `--thesis`): added from
 //! an observation, linked to its episodic vertex, embedded, read.
 
-use super::{AriGraph, ThesisId, ThesisRecord, ThesisVertex};
+use std::collections::BTreeSet;
+
+use super::{AriGraph, EpisodicVertex, ThesisId, ThesisRecord, ThesisVertex};
 use crate::memory::names::{entity_key, fold};
+
+/// Which of an episode's theses lend their entities to its hyper-edge
+/// ([`AriGraph::episode_edge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeTheses {
+    /// None: thesis vertices are not walked (`--exclude thesis`, or none written).
+    None,
+    /// Those not retired: the hyper-edge walk ([`crate::memory::hyper::walk`]) passes
+    /// through what still holds.
+    Live,
+    /// Every one the observation produced, retired or not: WaterCircles counts the
+    /// entities an observation named ([`crate::memory::strategies::water_circles::items`],
+    /// as its runs were recorded).
+    All,
+}
 
 impl AriGraph {
     /// Add a thesis vertex from the observation of `step`; its hyper-edge is the known
@@ -102,6 +119,26 @@ impl AriGraph {
     /// The thesis vertex with this id.
     pub fn thesis(&self, id: ThesisId) -> Option<&ThesisVertex> {
         self.theses.get(id.0).map(|r| &r.thesis)
+    }
+
+    /// An episodic vertex's hyper-edge (PersonalAI section III.A: an episodic vertex
+    /// links the vertices extracted from its observation): the ends of the facts its
+    /// observation produced, and the entities of its theses as `theses` says.
+    pub fn episode_edge(&self, e: &EpisodicVertex, theses: EdgeTheses) -> BTreeSet<&str> {
+        let mut v: BTreeSet<&str> = BTreeSet::new();
+        for id in &e.triplets {
+            let t = self.triplet(*id);
+            v.insert(t.subject.as_str());
+            v.insert(t.object.as_str());
+        }
+        if theses != EdgeTheses::None {
+            for t in e.theses.iter().filter_map(|id| self.thesis(*id)) {
+                if theses == EdgeTheses::All || t.retired.is_none() {
+                    v.extend(t.vertices.iter().map(String::as_str));
+                }
+            }
+        }
+        v
     }
 
     /// Number of thesis vertices.

@@ -15,8 +15,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use super::{found, neighbours, push_new, similarity};
-use crate::memory::graph::{AriGraph, ThesisId, TripletId};
+use crate::memory::graph::{AriGraph, EdgeTheses, ThesisId, TripletId};
 use crate::memory::retrieval::Retrieved;
+use crate::memory::thesis::Ranked;
 
 /// WaterCircles budgets (Appendix E, strict filter).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,8 +50,9 @@ impl Params {
 /// intersections"), as the paper runs it ([`crate::memory::PersonalAiForm::Paper`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Items {
-    /// Theses, best first: (id, entities of its hyper-edge the circles reached).
-    pub theses: Vec<(ThesisId, usize)>,
+    /// Theses, best first, each with the entities of its hyper-edge the circles reached
+    /// (`matched`) and its similarity to the queries (the tie-break; `hop` is `None`).
+    pub theses: Vec<Ranked>,
     /// Episodes, best first: (index in [`AriGraph::episodes`], entities the circles
     /// reached, entities it holds).
     pub episodes: Vec<(usize, usize, usize)>,
@@ -113,7 +115,12 @@ pub fn items(
         out.theses = ranked
             .into_iter()
             .take(p.hyper_triples)
-            .map(|(id, n, _, _)| (id, n))
+            .map(|(id, matched, similarity, _)| Ranked {
+                id,
+                matched,
+                similarity,
+                hop: None,
+            })
             .collect();
     }
     if episodes {
@@ -123,17 +130,7 @@ pub fn items(
             .enumerate()
             .filter(|(_, e)| Some(e.step) != exclude_step)
             .filter_map(|(i, e)| {
-                let mut held: BTreeSet<&str> = BTreeSet::new();
-                for id in &e.triplets {
-                    let t = g.triplet(*id);
-                    held.insert(t.subject.as_str());
-                    held.insert(t.object.as_str());
-                }
-                for id in &e.theses {
-                    if let Some(t) = g.thesis(*id) {
-                        held.extend(t.vertices.iter().map(String::as_str));
-                    }
-                }
+                let held = g.episode_edge(e, EdgeTheses::All);
                 let n = held.iter().filter(|v| reached.contains(*v)).count();
                 (n > 0).then_some((i, n, held.len(), e.step))
             })
@@ -346,10 +343,13 @@ mod tests {
             let (t, _) = g.add_thesis_linking(text, 4, Some(&names));
             g.link_theses(&[t]);
         }
+        let ranked = |got: &Items| -> Vec<(ThesisId, usize)> {
+            got.theses.iter().map(|t| (t.id, t.matched)).collect()
+        };
         let got = items(&g, &[&Q], &r, &Params::PAPER, true, true, None);
         // Theses by entities reached: 3, 2, 1; the bed's none.
         assert_eq!(
-            got.theses,
+            ranked(&got),
             [(ThesisId(0), 3), (ThesisId(3), 2), (ThesisId(2), 1)]
         );
         // Episodes (episode 3 now also holds the four theses' entities: fridge,
@@ -366,11 +366,11 @@ mod tests {
         assert!(got.theses.is_empty());
         assert_eq!(got.episodes, [(0, 3, 4), (1, 1, 3)]);
         let got = items(&g, &[&Q], &r, &small, true, false, None);
-        assert_eq!(got.theses, [(ThesisId(0), 3)]);
+        assert_eq!(ranked(&got), [(ThesisId(0), 3)]);
         assert!(got.episodes.is_empty());
         // A retired thesis is not ranked.
         g.retire_thesis(ThesisId(0), 5);
         let got = items(&g, &[&Q], &r, &Params::PAPER, true, false, None);
-        assert_eq!(got.theses[0], (ThesisId(3), 2));
+        assert_eq!(ranked(&got)[0], (ThesisId(3), 2));
     }
 }
