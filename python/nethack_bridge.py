@@ -547,7 +547,7 @@ class Session:
                         found.append((dist.get(p, 999), "%s: corridor end at (%d, %d)" % (name, p[0], p[1])))
         return [s for _, s in sorted(set(found))][:MAX_LISTED]
 
-    def admissible(self, lvl: Level, here: Pos, current_name: str | None, said: str) -> list[str]:
+    def admissible(self, lvl: Level, here: Pos, current_name: str | None, here_items: list[str]) -> list[str]:
         if self.done:
             return []
         dist = lvl.distances(here)
@@ -572,7 +572,7 @@ class Session:
             near = max(abs(t.pos[0] - here[0]), abs(t.pos[1] - here[1]))
             if near <= 1 or dist.get(t.pos, 99) <= PURSUE_MOVES:
                 cmds.append("fight %s at (%d, %d)" % (t.name, t.pos[0], t.pos[1]))
-        for item in self.items_here(said):
+        for item in here_items:
             cmds.append("pick up " + item)
             if "corpse" in item or any(w in item for w in ("food ration", "apple", "carrot", "egg")):
                 cmds.append("eat " + item)
@@ -592,6 +592,7 @@ class Session:
         here = self.pos()
         mode = self.spec[2] if self.spec else "room"
         said = self.here_text()
+        here_items = self.items_here(said)
         lines, room = self.describe(lvl, here, mode)
         b = self.obs["blstats"]
         hunger = int(b[B_HUNGER])
@@ -612,7 +613,7 @@ class Session:
             if carried
             else "You are empty handed."
         )
-        facts = level_facts(lvl, here, self.things, self.items_here(said), [item_name(s) for _, s, _ in carried])
+        facts = level_facts(lvl, here, self.things, here_items, [item_name(s) for _, s, _ in carried])
         return {
             "ok": True,
             "observation": observation,
@@ -623,7 +624,7 @@ class Session:
             "won": False,
             "lost": self.lost,
             "moves": int(b[B_TIME]),
-            "admissible_commands": self.admissible(lvl, here, room, said),
+            "admissible_commands": self.admissible(lvl, here, room, here_items),
             "skills": True,
             "unexplored": [] if self.done else self.unexplored_exits(lvl),
             "inventory": inventory,

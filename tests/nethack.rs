@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Once;
 
@@ -50,6 +50,32 @@ fn play(work: &Path, server: &Scripted, args: &[&str]) -> Output {
         .expect("run ariadne play")
 }
 
+/// A finished scripted run: its directory, steps and server (for the chats it got); the
+/// work directory lives as long as `_work` (bind it when destructuring: a field left to
+/// `..` is dropped at once, and the run's files with it).
+struct Played {
+    _work: tempfile::TempDir,
+    server: Scripted,
+    dir: PathBuf,
+    steps: Vec<Value>,
+}
+
+/// Play `args` against a server scripted with `script`; the run must succeed.
+fn played(script: &[&str], args: &[&str]) -> Played {
+    let server = Scripted::start(script);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(work.path(), &server, args);
+    assert!(out.status.success(), "{}", text(&out));
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    Played {
+        _work: work,
+        server,
+        dir,
+        steps,
+    }
+}
+
 fn text(out: &Output) -> String {
     format!(
         "{}\n{}",
@@ -71,16 +97,13 @@ fn observations(steps: &[Value]) -> Vec<String> {
 /// Ariadne's own `go to` routes stand down, and the run replays exactly.
 #[test]
 fn skills_explore_and_descend_and_the_run_replays() {
-    let server = Scripted::start(DESCENT);
-    let work = tempfile::tempdir().unwrap();
-    let out = play(
-        work.path(),
-        &server,
-        &["nethack?seed=5", "--max-steps", "8", "--quiet"],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    let dir = run_dir(work.path());
-    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let Played {
+        dir,
+        steps,
+        server,
+        _work,
+        ..
+    } = played(DESCENT, &["nethack?seed=5", "--max-steps", "8", "--quiet"]);
     let sent: Vec<&str> = steps.iter().filter_map(|s| s["action"].as_str()).collect();
     assert_eq!(sent, DESCENT, "every scripted skill was admissible");
     let obs = observations(&steps);
@@ -200,17 +223,12 @@ c: a +0 yumi\nd: 35 +0 ya (in quiver)\ne: an uncursed rustproof +0 splint mail (
 #[test]
 fn seeds_repeat_and_level_obs_is_the_oracle() {
     let run = |spec: &str| {
-        let server = Scripted::start(&DESCENT[..5]);
-        let work = tempfile::tempdir().unwrap();
-        let out = play(work.path(), &server, &[spec, "--max-steps", "5", "--quiet"]);
-        assert!(out.status.success(), "{}", text(&out));
-        let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
-        (observations(&steps), work)
+        observations(&played(&DESCENT[..5], &[spec, "--max-steps", "5", "--quiet"]).steps)
     };
-    let (room_a, _wa) = run("nethack?seed=5");
-    let (room_b, _wb) = run("nethack?seed=5&obs=room");
+    let room_a = run("nethack?seed=5");
+    let room_b = run("nethack?seed=5&obs=room");
     assert_eq!(room_a, room_b, "the same seed, the same game");
-    let (level, _wl) = run("nethack?seed=5&obs=level");
+    let level = run("nethack?seed=5&obs=level");
     // One region is known at the start: both observations are the same text.
     assert_eq!(level[0], room_a[0]);
     let last_room = room_a.last().unwrap();
@@ -221,7 +239,7 @@ fn seeds_repeat_and_level_obs_is_the_oracle() {
         "{last_level}"
     );
     assert!(!last_room.contains("level 1 room 2"), "{last_room}");
-    let (other, _wo) = run("nethack?seed=6");
+    let other = run("nethack?seed=6");
     assert_ne!(other[0], room_a[0], "another seed, another dungeon");
 }
 
@@ -229,11 +247,13 @@ fn seeds_repeat_and_level_obs_is_the_oracle() {
 /// Level obs; nothing is extracted or retrieved, and the level is in the observation.
 #[test]
 fn no_memory_on_level_obs_plays_without_a_graph() {
-    let server = Scripted::start(&DESCENT[..4]);
-    let work = tempfile::tempdir().unwrap();
-    let out = play(
-        work.path(),
-        &server,
+    let Played {
+        server,
+        steps,
+        _work,
+        ..
+    } = played(
+        &DESCENT[..4],
         &[
             "nethack?seed=5&obs=level",
             "--memory",
@@ -243,14 +263,12 @@ fn no_memory_on_level_obs_plays_without_a_graph() {
             "--quiet",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
     let chats = server.script.lock().unwrap().chats.clone();
     let purposes: Vec<&str> = chats.iter().map(common::purpose).collect();
     assert!(
         purposes.iter().all(|p| *p == "plan" || *p == "action"),
         "{purposes:?}"
     );
-    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
     assert_eq!(steps.len(), 4);
     assert!(
         steps[3]["observation"]
@@ -265,11 +283,8 @@ fn no_memory_on_level_obs_plays_without_a_graph() {
 /// them; the graph holds the hero's region, the exits and what is carried.
 #[test]
 fn the_oracle_is_exact_on_the_level_facts() {
-    let server = Scripted::start(&DESCENT[..4]);
-    let work = tempfile::tempdir().unwrap();
-    let out = play(
-        work.path(),
-        &server,
+    let Played { steps, _work, .. } = played(
+        &DESCENT[..4],
         &[
             "nethack?seed=5",
             "--memory",
@@ -279,8 +294,6 @@ fn the_oracle_is_exact_on_the_level_facts() {
             "--quiet",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
     assert_eq!(steps.len(), 4);
     for s in &steps {
         let w = &s["world_model"];
@@ -306,11 +319,8 @@ fn a_death_ends_the_episode_cleanly() {
         "fight sewer rat at (15, 7)",
         "fight sewer rat at (15, 7)",
     ];
-    let server = Scripted::start(FATAL);
-    let work = tempfile::tempdir().unwrap();
-    let out = play(
-        work.path(),
-        &server,
+    let Played { dir, _work, .. } = played(
+        FATAL,
         &[
             "nethack?seed=3&character=tou-hum-neu-mal",
             "--memory",
@@ -320,8 +330,6 @@ fn a_death_ends_the_episode_cleanly() {
             "--quiet",
         ],
     );
-    assert!(out.status.success(), "{}", text(&out));
-    let dir = run_dir(work.path());
     let summary = read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "lost", "{summary}");
     assert_eq!(summary["steps"], 8, "{summary}");
