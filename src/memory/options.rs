@@ -41,20 +41,7 @@ pub enum MemoryOption {
 use MemoryOption::*;
 
 /// What the AriGraph memory reads: every option.
-const ARIGRAPH: &[MemoryOption] = &[
-    Cutoff,
-    Depth,
-    Width,
-    Episodes,
-    OutdatedScope,
-    HopScope,
-    Retrieval,
-    Retire,
-    Gating,
-    Bridge,
-    Thesis,
-    Exclude,
-];
+const ARIGRAPH: &[MemoryOption] = &MemoryOption::ALL;
 
 /// AriGraph without episodic search: every option but k.
 const ARIGRAPH_NO_EPISODIC: &[MemoryOption] = &[
@@ -119,22 +106,9 @@ impl MemoryOption {
         }
     }
 
-    /// The config file's key (`hop_scope`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Cutoff => "cutoff",
-            Depth => "depth",
-            Width => "width",
-            Episodes => "episodes",
-            OutdatedScope => "outdated_scope",
-            HopScope => "hop_scope",
-            Retrieval => "retrieval",
-            Retire => "retire",
-            Gating => "gating",
-            Bridge => "bridge",
-            Thesis => "thesis",
-            Exclude => "exclude",
-        }
+    /// The config file's key (`hop_scope`): the flag's name in snake case.
+    pub fn key(self) -> String {
+        self.flag().trim_start_matches('-').replace('-', "_")
     }
 
     /// What the option sets, and in which designs (for the error on an option no row
@@ -331,6 +305,13 @@ mod tests {
                 "--episodes is ignored by the row summary"
             ]
         );
+    }
+
+    #[test]
+    fn config_keys_are_the_flags_in_snake_case() {
+        assert_eq!(OutdatedScope.key(), "outdated_scope");
+        assert_eq!(HopScope.key(), "hop_scope");
+        assert_eq!(Exclude.key(), "exclude");
     }
 
     #[test]
