@@ -128,9 +128,10 @@ impl StepSink for TerminalView {
         );
         if let Some(w) = &s.world_model {
             println!(
-                "world model (judge {}): mean precision {:.2}, named recall {:.2}, stated recall {}, wrong deletions {}",
+                "world model (judge {}): mean precision {}, named recall {:.2}, stated recall {}, wrong deletions {}",
                 w.judge,
-                w.mean_precision,
+                w.precision()
+                    .map_or_else(|| "- (nothing verifiable)".into(), |x| format!("{x:.2}")),
                 w.mean_recall,
                 w.mean_stated_recall
                     .map_or_else(|| "-".into(), |x| format!("{x:.2}")),

@@ -128,10 +128,11 @@ world-model accuracy against the game's true state (judge {}; recall: of the fac
     }
     if let Some(s) = &done.summary.world_model {
         println!(
-            "summary (judge {}): {} steps, mean precision {:.3}, mean recall {:.3}, mean stated recall {}, final precision {:.3}, final recall {:.3}, final stated recall {}, wrong deletions {} (recoverable {}), stale at the end {}",
+            "summary (judge {}): {} steps, mean precision {}, mean recall {:.3}, mean stated recall {}, final precision {:.3}, final recall {:.3}, final stated recall {}, wrong deletions {} (recoverable {}), stale at the end {}",
             s.judge,
             s.steps,
-            s.mean_precision,
+            s.precision()
+                .map_or_else(|| "- (nothing verifiable)".into(), |x| format!("{x:.3}")),
             s.mean_recall,
             s.mean_stated_recall
                 .map_or_else(|| "-".into(), |x| format!("{x:.3}")),

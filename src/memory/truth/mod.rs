@@ -6,7 +6,9 @@
 //! the start of the step (what the observation described; [`Fact`], from the bridge,
 //! never shown to the LLM) and the texts seen so far:
 //! - **precision**: the share of the graph's alive, verifiable triplets ([`mapping`])
-//!   that are true (how a triplet is judged: [`Truth`]);
+//!   that are true (how a triplet is judged: [`Truth`]); 1.0 by convention on a graph
+//!   with none, and such steps are left out of the episode's mean
+//!   ([`WorldModelSummary::precision_steps`]);
 //! - **recall** (named recall): the share of the true facts about things named in the
 //!   texts so far ([`Truth::recall_facts`]) that the graph holds;
 //! - **stated recall**: the share of the true facts the texts so far actually stated
@@ -333,8 +335,15 @@ pub struct WorldModelSummary {
     pub judge: u32,
     /// Steps measured.
     pub steps: u32,
-    /// Mean precision over the steps.
+    /// Mean precision over the steps whose graph held a verifiable triplet (a step's
+    /// precision is 1.0 by convention when there is none: nothing to be wrong about,
+    /// and nothing to average); 0.0 when no step did ([`Self::precision_steps`]).
     pub mean_precision: f64,
+    /// Steps whose graph held a verifiable triplet, over which the mean precision is
+    /// taken. Absent in summaries written before it: every step was counted, the
+    /// vacuous 1.0s too (`ariadne replay RUN --accuracy` recomputes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_steps: Option<u32>,
     /// Mean named recall over the steps.
     pub mean_recall: f64,
     /// Mean stated recall over the steps (absent before judge 2).
@@ -363,6 +372,7 @@ impl Default for WorldModelSummary {
             judge: JUDGE,
             steps: 0,
             mean_precision: 0.0,
+            precision_steps: Some(0),
             mean_recall: 0.0,
             mean_stated_recall: None,
             final_precision: 0.0,
@@ -376,10 +386,21 @@ impl Default for WorldModelSummary {
 }
 
 impl WorldModelSummary {
+    /// The mean precision, `None` when no step's graph held a verifiable triplet (so
+    /// there was nothing to be precise about).
+    pub fn precision(&self) -> Option<f64> {
+        (self.precision_steps != Some(0)).then_some(self.mean_precision)
+    }
+
     /// Add a step's accuracy.
     pub fn add(&mut self, a: &Accuracy) {
         let n = f64::from(self.steps);
-        self.mean_precision = (self.mean_precision * n + a.precision) / (n + 1.0);
+        if a.verifiable > 0 {
+            let k = self.precision_steps.unwrap_or(self.steps);
+            self.mean_precision =
+                (self.mean_precision * f64::from(k) + a.precision) / f64::from(k + 1);
+            self.precision_steps = Some(k + 1);
+        }
         self.mean_recall = (self.mean_recall * n + a.recall) / (n + 1.0);
         if let Some(r) = a.stated_recall {
             let m = self.mean_stated_recall.unwrap_or(0.0);

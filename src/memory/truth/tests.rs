@@ -262,3 +262,36 @@ fn plural_and_person_forms_claim_what_the_singular_claims() {
         ],
     );
 }
+
+/// A step whose graph holds nothing verifiable has precision 1.0 by convention; the
+/// episode's mean leaves such steps out (a graph of unverifiable triplets is not a
+/// precise one), and an episode with no such step has no mean precision for the bench.
+#[test]
+fn the_mean_precision_leaves_out_steps_with_nothing_verifiable() {
+    let step = |verifiable: usize, true_triplets: usize| Accuracy {
+        precision: ratio(true_triplets, verifiable),
+        verifiable,
+        true_triplets,
+        ..Accuracy::default()
+    };
+    let mut s = WorldModelSummary::default();
+    for a in [step(0, 0), step(4, 1), step(2, 1)] {
+        s.add(&a);
+    }
+    assert_eq!(s.steps, 3);
+    assert_eq!(s.precision_steps, Some(2));
+    assert_eq!(s.mean_precision, 0.375);
+    assert_eq!(s.final_precision, 0.5);
+    let mut none = WorldModelSummary::default();
+    none.add(&step(0, 0));
+    assert_eq!((none.precision_steps, none.mean_precision), (Some(0), 0.0));
+    // A summary written before counted every step; it goes on doing so.
+    let mut old: WorldModelSummary = serde_json::from_value(serde_json::json!({
+        "steps": 2, "mean_precision": 0.75, "mean_recall": 0.0, "final_precision": 1.0,
+        "final_recall": 0.0, "wrong_deletions": 0, "final_stale": 0
+    }))
+    .unwrap();
+    assert_eq!(old.precision_steps, None);
+    old.add(&step(4, 0));
+    assert_eq!((old.precision_steps, old.mean_precision), (Some(3), 0.5));
+}

@@ -269,7 +269,7 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 prompt_tokens_per_step: per_step(total(|r| r.prompt_tokens)),
                 completion_tokens_per_step: per_step(total(|r| r.completion_tokens)),
                 wall_s: done.iter().map(|r| r.wall_s).sum::<f64>() / n,
-                wm_precision: wm_mean(&done, |w| Some(w.mean_precision)),
+                wm_precision: wm_mean(&done, WorldModelSummary::precision),
                 wm_recall: wm_mean(&done, |w| Some(w.mean_recall)),
                 wm_final_precision: wm_mean(&done, |w| Some(w.final_precision)),
                 wm_final_recall: wm_mean(&done, |w| Some(w.final_recall)),
