@@ -15,7 +15,7 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
-use crate::memory::options::{self, Given, MemoryOption};
+use crate::memory::options::{self, MemoryOption};
 use crate::memory::thesis::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
 use crate::profile::{Profile, Rule, Rules, parse_rules};
@@ -143,6 +143,8 @@ impl ConfigFile {
         })
     }
 }
+
+mod given;
 
 /// The one resolver: the config file, and the rules that merge it with flags.
 #[derive(Debug, Default)]
@@ -360,40 +362,6 @@ impl Resolver {
             }
         }
         Ok((m, notes))
-    }
-
-    /// The memory options given, each once, with where (a flag wins over its config
-    /// key; a config switch set to `false`, the default, is not given).
-    pub fn memory_given(&self, args: &MemoryArgs) -> Vec<Given> {
-        let c = &self.cfg;
-        use MemoryOption as O;
-        let pairs = [
-            (O::Cutoff, args.cutoff.is_some(), c.cutoff.is_some()),
-            (O::Depth, args.depth.is_some(), c.depth.is_some()),
-            (O::Width, args.width.is_some(), c.width.is_some()),
-            (O::Episodes, args.episodes.is_some(), c.episodes.is_some()),
-            (
-                O::OutdatedScope,
-                args.outdated_scope.is_some(),
-                c.outdated_scope.is_some(),
-            ),
-            (O::HopScope, args.hop_scope.is_some(), c.hop_scope.is_some()),
-            (
-                O::Retrieval,
-                args.retrieval.is_some(),
-                c.retrieval.is_some(),
-            ),
-            (O::Retire, args.retire.is_some(), c.retire.is_some()),
-            (O::Gating, args.gating, c.gating == Some(true)),
-            (O::Bridge, args.bridge, c.bridge == Some(true)),
-            (O::Thesis, args.thesis, c.thesis == Some(true)),
-            (O::Exclude, args.exclude.is_some(), c.exclude.is_some()),
-        ];
-        pairs
-            .into_iter()
-            .filter(|&(_, flag, key)| flag || key)
-            .map(|(option, by_flag, _)| Given { option, by_flag })
-            .collect()
     }
 
     /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the

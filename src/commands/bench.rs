@@ -452,17 +452,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         crate::env::games::expand(&args.games)?
     };
-    // A resumed bench plays its own plan: the options given here are not checked.
-    let rows: Vec<crate::memory::options::Row> = if args.resume.is_some() {
-        Vec::new()
-    } else {
-        variants.iter().map(|v| v.reading()).collect()
-    };
-    let (memory, notes) =
-        resolver.memory(&args.memory_args, &crate::profile::Rules::NONE, &rows)?;
-    for note in notes {
-        eprintln!("ariadne: note: {note}");
-    }
+    let memory = resolver.bench_memory(&args.memory_args, &variants, args.resume.is_some())?;
     let plan = BenchPlan {
         games,
         variants,

@@ -1,0 +1,69 @@
+//! Which memory options were given, and where (a flag or a config key), for the check
+//! that none is given where it changes nothing ([`crate::memory::options`]).
+
+use anyhow::Result;
+
+use super::Resolver;
+use crate::cli::MemoryArgs;
+use crate::memory::options::{Given, MemoryOption, Row};
+use crate::memory::{MemorySettings, Variant};
+
+impl Resolver {
+    /// The memory options given, each once, with where (a flag wins over its config
+    /// key; a config switch set to `false`, the default, is not given).
+    pub fn memory_given(&self, args: &MemoryArgs) -> Vec<Given> {
+        let c = &self.cfg;
+        use MemoryOption as O;
+        let pairs = [
+            (O::Cutoff, args.cutoff.is_some(), c.cutoff.is_some()),
+            (O::Depth, args.depth.is_some(), c.depth.is_some()),
+            (O::Width, args.width.is_some(), c.width.is_some()),
+            (O::Episodes, args.episodes.is_some(), c.episodes.is_some()),
+            (
+                O::OutdatedScope,
+                args.outdated_scope.is_some(),
+                c.outdated_scope.is_some(),
+            ),
+            (O::HopScope, args.hop_scope.is_some(), c.hop_scope.is_some()),
+            (
+                O::Retrieval,
+                args.retrieval.is_some(),
+                c.retrieval.is_some(),
+            ),
+            (O::Retire, args.retire.is_some(), c.retire.is_some()),
+            (O::Gating, args.gating, c.gating == Some(true)),
+            (O::Bridge, args.bridge, c.bridge == Some(true)),
+            (O::Thesis, args.thesis, c.thesis == Some(true)),
+            (O::Exclude, args.exclude.is_some(), c.exclude.is_some()),
+        ];
+        pairs
+            .into_iter()
+            .filter(|&(_, flag, key)| flag || key)
+            .map(|(option, by_flag, _)| Given { option, by_flag })
+            .collect()
+    }
+
+    /// A bench's memory settings ([`Resolver::memory`] with the profile's rules left to
+    /// each row), checked against its rows, with a note line on stderr for each option
+    /// some rows ignore. A resumed bench plays its own plan: nothing is checked.
+    ///
+    /// # Errors
+    /// See [`Resolver::memory`].
+    pub fn bench_memory(
+        &self,
+        args: &MemoryArgs,
+        variants: &[Variant],
+        resumed: bool,
+    ) -> Result<MemorySettings> {
+        let rows: Vec<Row> = if resumed {
+            Vec::new()
+        } else {
+            variants.iter().map(|v| v.reading()).collect()
+        };
+        let (memory, notes) = self.memory(args, &crate::profile::Rules::NONE, &rows)?;
+        for note in notes {
+            eprintln!("ariadne: note: {note}");
+        }
+        Ok(memory)
+    }
+}
