@@ -40,36 +40,12 @@ pub enum MemoryOption {
 
 use MemoryOption::*;
 
-/// What the AriGraph memory reads: every option.
-const ARIGRAPH: &[MemoryOption] = &MemoryOption::ALL;
-
-/// AriGraph without episodic search: every option but k.
-const ARIGRAPH_NO_EPISODIC: &[MemoryOption] = &[
-    Cutoff,
-    Depth,
-    Width,
-    OutdatedScope,
-    HopScope,
-    Retrieval,
-    Retire,
-    Gating,
-    Bridge,
-    Thesis,
-    Exclude,
-];
-
-/// AriGraph in `ariadne qa`: the reference's `update_without_retrieve` has no outdated
-/// check (so nothing is retired) and k is fixed ([`crate::qa::QA_EPISODES`]).
-pub const QA_ARIGRAPH: &[MemoryOption] = &[
-    Cutoff, Depth, Width, HopScope, Retrieval, Gating, Bridge, Thesis, Exclude,
-];
-
-/// The oracle: AriGraph's retrieval and the navigation's retiring of spatial facts over
-/// a semantic layer the game's truth writes, so nothing of LLM extraction (the outdated
-/// check, gating, theses).
-const ORACLE: &[MemoryOption] = &[
-    Cutoff, Depth, Width, Episodes, HopScope, Retrieval, Retire, Bridge, Exclude,
-];
+/// What AriGraph reads in `ariadne qa`: the reference's `update_without_retrieve` has
+/// no outdated check (so nothing is retired) and k is fixed
+/// ([`crate::qa::QA_EPISODES`]).
+pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
+    !matches!(o, Episodes | OutdatedScope | Retire)
+}
 
 impl MemoryOption {
     /// Every option, in the order of `--help`.
@@ -133,20 +109,22 @@ impl MemoryOption {
 }
 
 impl MemoryDesign {
-    /// The memory options the design reads; the others change nothing in its episodes.
-    /// RAG and Reflexion retrieve the reference's fixed k ([`super::RAG_ENTRIES`]), so
-    /// not even `--episodes`.
-    pub fn reads(self) -> &'static [MemoryOption] {
+    /// Whether the design reads the option; the others change nothing in its episodes.
+    /// AriGraph reads every one, without episodic search all but k; the oracle's
+    /// semantic layer is the game's truth, so nothing of LLM extraction (the outdated
+    /// check, gating, theses); RAG and Reflexion retrieve the reference's fixed k
+    /// ([`super::RAG_ENTRIES`]), so not even `--episodes`.
+    pub fn reads(self, o: MemoryOption) -> bool {
         match self {
-            MemoryDesign::Arigraph => ARIGRAPH,
-            MemoryDesign::ArigraphNoEpisodic => ARIGRAPH_NO_EPISODIC,
-            MemoryDesign::Oracle => ORACLE,
-            MemoryDesign::Simulacra => &[Episodes],
+            MemoryDesign::Arigraph => true,
+            MemoryDesign::ArigraphNoEpisodic => o != Episodes,
+            MemoryDesign::Oracle => !matches!(o, OutdatedScope | Gating | Thesis),
+            MemoryDesign::Simulacra => o == Episodes,
             MemoryDesign::FullHistory
             | MemoryDesign::NoMemory
             | MemoryDesign::Summary
             | MemoryDesign::Rag
-            | MemoryDesign::Reflexion => &[],
+            | MemoryDesign::Reflexion => false,
         }
     }
 }
@@ -178,30 +156,35 @@ pub struct Row {
     /// The row's name (`arigraph`, `rag`, `arigraph+thesis`).
     pub name: String,
     /// The options its design reads ([`MemoryDesign::reads`]).
-    pub reads: &'static [MemoryOption],
+    pub reads: Vec<MemoryOption>,
     /// The row turns thesis vertices on itself (the bench row `arigraph+thesis`).
     pub thesis: bool,
 }
 
 impl Row {
+    /// A row named `name` reading the options `reads` says it does.
+    pub fn reading(name: String, reads: impl Fn(MemoryOption) -> bool, thesis: bool) -> Self {
+        Row {
+            name,
+            reads: MemoryOption::ALL
+                .into_iter()
+                .filter(|&o| reads(o))
+                .collect(),
+            thesis,
+        }
+    }
+
     /// The row of a design played with the run's settings as they are.
     pub fn of(design: MemoryDesign) -> Self {
-        Row {
-            name: design.name().to_string(),
-            reads: design.reads(),
-            thesis: false,
-        }
+        Row::reading(design.name().to_string(), |o| design.reads(o), false)
     }
 }
 
 impl super::Variant {
     /// The bench row as the option check sees it.
     pub fn reading(self) -> Row {
-        Row {
-            name: self.name(),
-            reads: self.design.reads(),
-            thesis: self.option == super::VariantOption::Thesis,
-        }
+        let thesis = self.option == super::VariantOption::Thesis;
+        Row::reading(self.name(), |o| self.design.reads(o), thesis)
     }
 }
 

@@ -77,17 +77,16 @@ impl QaMemory {
 
     /// The memory as the option check sees it ([`crate::memory::options::check`]): the
     /// AriGraph memory reads the retrieval and extraction options
-    /// ([`crate::memory::options::QA_ARIGRAPH`]); RAG, BM25 and the full context read
-    /// none (their [`TOP_PARAGRAPHS`] paragraphs are fixed).
+    /// ([`crate::memory::options::qa_arigraph_reads`]); RAG, BM25 and the full context
+    /// read none (their [`TOP_PARAGRAPHS`] paragraphs are fixed).
     pub fn reading(self) -> crate::memory::options::Row {
-        crate::memory::options::Row {
-            name: self.name().to_string(),
-            reads: match self {
-                QaMemory::Arigraph => crate::memory::options::QA_ARIGRAPH,
-                QaMemory::Rag | QaMemory::Bm25 | QaMemory::FullContext => &[],
-            },
-            thesis: false,
-        }
+        use crate::memory::options::{Row, qa_arigraph_reads};
+        let arigraph = self == QaMemory::Arigraph;
+        Row::reading(
+            self.name().to_string(),
+            |o| arigraph && qa_arigraph_reads(o),
+            false,
+        )
     }
 
     /// Parse a comma-separated list.
