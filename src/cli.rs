@@ -170,8 +170,8 @@ pub struct BenchArgs {
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
     /// arigraph+mixed, arigraph+water-circles+beam, arigraph+astar+beam,
     /// arigraph+astar+water-circles, arigraph+temporal, arigraph+gating, arigraph+bridge,
-    /// arigraph+thesis, oracle,
-    /// full-history, summary, rag, simulacra, reflexion.
+    /// arigraph+thesis, oracle, full-history, no-memory, summary, rag, simulacra,
+    /// reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the reference code's 150 for every game).
@@ -355,9 +355,8 @@ pub struct PlayArgs {
     /// Where run directories are written.
     #[arg(long, default_value = "runs")]
     pub runs_dir: PathBuf,
-    /// Memory design: arigraph, arigraph-no-episodic, oracle, full-history, summary, rag,
-    /// simulacra, reflexion
-    /// (default arigraph). With --walkthrough: the walkthrough drives this memory (no
+    /// Memory design: arigraph, arigraph-no-episodic, oracle, full-history, no-memory,
+    /// summary, rag, simulacra, reflexion (default arigraph). With --walkthrough: the walkthrough drives this memory (no
     /// plan or action call) and the world model is measured at every step.
     #[arg(long, value_parser = parse_design, help_heading = "Memory")]
     pub memory: Option<MemoryDesign>,

@@ -296,13 +296,10 @@ impl Resolver {
         };
         let cfg = &self.cfg;
         let d = MemorySettings::default();
-        let cutoff = match args.cutoff.or(cfg.cutoff) {
+        let cutoff_given = args.cutoff.or(cfg.cutoff);
+        let cutoff = match cutoff_given {
             None => d.cutoff,
-            Some(c) if c.is_finite() && (0.0..=1.0).contains(&c) => Some(c).filter(|c| *c > 0.0),
-            Some(c) => bail!(UserError::new(format!(
-                "{}: {c} is not between 0 and 1 (0 turns it off)",
-                source(MemoryOption::Cutoff)
-            ))),
+            Some(c) => Some(c).filter(|c| *c > 0.0),
         };
         let mut m = MemorySettings {
             cutoff,
@@ -328,20 +325,36 @@ impl Resolver {
             ..d
         };
         m.follow(rules);
-        if m.depth > 16 || m.width == 0 || m.width > 1000 || m.episodes > 100 {
+        // An option no row reads is the first thing to say; then a value out of range.
+        let notes = options::check(&given, rows, &m)?;
+        if let Some(c) = cutoff_given.filter(|c| !(c.is_finite() && (0.0..=1.0).contains(c))) {
             bail!(UserError::new(format!(
-                "memory settings out of range: depth {} (0-16), width {} (1-1000), episodes {} (0-100)",
-                m.depth, m.width, m.episodes
+                "{}: {c} is not between 0 and 1 (0 turns it off)",
+                source(MemoryOption::Cutoff)
             )));
         }
-        let notes = options::check(&given, rows)?;
+        let ranges = [
+            (MemoryOption::Depth, m.depth as usize, MemorySettings::DEPTH),
+            (MemoryOption::Width, m.width, MemorySettings::WIDTH),
+            (MemoryOption::Episodes, m.episodes, MemorySettings::EPISODES),
+        ];
+        for (o, value, range) in ranges {
+            if !range.contains(&value) {
+                bail!(UserError::new(format!(
+                    "{}: {value} is not between {} and {}",
+                    source(o),
+                    range.start(),
+                    range.end()
+                )));
+            }
+        }
         // Without thesis vertices an episode is found through its facts only: with the
         // object vertices excluded nothing at all would be retrieved.
         for row in rows
             .iter()
             .filter(|r| r.reads.contains(&MemoryOption::Exclude))
         {
-            if m.thesis || row.thesis {
+            if m.thesis || row.thesis() {
                 continue;
             }
             let exclude = source(MemoryOption::Exclude);
@@ -352,12 +365,12 @@ impl Resolver {
             };
             if m.excludes(VertexKind::Object) {
                 bail!(UserError::new(format!(
-                    "{at}{exclude} object needs --thesis: without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
+                    "{at}{exclude}: object needs thesis vertices (--thesis): without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
                 )));
             }
             if m.excludes(VertexKind::Thesis) {
                 bail!(UserError::new(format!(
-                    "{at}{exclude} thesis changes nothing without --thesis: there are no thesis vertices to leave out"
+                    "{at}{exclude}: thesis changes nothing without thesis vertices (--thesis): there are none to leave out"
                 )));
             }
         }

@@ -638,10 +638,13 @@ fn exclude_errors_are_one_clear_line() {
         ("objects", "use object, thesis or episodic"),
         ("object,thesis,episodic", "all at once"),
         // Without theses, excluding objects leaves nothing to find episodes by.
-        ("object", "--exclude object needs --thesis"),
+        (
+            "object",
+            "--exclude: object needs thesis vertices (--thesis)",
+        ),
         (
             "thesis",
-            "--exclude thesis changes nothing without --thesis",
+            "--exclude: thesis changes nothing without thesis vertices",
         ),
     ] {
         let out = play(
@@ -675,6 +678,23 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             &["--memory", "oracle", "--gating"],
             "--gating changes nothing for --memory oracle",
         ),
+        // Options the settings leave nothing to act on.
+        (
+            &["--retrieval", "astar", "--hop-scope", "incident"],
+            "--hop-scope changes nothing for --memory arigraph: only the BFS search (--retrieval bfs) reads it",
+        ),
+        (
+            &["--exclude", "episodic", "--episodes", "3"],
+            "--episodes changes nothing for --memory arigraph: --exclude episodic retrieves no episode",
+        ),
+        (
+            &["--thesis", "--exclude", "object", "--bridge"],
+            "--bridge changes nothing for --memory arigraph: --thesis with --exclude object has no semantic search",
+        ),
+        (
+            &["--exclude", ","],
+            "--exclude changes nothing for --memory arigraph",
+        ),
     ] {
         let mut all = vec![simple.as_str(), "--max-steps", "1"];
         all.extend_from_slice(args);
@@ -683,6 +703,28 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
         assert!(!out.status.success());
         assert!(stderr.contains(expected), "{stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    // A value out of range names its flag and the range (clap's error: the line, and
+    // its pointer to --help).
+    for (args, expected) in [
+        (
+            ["--depth", "17"],
+            "--depth <DEPTH>': not a whole number between 0 and 16",
+        ),
+        (
+            ["--width", "-1"],
+            "--width <WIDTH>': not a whole number between 1 and 1000",
+        ),
+    ] {
+        let mut all = vec![simple.as_str(), "--max-steps", "1"];
+        all.extend_from_slice(&args);
+        let out = play(work.path(), "http://127.0.0.1:9/v1", &all);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr.lines().next().unwrap_or("").contains(expected),
+            "{stderr}"
+        );
     }
     // From the config file, the error names the key, not a flag never given.
     std::fs::write(work.path().join("ariadne.toml"), "exclude = [\"object\"]\n").unwrap();
@@ -694,7 +736,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     let (_, stderr) = text(&out);
     assert!(!out.status.success());
     assert!(
-        stderr.contains("the config key exclude object needs --thesis"),
+        stderr.contains("the config key exclude: object needs thesis vertices"),
         "{stderr}"
     );
     std::fs::write(work.path().join("ariadne.toml"), "depth = 1\n").unwrap();
@@ -706,6 +748,36 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     let (_, stderr) = text(&out);
     assert!(
         stderr.contains("the config key depth changes nothing for --memory summary"),
+        "{stderr}"
+    );
+    std::fs::write(work.path().join("ariadne.toml"), "episodes = 101\n").unwrap();
+    let out = play(
+        work.path(),
+        "http://127.0.0.1:9/v1",
+        &[&simple, "--max-steps", "1"],
+    );
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("the config key episodes: 101 is not between 0 and 100"),
+        "{stderr}"
+    );
+    // A bench row that sets an option itself ignores the flag: one note for a mixed
+    // list, an error when no row reads it.
+    std::fs::remove_file(work.path().join("ariadne.toml")).unwrap();
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("ARIADNE_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+        .args(["bench", "--games", &simple, "--memory", "arigraph+beam"])
+        .args(["--retrieval", "astar"])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(
+            "--retrieval changes nothing for --memory arigraph+beam: the row sets --retrieval beam itself"
+        ),
         "{stderr}"
     );
 }

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::memory::{HopScope, OutdatedScope, Retire, Strategy};
+use std::ops::RangeInclusive;
+
+use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
 
 use super::parse_from_str;
 
@@ -25,17 +27,19 @@ pub struct MemoryArgs {
     pub without: Option<String>,
     /// The similarity cut-off of the semantic search (default 0.75, the reference
     /// code's; 0 turns it off).
-    #[arg(long, help_heading = "Memory")]
+    #[arg(long, allow_negative_numbers = true, help_heading = "Memory")]
     pub cutoff: Option<f32>,
-    /// Semantic search depth d (Algorithm 2).
-    #[arg(long, help_heading = "Memory")]
+    /// Semantic search depth d (Algorithm 2), 0-16: the depth of the queries when the
+    /// key-items call gives none (the reference searches each key item to its
+    /// relevance), and of the `--thesis` walk.
+    #[arg(long, value_parser = depth, allow_negative_numbers = true, help_heading = "Memory")]
     pub depth: Option<u32>,
-    /// Semantic search width w (Algorithm 2).
-    #[arg(long, help_heading = "Memory")]
+    /// Semantic search width w (Algorithm 2), 1-1000.
+    #[arg(long, value_parser = width, allow_negative_numbers = true, help_heading = "Memory")]
     pub width: Option<usize>,
-    /// Episodic vertices retrieved, k (Eq. 1; also Simulacra's k; RAG's is the
+    /// Episodic vertices retrieved, k (Eq. 1; also Simulacra's k), 0-100 (RAG's is the
     /// reference's 5).
-    #[arg(long, help_heading = "Memory")]
+    #[arg(long, value_parser = episodes, allow_negative_numbers = true, help_heading = "Memory")]
     pub episodes: Option<usize>,
     /// Which existing triplets the outdated-edge check considers: incident or subject.
     #[arg(long, value_parser = parse_from_str::<OutdatedScope>, help_heading = "Memory")]
@@ -113,4 +117,31 @@ pub struct MemoryArgs {
     /// its finished steps kept.
     #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
     pub game_timeout: u64,
+}
+
+/// A whole number within `range` (the value of `--depth`, `--width`, `--episodes`).
+fn within(s: &str, range: RangeInclusive<usize>) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|v| range.contains(v))
+        .ok_or_else(|| {
+            format!(
+                "not a whole number between {} and {}",
+                range.start(),
+                range.end()
+            )
+        })
+}
+
+fn depth(s: &str) -> Result<u32, String> {
+    within(s, MemorySettings::DEPTH).and_then(|v| u32::try_from(v).map_err(|e| e.to_string()))
+}
+
+fn width(s: &str) -> Result<usize, String> {
+    within(s, MemorySettings::WIDTH)
+}
+
+fn episodes(s: &str) -> Result<usize, String> {
+    within(s, MemorySettings::EPISODES)
 }

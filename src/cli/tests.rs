@@ -15,3 +15,29 @@ fn the_without_help_names_every_rule() {
         assert!(help.contains(rule.name()), "{rule} is not in: {help}");
     }
 }
+
+/// The `--memory` helps name every design (`play`) and every bench row (`bench`).
+#[test]
+fn the_memory_helps_name_every_design_and_row() {
+    let mut cmd = super::Cli::command();
+    let help = |cmd: &mut clap::Command, sub: &str| {
+        cmd.find_subcommand_mut(sub)
+            .expect("subcommand")
+            .get_arguments()
+            .find(|a| a.get_id() == "memory")
+            .and_then(|a| a.get_help())
+            .expect("--memory has a help")
+            .to_string()
+    };
+    let play = help(&mut cmd, "play");
+    for d in crate::memory::MemoryDesign::all() {
+        assert!(play.contains(d.name()), "{} is not in: {play}", d.name());
+    }
+    let bench = help(&mut cmd, "bench");
+    for name in crate::memory::Variant::names() {
+        assert!(
+            bench.split([',', ' ', ':', '.']).any(|w| w == name),
+            "{name} is not in: {bench}"
+        );
+    }
+}

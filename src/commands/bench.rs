@@ -432,11 +432,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     let llm = resolver.llm(&args.llm)?;
     // A row per profile and memory design, profiles outermost.
     let profiles = resolver.profiles(&args.memory_args)?;
-    let designs = args
-        .memory
-        .iter()
-        .map(|m| Variant::parse(m.trim()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let designs = Variant::parse_list(&args.memory)?;
     let variants: Vec<Variant> = profiles
         .iter()
         .flat_map(|p| {

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::MemoryDesign;
+use super::{MemoryDesign, MemorySettings, Strategy, VariantOption, VertexKind};
 use crate::error::UserError;
 
 /// One memory option of `play`, `bench` and `qa`.
@@ -157,72 +157,201 @@ pub struct Row {
     pub name: String,
     /// The options its design reads ([`MemoryDesign::reads`]).
     pub reads: Vec<MemoryOption>,
-    /// The row turns thesis vertices on itself (the bench row `arigraph+thesis`).
-    pub thesis: bool,
+    /// What the row sets itself (the bench rows `arigraph+beam`, `arigraph+thesis`).
+    pub sets: VariantOption,
+    /// Its memory holds episodic vertices (what `--exclude episodic` leaves out).
+    pub episodic: bool,
+}
+
+/// Why a row ignores an option it was given ([`Row::ignores`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ignored {
+    /// The row's design does not read it.
+    Design,
+    /// The row sets the option itself (`arigraph+beam` is `--retrieval beam`).
+    SetByRow(VariantOption),
+    /// Only Algorithm 2's BFS reads it (`--hop-scope`; `--cutoff` also the `--thesis`
+    /// walk), and the row searches with another strategy.
+    NotBfs(Strategy),
+    /// `--thesis --exclude object`: the row has no semantic search.
+    NoSemanticSearch,
+    /// `--exclude episodic`: the row retrieves no episode.
+    NoEpisodes,
+    /// `--exclude` leaves out no kind of vertex the row has.
+    NothingExcluded,
+}
+
+impl Ignored {
+    /// Why, for `option`: "only the BFS search reads it (this row: --retrieval beam)".
+    fn reason(self, option: MemoryOption) -> String {
+        match self {
+            Ignored::Design => format!("it sets {}", option.applies_to()),
+            Ignored::SetByRow(v) => format!("the row sets{} itself", v.flag()),
+            Ignored::NotBfs(s) if option == Cutoff => format!(
+                "only the BFS search (--retrieval bfs) and the --thesis walk read it, and the row searches with --retrieval {s}{}",
+                if s == Strategy::WaterCircles {
+                    " (which ranks theses itself)"
+                } else {
+                    " without --thesis"
+                }
+            ),
+            Ignored::NotBfs(s) => format!(
+                "only the BFS search (--retrieval bfs) reads it, and the row searches with --retrieval {s}"
+            ),
+            Ignored::NoSemanticSearch => {
+                "--thesis with --exclude object has no semantic search (the walk starts at the matched vertices and goes through hyper-edges only)".to_string()
+            }
+            Ignored::NoEpisodes => "--exclude episodic retrieves no episode".to_string(),
+            Ignored::NothingExcluded => {
+                "it leaves out no kind of vertex the row's memory has".to_string()
+            }
+        }
+    }
 }
 
 impl Row {
-    /// A row named `name` reading the options `reads` says it does.
-    pub fn reading(name: String, reads: impl Fn(MemoryOption) -> bool, thesis: bool) -> Self {
+    /// A row named `name` reading the options `reads` says it does, setting nothing
+    /// itself, with episodic vertices.
+    pub fn reading(name: String, reads: impl Fn(MemoryOption) -> bool) -> Self {
         Row {
             name,
             reads: MemoryOption::ALL
                 .into_iter()
                 .filter(|&o| reads(o))
                 .collect(),
-            thesis,
+            sets: VariantOption::None,
+            episodic: true,
         }
     }
 
     /// The row of a design played with the run's settings as they are.
     pub fn of(design: MemoryDesign) -> Self {
-        Row::reading(design.name().to_string(), |o| design.reads(o), false)
+        Row {
+            episodic: design != MemoryDesign::ArigraphNoEpisodic,
+            ..Row::reading(design.name().to_string(), |o| design.reads(o))
+        }
+    }
+
+    /// The row turns thesis vertices on itself (`arigraph+thesis`).
+    pub fn thesis(&self) -> bool {
+        self.sets == VariantOption::Thesis
+    }
+
+    /// Whether, and why, the row ignores `o` when the run's settings are `m` (before
+    /// the row's own option is applied): its design does not read it, the row sets it
+    /// itself, or the settings leave it nothing to act on.
+    pub fn ignores(&self, o: MemoryOption, m: &MemorySettings) -> Option<Ignored> {
+        if !self.reads.contains(&o) {
+            return Some(Ignored::Design);
+        }
+        if self.sets.option() == Some(o) {
+            return Some(Ignored::SetByRow(self.sets));
+        }
+        let mut s = m.clone();
+        self.sets.apply(&mut s);
+        let semantic = !(s.thesis && s.excludes(VertexKind::Object));
+        let bfs = s.retrieval == Strategy::Bfs;
+        let walked = s.thesis && s.retrieval != Strategy::WaterCircles;
+        match o {
+            Retrieval | HopScope | Bridge if !semantic => Some(Ignored::NoSemanticSearch),
+            HopScope if !bfs => Some(Ignored::NotBfs(s.retrieval)),
+            // The hyper-edge walk reads the cut-off too; WaterCircles ranks theses itself.
+            Cutoff if !(bfs || walked) => Some(Ignored::NotBfs(s.retrieval)),
+            Episodes if s.excludes(VertexKind::Episodic) => Some(Ignored::NoEpisodes),
+            Exclude
+                if s.exclude
+                    .iter()
+                    .all(|&k| k == VertexKind::Episodic && !self.episodic) =>
+            {
+                Some(Ignored::NothingExcluded)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl VariantOption {
+    /// The memory option the row sets itself, if any.
+    pub fn option(self) -> Option<MemoryOption> {
+        match self {
+            VariantOption::None => None,
+            VariantOption::Retrieval(_) => Some(Retrieval),
+            VariantOption::Temporal => Some(Retire),
+            VariantOption::Gating => Some(Gating),
+            VariantOption::Bridge => Some(Bridge),
+            VariantOption::Thesis => Some(Thesis),
+        }
     }
 }
 
 impl super::Variant {
     /// The bench row as the option check sees it.
     pub fn reading(self) -> Row {
-        let thesis = self.option == super::VariantOption::Thesis;
-        Row::reading(self.name(), |o| self.design.reads(o), thesis)
+        Row {
+            name: self.name(),
+            sets: self.option,
+            ..Row::of(self.design)
+        }
     }
 }
 
-/// Check the options given against the rows of a run.
+/// Check the options given against the rows of a run whose settings are `m`.
 ///
 /// Returns a note for each option some rows read and others ignore ("--retrieval is
-/// ignored by the rows rag, summary").
+/// ignored by the rows rag, summary"; with the reason when it is not the design's:
+/// "--retrieval is ignored by the row arigraph+beam: the row sets --retrieval beam
+/// itself").
 ///
 /// No rows (a resumed bench, which plays its own plan): nothing to check.
 ///
 /// # Errors
-/// An option that no row reads, naming it, the rows, and what it would apply to.
-pub fn check(given: &[Given], rows: &[Row]) -> Result<Vec<String>, UserError> {
+/// An option that no row reads, naming it, the rows, and why each ignores it.
+pub fn check(given: &[Given], rows: &[Row], m: &MemorySettings) -> Result<Vec<String>, UserError> {
     let mut notes = Vec::new();
     if rows.is_empty() {
         return Ok(notes);
     }
     for g in given {
-        let ignoring: Vec<&str> = rows
-            .iter()
-            .filter(|r| !r.reads.contains(&g.option))
-            .map(|r| r.name.as_str())
-            .collect();
-        if ignoring.is_empty() {
+        // The rows ignoring the option, grouped by why, in the order of first mention.
+        let mut groups: Vec<(Ignored, Vec<&str>)> = Vec::new();
+        for r in rows {
+            if let Some(why) = r.ignores(g.option, m) {
+                match groups.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, names)) => names.push(&r.name),
+                    None => groups.push((why, vec![&r.name])),
+                }
+            }
+        }
+        let ignoring: usize = groups.iter().map(|(_, names)| names.len()).sum();
+        if ignoring == 0 {
             continue;
         }
-        if ignoring.len() == rows.len() {
+        if ignoring == rows.len() {
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            let reasons: Vec<String> = match groups.as_slice() {
+                [(why, _)] => vec![why.reason(g.option)],
+                _ => groups
+                    .iter()
+                    .map(|(why, names)| format!("{}: {}", names.join(", "), why.reason(g.option)))
+                    .collect(),
+            };
             return Err(UserError::new(format!(
-                "{g} changes nothing for --memory {}: it sets {}",
-                ignoring.join(","),
-                g.option.applies_to()
+                "{g} changes nothing for --memory {}: {}",
+                names.join(","),
+                reasons.join("; ")
             )));
         }
-        notes.push(format!(
-            "{g} is ignored by the row{} {}",
-            if ignoring.len() == 1 { "" } else { "s" },
-            ignoring.join(", ")
-        ));
+        for (why, names) in groups {
+            let reason = match why {
+                Ignored::Design => String::new(),
+                _ => format!(": {}", why.reason(g.option)),
+            };
+            notes.push(format!(
+                "{g} is ignored by the row{} {}{reason}",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
     }
     Ok(notes)
 }
@@ -233,6 +362,11 @@ mod tests {
 
     fn rows(designs: &[MemoryDesign]) -> Vec<Row> {
         designs.iter().map(|&d| Row::of(d)).collect()
+    }
+
+    /// [`check`] under the default settings.
+    fn check(given: &[Given], rows: &[Row]) -> Result<Vec<String>, UserError> {
+        super::check(given, rows, &MemorySettings::default())
     }
 
     fn flag(option: MemoryOption) -> Given {
@@ -301,7 +435,17 @@ mod tests {
     fn every_option_is_read_by_arigraph_and_nothing_by_the_history_designs() {
         let none = rows(&[MemoryDesign::Arigraph]);
         let given: Vec<Given> = MemoryOption::ALL.iter().map(|&o| flag(o)).collect();
-        assert_eq!(check(&given, &none).unwrap(), Vec::<String>::new());
+        // Settings under which each option has something to act on (`--thesis
+        // --exclude thesis`: an exclusion that leaves out a kind the memory has).
+        let every = MemorySettings {
+            thesis: true,
+            exclude: vec![VertexKind::Thesis],
+            ..MemorySettings::default()
+        };
+        assert_eq!(
+            super::check(&given, &none, &every).unwrap(),
+            Vec::<String>::new()
+        );
         for d in [
             MemoryDesign::FullHistory,
             MemoryDesign::NoMemory,
@@ -317,5 +461,107 @@ mod tests {
         for o in [OutdatedScope, Gating, Thesis] {
             assert!(check(&[flag(o)], &rows(&[MemoryDesign::Oracle])).is_err());
         }
+    }
+
+    fn variant(option: VariantOption) -> Row {
+        crate::memory::Variant {
+            design: MemoryDesign::Arigraph,
+            exploration: true,
+            option,
+            profile: None,
+        }
+        .reading()
+    }
+
+    #[test]
+    fn a_bench_row_ignores_what_it_sets_itself() {
+        let beam = variant(VariantOption::Retrieval(Strategy::Beam));
+        let e = check(&[flag(Retrieval)], std::slice::from_ref(&beam)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--retrieval changes nothing for --memory arigraph+beam: the row sets --retrieval beam itself"
+        );
+        let notes = check(&[flag(Retrieval)], &[beam, Row::of(MemoryDesign::Arigraph)]).unwrap();
+        assert_eq!(
+            notes,
+            [
+                "--retrieval is ignored by the row arigraph+beam: the row sets --retrieval beam itself"
+            ]
+        );
+        let temporal = variant(VariantOption::Temporal);
+        assert!(check(&[flag(Retire)], &[temporal]).is_err());
+    }
+
+    #[test]
+    fn options_the_settings_leave_nothing_to_act_on_are_refused() {
+        let arigraph = [Row::of(MemoryDesign::Arigraph)];
+        let with = |f: &dyn Fn(&mut MemorySettings)| {
+            let mut m = MemorySettings::default();
+            f(&mut m);
+            m
+        };
+        let astar = with(&|m| m.retrieval = Strategy::Astar);
+        let e = super::check(&[flag(HopScope)], &arigraph, &astar).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--hop-scope changes nothing for --memory arigraph: only the BFS search (--retrieval bfs) reads it, and the row searches with --retrieval astar"
+        );
+        assert!(super::check(&[flag(Cutoff)], &arigraph, &astar).is_err());
+        // The hyper-edge walk reads the cut-off; WaterCircles ranks theses itself.
+        let walked = with(&|m| {
+            m.retrieval = Strategy::Astar;
+            m.thesis = true;
+        });
+        assert!(super::check(&[flag(Cutoff)], &arigraph, &walked).is_ok());
+        let circles = with(&|m| {
+            m.retrieval = Strategy::WaterCircles;
+            m.thesis = true;
+        });
+        assert!(super::check(&[flag(Cutoff)], &arigraph, &circles).is_err());
+        // --thesis --exclude object: no semantic search to set.
+        let objectless = with(&|m| {
+            m.thesis = true;
+            m.exclude = vec![VertexKind::Object];
+        });
+        for o in [Retrieval, HopScope, Bridge] {
+            let e = super::check(&[flag(o)], &arigraph, &objectless).unwrap_err();
+            assert!(e.to_string().contains("has no semantic search"), "{e}");
+        }
+        for o in [Cutoff, Depth, Width, Episodes] {
+            assert!(
+                super::check(&[flag(o)], &arigraph, &objectless).is_ok(),
+                "{o:?}"
+            );
+        }
+        // --exclude episodic: k has nothing to count.
+        let episodeless = with(&|m| m.exclude = vec![VertexKind::Episodic]);
+        let e = super::check(&[flag(Episodes)], &arigraph, &episodeless).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("--exclude episodic retrieves no episode"),
+            "{e}"
+        );
+        // An --exclude that leaves out nothing the memory has.
+        assert!(super::check(&[flag(Exclude)], &arigraph, &with(&|_| {})).is_err());
+        let no_episodic = [Row::of(MemoryDesign::ArigraphNoEpisodic)];
+        let e = super::check(&[flag(Exclude)], &no_episodic, &episodeless).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--exclude changes nothing for --memory arigraph-no-episodic: it leaves out no kind of vertex the row's memory has"
+        );
+        assert!(super::check(&[flag(Exclude)], &arigraph, &episodeless).is_ok());
+    }
+
+    #[test]
+    fn rows_ignoring_for_different_reasons_are_each_named() {
+        let rows = [
+            Row::of(MemoryDesign::Rag),
+            variant(VariantOption::Retrieval(Strategy::Beam)),
+        ];
+        let e = check(&[flag(Retrieval)], &rows).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--retrieval changes nothing for --memory rag,arigraph+beam: rag: it sets AriGraph's semantic search (arigraph, arigraph-no-episodic, oracle); arigraph+beam: the row sets --retrieval beam itself"
+        );
     }
 }

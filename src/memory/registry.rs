@@ -91,8 +91,8 @@ impl VariantOption {
     }
 
     /// How to get the same settings in `play` (for the error on a row name given as a
-    /// design).
-    fn flag(self) -> String {
+    /// design, and for the option check's reasons).
+    pub(super) fn flag(self) -> String {
         match self {
             VariantOption::None => String::new(),
             VariantOption::Retrieval(s) => format!(" --retrieval {s}"),
@@ -395,12 +395,39 @@ impl Variant {
             .find(|r| r.name == name.trim())
             .map(|r| r.variant)
             .ok_or_else(|| {
-                let names: Vec<&str> = ROWS.iter().map(|r| r.name).collect();
                 UserError::new(format!(
                     "unknown memory design {name:?}; known: {}",
-                    names.join(", ")
+                    Variant::names().join(", ")
                 ))
             })
+    }
+
+    /// Parse `bench --memory`'s entries (already split at commas): empty entries (a
+    /// trailing comma) are skipped and a row named twice is played once, in the order
+    /// of first mention.
+    ///
+    /// # Errors
+    /// An unknown name ([`Variant::parse`]); no name at all.
+    pub fn parse_list(entries: &[String]) -> Result<Vec<Self>, UserError> {
+        let mut out: Vec<Variant> = Vec::new();
+        for entry in entries.iter().filter(|e| !e.trim().is_empty()) {
+            let v = Variant::parse(entry)?;
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if out.is_empty() {
+            return Err(UserError::new(format!(
+                "--memory names no memory design; known: {}",
+                Variant::names().join(", ")
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Every bench row's name, in the registry's order (`bench --memory`).
+    pub fn names() -> Vec<&'static str> {
+        ROWS.iter().map(|r| r.name).collect()
     }
 
     /// The name on the command line and in files.

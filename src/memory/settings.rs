@@ -210,6 +210,13 @@ impl MemorySettings {
         MemoryRevision::from_number(self.rules).unwrap_or(MemoryRevision::CURRENT)
     }
 
+    /// The depths d a user may set (`--depth`, config `depth`).
+    pub const DEPTH: std::ops::RangeInclusive<usize> = 0..=16;
+    /// The widths w a user may set (`--width`, config `width`).
+    pub const WIDTH: std::ops::RangeInclusive<usize> = 1..=1000;
+    /// The episode counts k a user may set (`--episodes`, config `episodes`).
+    pub const EPISODES: std::ops::RangeInclusive<usize> = 0..=100;
+
     /// Whether retrieval leaves this kind of vertex out (`--exclude`).
     pub fn excludes(&self, kind: VertexKind) -> bool {
         self.exclude.contains(&kind)

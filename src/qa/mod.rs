@@ -82,11 +82,9 @@ impl QaMemory {
     pub fn reading(self) -> crate::memory::options::Row {
         use crate::memory::options::{Row, qa_arigraph_reads};
         let arigraph = self == QaMemory::Arigraph;
-        Row::reading(
-            self.name().to_string(),
-            |o| arigraph && qa_arigraph_reads(o),
-            false,
-        )
+        Row::reading(self.name().to_string(), |o| {
+            arigraph && qa_arigraph_reads(o)
+        })
     }
 
     /// Parse a comma-separated list.

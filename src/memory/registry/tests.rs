@@ -98,3 +98,22 @@ fn labels_name_a_profile_other_than_the_papers() {
     };
     assert_eq!(extended.label(), "AriGraph (extended)");
 }
+
+#[test]
+fn a_bench_memory_list_skips_empty_entries_and_repeats() {
+    let list = |names: &[&str]| {
+        Variant::parse_list(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+    };
+    let got = list(&["rag", "", "arigraph", "rag", " "]).unwrap();
+    assert_eq!(
+        got.iter().map(|v| v.name()).collect::<Vec<_>>(),
+        ["rag", "arigraph"]
+    );
+    assert!(
+        list(&["", " "])
+            .unwrap_err()
+            .to_string()
+            .starts_with("--memory names no memory design")
+    );
+    assert!(list(&["arigraph", "ragg"]).is_err());
+}
