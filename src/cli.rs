@@ -10,7 +10,7 @@ use crate::llm::JsonMode;
 use crate::memory::MemoryDesign;
 
 mod memory;
-pub use memory::MemoryArgs;
+pub use memory::{GameArgs, MemoryArgs};
 
 /// Ariadne: an LLM agent for TextWorld games with AriGraph memory (arXiv:2407.04363).
 #[derive(Debug, Parser)]
@@ -192,9 +192,12 @@ pub struct BenchArgs {
     /// Resume an interrupted bench: finished episodes are kept, the rest are played.
     #[arg(long)]
     pub resume: Option<PathBuf>,
-    /// Memory, navigation and prompt settings.
+    /// Memory and prompt settings.
     #[command(flatten)]
     pub memory_args: MemoryArgs,
+    /// Navigation, goal and game settings.
+    #[command(flatten)]
+    pub game_args: GameArgs,
     /// Endpoint and model.
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -363,9 +366,12 @@ pub struct PlayArgs {
     /// Reflexion: trials of the same game; a lesson is written after each failed one.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
     pub trials: u32,
-    /// Memory, navigation and prompt settings.
+    /// Memory and prompt settings.
     #[command(flatten)]
     pub memory_args: MemoryArgs,
+    /// Navigation, goal and game settings.
+    #[command(flatten)]
+    pub game_args: GameArgs,
     /// One line per step instead of the full view.
     #[arg(long, short)]
     pub quiet: bool,

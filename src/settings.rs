@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use crate::agent::AgentSettings;
-use crate::cli::{LlmArgs, MemoryArgs};
+use crate::cli::{GameArgs, LlmArgs, MemoryArgs};
 use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
@@ -272,7 +272,8 @@ impl Resolver {
     /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
     /// `--exclude`, `--cutoff`) and the memory's side of `rules`
     /// ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]),
-    /// checked for a run whose rows are `rows` (`play` has one).
+    /// checked for a run whose rows are `rows` (`play` has one), with the navigation
+    /// switches of `game` (`None` in `ariadne qa`).
     ///
     /// Returns the settings and a note for each option some rows ignore.
     ///
@@ -284,10 +285,11 @@ impl Resolver {
     pub fn memory(
         &self,
         args: &MemoryArgs,
+        game: Option<&GameArgs>,
         rules: &Rules,
         rows: &[options::Row],
     ) -> Result<(MemorySettings, Vec<String>)> {
-        let given = self.memory_given(args);
+        let given = self.memory_given(args, game);
         let source = |o: MemoryOption| {
             given
                 .iter()
@@ -379,7 +381,7 @@ impl Resolver {
 
     /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the
     /// agent's side of `rules` ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]).
-    pub fn agent(&self, args: &MemoryArgs, rules: &Rules) -> AgentSettings {
+    pub fn agent(&self, args: &GameArgs, rules: &Rules) -> AgentSettings {
         AgentSettings {
             exploration: !args.no_exploration && self.cfg.exploration.unwrap_or(true),
             go_to: !args.no_go_to && self.cfg.go_to.unwrap_or(true),
@@ -465,7 +467,7 @@ impl Resolver {
     ///
     /// # Errors
     /// An unreadable or empty goal file, an empty `--goal`.
-    pub fn goal(&self, args: &MemoryArgs) -> Result<Option<Goal>> {
+    pub fn goal(&self, args: &GameArgs) -> Result<Option<Goal>> {
         let goal = match (&args.goal, &args.goal_file) {
             (Some(text), _) => Some(Goal {
                 text: text.trim().to_string(),

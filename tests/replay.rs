@@ -695,6 +695,11 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             &["--exclude", ","],
             "--exclude changes nothing for --memory arigraph",
         ),
+        // Navigation is the knowledge graph's.
+        (
+            &["--memory", "rag", "--no-exploration"],
+            "--no-exploration changes nothing for --memory rag: it sets navigation over the knowledge graph",
+        ),
     ] {
         let mut all = vec![simple.as_str(), "--max-steps", "1"];
         all.extend_from_slice(args);
@@ -761,6 +766,26 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
         stderr.contains("the config key episodes: 101 is not between 0 and 100"),
         "{stderr}"
     );
+    std::fs::write(work.path().join("ariadne.toml"), "go_to = false\n").unwrap();
+    let out = play(
+        work.path(),
+        "http://127.0.0.1:9/v1",
+        &[&simple, "--max-steps", "1", "--memory", "summary"],
+    );
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("the config key go_to changes nothing for --memory summary"),
+        "{stderr}"
+    );
+    // `ariadne qa` has no game: its options are not even flags there.
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .args(["qa", "--data", "x.jsonl", "--goal", "win"])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains("unexpected argument '--goal'"), "{stderr}");
     // A bench row that sets an option itself ignores the flag: one note for a mixed
     // list, an error when no row reads it.
     std::fs::remove_file(work.path().join("ariadne.toml")).unwrap();

@@ -1,4 +1,5 @@
-//! The agent, memory, navigation, goal and game options that `play` and `bench` share.
+//! The agent, memory, navigation, goal and game options that `play` and `bench` share
+//! (`ariadne qa` takes the agent and memory ones: [`MemoryArgs`]).
 
 use std::path::PathBuf;
 
@@ -10,8 +11,8 @@ use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy};
 
 use super::parse_from_str;
 
-/// Memory, navigation, goal and prompt options shared by `play` and `bench` (all but the
-/// goal also config-file keys).
+/// Profile, memory and prompt options shared by `play`, `bench` and `qa` (also
+/// config-file keys).
 #[derive(Debug, Clone, Args)]
 pub struct MemoryArgs {
     /// The agent: paper (the default: the AriGraph paper's agent, the reference code
@@ -77,12 +78,6 @@ pub struct MemoryArgs {
     /// and episodic (not all three; object only with --thesis).
     #[arg(long, value_name = "KINDS", help_heading = "Memory")]
     pub exclude: Option<String>,
-    /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
-    #[arg(long, help_heading = "Navigation")]
-    pub no_exploration: bool,
-    /// Do not offer `go to <room>` (study the agent without the navigation module).
-    #[arg(long, help_heading = "Navigation")]
-    pub no_go_to: bool,
     /// `--without plan-progress`.
     #[arg(long, help_heading = "Agent")]
     pub no_plan_progress: bool,
@@ -95,6 +90,18 @@ pub struct MemoryArgs {
     /// Directory of edited prompt files (default: the built-in prompts/).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+}
+
+/// Navigation, goal and game options of `play` and `bench`, which question answering
+/// has no use for (all but the goal and the time-out also config-file keys).
+#[derive(Debug, Clone, Args)]
+pub struct GameArgs {
+    /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_exploration: bool,
+    /// Do not offer `go to <room>` (study the agent without the navigation module).
+    #[arg(long, help_heading = "Navigation")]
+    pub no_go_to: bool,
     /// The agent's goal, for games that carry no objective of their own (the paper gave
     /// its task text at step 1); overrides the game's objective.
     #[arg(long, conflicts_with = "goal_file", help_heading = "Goal")]

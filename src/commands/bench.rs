@@ -448,7 +448,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         crate::env::games::expand(&args.games)?
     };
-    let memory = resolver.bench_memory(&args.memory_args, &variants, args.resume.is_some())?;
+    let memory = resolver.bench_memory(&args, &variants)?;
     let plan = BenchPlan {
         games,
         variants,
@@ -457,11 +457,11 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         seed: args.seed,
         trials: args.trials,
         memory,
-        agent: resolver.agent(&args.memory_args, &crate::profile::Rules::NONE),
+        agent: resolver.agent(&args.game_args, &crate::profile::Rules::NONE),
         without,
         prompts: resolver.prompts(&args.memory_args),
-        goal: resolver.goal(&args.memory_args)?,
-        game_timeout_s: args.memory_args.game_timeout,
+        goal: resolver.goal(&args.game_args)?,
+        game_timeout_s: args.game_args.game_timeout,
         shard: args
             .shard
             .as_deref()

@@ -43,7 +43,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     // A walkthrough-driven memory needs the chat model only when its update calls it.
     let chat = !driven || design.chat_in_update();
     if args.walkthrough && !driven {
-        let timeout = std::time::Duration::from_secs(args.memory_args.game_timeout);
+        let timeout = std::time::Duration::from_secs(args.game_args.game_timeout);
         let r = games::walkthrough(&game, args.quiet, timeout).await?;
         println!(
             "walkthrough of {game}: {} commands, score {}/{}, {}",
@@ -66,17 +66,22 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     );
     let rules = profile.resolved();
     // One row: an option it ignores is an error, so there is no note to show.
-    let (memory, _) = resolver.memory(&args.memory_args, &rules, &[options::Row::of(design)])?;
+    let (memory, _) = resolver.memory(
+        &args.memory_args,
+        Some(&args.game_args),
+        &rules,
+        &[options::Row::of(design)],
+    )?;
     let mut config = EpisodeConfig {
         game: game.clone(),
         max_steps: args.max_steps,
         seed: args.seed,
         design,
         memory,
-        agent: resolver.agent(&args.memory_args, &rules),
+        agent: resolver.agent(&args.game_args, &rules),
         trials: args.trials,
         prompts: resolver.prompts(&args.memory_args),
-        goal: resolver.goal(&args.memory_args)?,
+        goal: resolver.goal(&args.game_args)?,
         walkthrough: driven,
         script: None,
         profile: Some(profile),
@@ -135,7 +140,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         cancel: cancel::watch_ctrl_c(),
         sinks: &sinks,
         announce: true,
-        game_timeout: std::time::Duration::from_secs(args.memory_args.game_timeout),
+        game_timeout: std::time::Duration::from_secs(args.game_args.game_timeout),
     };
     let result = play_game(&config, &run).await;
     conn.servers.stop().await;

@@ -238,7 +238,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
             let memories =
                 QaMemory::parse_list(args.memory.as_deref().unwrap_or(DEFAULT_MEMORIES))?;
             let rows: Vec<options::Row> = memories.iter().map(|m| m.reading()).collect();
-            let (memory, notes) = resolver.memory(&args.memory_args, &rules, &rows)?;
+            let (memory, notes) = resolver.memory(&args.memory_args, None, &rules, &rows)?;
             if !args.quiet {
                 for note in notes {
                     eprintln!("ariadne qa: note: {note}");

@@ -1,5 +1,5 @@
-//! The memory options a user sets (`--depth`, `--retrieval`, `--thesis`, ... or their
-//! config keys), which memory designs read each one, and the check that none is given
+//! The memory and navigation options a user sets (`--depth`, `--retrieval`, `--thesis`,
+//! `--no-go-to`, ... or their config keys), which memory designs read each one, and the check that none is given
 //! where it changes nothing: `--retrieval astar` with `--memory no-memory` is an error,
 //! not a run that quietly plays without it, and a bench whose rows read an option only in
 //! part says which rows ignore it.
@@ -36,6 +36,10 @@ pub enum MemoryOption {
     Thesis,
     /// `--exclude`: PersonalAI's traversal constraints.
     Exclude,
+    /// `--no-exploration` (config `exploration = false`): unexplored exits not shown.
+    Exploration,
+    /// `--no-go-to` (config `go_to = false`): no `go to <room>` routes.
+    GoTo,
 }
 
 use MemoryOption::*;
@@ -44,12 +48,12 @@ use MemoryOption::*;
 /// no outdated check (so nothing is retired) and k is fixed
 /// ([`crate::qa::QA_EPISODES`]).
 pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
-    !matches!(o, Episodes | OutdatedScope | Retire)
+    !matches!(o, Episodes | OutdatedScope | Retire | Exploration | GoTo)
 }
 
 impl MemoryOption {
     /// Every option, in the order of `--help`.
-    pub const ALL: [MemoryOption; 12] = [
+    pub const ALL: [MemoryOption; 14] = [
         Cutoff,
         Depth,
         Width,
@@ -62,6 +66,8 @@ impl MemoryOption {
         Bridge,
         Thesis,
         Exclude,
+        Exploration,
+        GoTo,
     ];
 
     /// The flag (`--hop-scope`).
@@ -79,12 +85,16 @@ impl MemoryOption {
             Bridge => "--bridge",
             Thesis => "--thesis",
             Exclude => "--exclude",
+            Exploration => "--no-exploration",
+            GoTo => "--no-go-to",
         }
     }
 
-    /// The config file's key (`hop_scope`): the flag's name in snake case.
+    /// The config file's key (`hop_scope`): the flag's name in snake case, without the
+    /// `no` of a switch that turns something off (`--no-go-to` is `go_to = false`).
     pub fn key(self) -> String {
-        self.flag().trim_start_matches('-').replace('-', "_")
+        let name = self.flag().trim_start_matches('-');
+        name.strip_prefix("no-").unwrap_or(name).replace('-', "_")
     }
 
     /// What the option sets, and in which designs (for the error on an option no row
@@ -103,6 +113,9 @@ impl MemoryOption {
             }
             Retire => {
                 "the facts the outdated check and navigation retire in games (arigraph, arigraph-no-episodic, oracle; qa has no outdated check)"
+            }
+            Exploration | GoTo => {
+                "navigation over the knowledge graph (unexplored exits and `go to` routes; arigraph, arigraph-no-episodic, oracle)"
             }
         }
     }
@@ -161,6 +174,8 @@ pub struct Row {
     pub sets: VariantOption,
     /// Its memory holds episodic vertices (what `--exclude episodic` leaves out).
     pub episodic: bool,
+    /// It shows unexplored exits (not the bench row `arigraph-no-exploration`).
+    pub exploration: bool,
 }
 
 /// Why a row ignores an option it was given ([`Row::ignores`]).
@@ -179,6 +194,8 @@ pub enum Ignored {
     NoEpisodes,
     /// `--exclude` leaves out no kind of vertex the row has.
     NothingExcluded,
+    /// The row plays without exploration itself (`arigraph-no-exploration`).
+    WithoutExploration,
 }
 
 impl Ignored {
@@ -205,6 +222,7 @@ impl Ignored {
             Ignored::NothingExcluded => {
                 "it leaves out no kind of vertex the row's memory has".to_string()
             }
+            Ignored::WithoutExploration => "the row plays without exploration itself".to_string(),
         }
     }
 }
@@ -221,6 +239,7 @@ impl Row {
                 .collect(),
             sets: VariantOption::None,
             episodic: true,
+            exploration: true,
         }
     }
 
@@ -246,6 +265,9 @@ impl Row {
         }
         if self.sets.option() == Some(o) {
             return Some(Ignored::SetByRow(self.sets));
+        }
+        if o == Exploration && !self.exploration {
+            return Some(Ignored::WithoutExploration);
         }
         let mut s = m.clone();
         self.sets.apply(&mut s);
@@ -290,6 +312,7 @@ impl super::Variant {
         Row {
             name: self.name(),
             sets: self.option,
+            exploration: self.exploration,
             ..Row::of(self.design)
         }
     }
@@ -429,6 +452,8 @@ mod tests {
         assert_eq!(OutdatedScope.key(), "outdated_scope");
         assert_eq!(HopScope.key(), "hop_scope");
         assert_eq!(Exclude.key(), "exclude");
+        assert_eq!(GoTo.key(), "go_to");
+        assert_eq!(Exploration.key(), "exploration");
     }
 
     #[test]

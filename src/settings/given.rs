@@ -4,14 +4,16 @@
 use anyhow::Result;
 
 use super::Resolver;
-use crate::cli::MemoryArgs;
+use crate::cli::{BenchArgs, GameArgs, MemoryArgs};
 use crate::memory::options::{Given, MemoryOption, Row};
 use crate::memory::{MemorySettings, Variant};
 
 impl Resolver {
     /// The memory options given, each once, with where (a flag wins over its config
-    /// key; a config switch set to `false`, the default, is not given).
-    pub fn memory_given(&self, args: &MemoryArgs) -> Vec<Given> {
+    /// key; a config switch set to its default is not given). `game`: the navigation
+    /// switches of a game run (`None` in `ariadne qa`, which has none: their config keys
+    /// are not read there).
+    pub fn memory_given(&self, args: &MemoryArgs, game: Option<&GameArgs>) -> Vec<Given> {
         let c = &self.cfg;
         use MemoryOption as O;
         let pairs = [
@@ -36,8 +38,19 @@ impl Resolver {
             (O::Thesis, args.thesis, c.thesis == Some(true)),
             (O::Exclude, args.exclude.is_some(), c.exclude.is_some()),
         ];
+        let navigation = game.map(|g| {
+            [
+                (
+                    O::Exploration,
+                    g.no_exploration,
+                    c.exploration == Some(false),
+                ),
+                (O::GoTo, g.no_go_to, c.go_to == Some(false)),
+            ]
+        });
         pairs
             .into_iter()
+            .chain(navigation.into_iter().flatten())
             .filter(|&(_, flag, key)| flag || key)
             .map(|(option, by_flag, _)| Given { option, by_flag })
             .collect()
@@ -49,18 +62,18 @@ impl Resolver {
     ///
     /// # Errors
     /// See [`Resolver::memory`].
-    pub fn bench_memory(
-        &self,
-        args: &MemoryArgs,
-        variants: &[Variant],
-        resumed: bool,
-    ) -> Result<MemorySettings> {
-        let rows: Vec<Row> = if resumed {
+    pub fn bench_memory(&self, args: &BenchArgs, variants: &[Variant]) -> Result<MemorySettings> {
+        let rows: Vec<Row> = if args.resume.is_some() {
             Vec::new()
         } else {
             variants.iter().map(|v| v.reading()).collect()
         };
-        let (memory, notes) = self.memory(args, &crate::profile::Rules::NONE, &rows)?;
+        let (memory, notes) = self.memory(
+            &args.memory_args,
+            Some(&args.game_args),
+            &crate::profile::Rules::NONE,
+            &rows,
+        )?;
         for note in notes {
             eprintln!("ariadne: note: {note}");
         }
