@@ -183,9 +183,6 @@ pub struct BenchArgs {
     /// Base seed; attempt i sends seed + i with its chat requests.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Reflexion trials per episode.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-    pub trials: u32,
     /// Bench directory (default: runs/bench-<date>-<time>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -363,9 +360,6 @@ pub struct PlayArgs {
     /// plan or action call) and the world model is measured at every step.
     #[arg(long, value_parser = parse_design, help_heading = "Memory")]
     pub memory: Option<MemoryDesign>,
-    /// Reflexion: trials of the same game; a lesson is written after each failed one.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
-    pub trials: u32,
     /// Memory and prompt settings.
     #[command(flatten)]
     pub memory_args: MemoryArgs,

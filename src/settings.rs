@@ -18,7 +18,7 @@ use crate::llm::connect::LlmSettings;
 use crate::memory::options::{self, MemoryOption};
 use crate::memory::thesis::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
-use crate::profile::{Profile, Rule, Rules, parse_rules};
+use crate::profile::Rules;
 use crate::trajectory::Goal;
 
 /// The longest retry budget accepted, seconds (a day).
@@ -145,6 +145,7 @@ impl ConfigFile {
 }
 
 mod given;
+mod profiles;
 
 /// The one resolver: the config file, and the rules that merge it with flags.
 #[derive(Debug, Default)]
@@ -389,73 +390,6 @@ impl Resolver {
             free_text: args.free_text || self.cfg.free_text.unwrap_or(false),
             ..AgentSettings::with_rules(rules)
         }
-    }
-
-    /// The profiles asked for (`--profile`, config `profile`; default: the paper's), in
-    /// the order given, without repeats.
-    ///
-    /// # Errors
-    /// An unknown name, or an empty list.
-    pub fn profiles(&self, args: &MemoryArgs) -> Result<Vec<Profile>> {
-        let names: Vec<String> = match (&args.profile, &self.cfg.profile) {
-            (Some(list), _) => list.split(',').map(str::to_string).collect(),
-            (None, Some(ProfileKey::One(name))) => name.split(',').map(str::to_string).collect(),
-            (None, Some(ProfileKey::Many(names))) => names.clone(),
-            (None, None) => vec![Profile::default().name().to_string()],
-        };
-        let mut out: Vec<Profile> = Vec::new();
-        for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-            let p: Profile = name
-                .parse()
-                .map_err(|e: String| UserError::new(format!("--profile: {e}")))?;
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
-        if out.is_empty() {
-            bail!(UserError::new("--profile: give paper or extended"));
-        }
-        Ok(out)
-    }
-
-    /// The one profile of a run (`play`, `replay --continue-from`).
-    ///
-    /// # Errors
-    /// An unknown name, or more than one.
-    pub fn profile(&self, args: &MemoryArgs) -> Result<Profile> {
-        match self.profiles(args)?.as_slice() {
-            [one] => Ok(*one),
-            _ => bail!(UserError::new(
-                "--profile: give one profile here (a list is for `ariadne bench`)"
-            )),
-        }
-    }
-
-    /// The rules turned off (`--without`, config `without`, and the older switches
-    /// `--no-plan-progress`, `--no-loop-breaking`, `--no-note` and their config keys).
-    ///
-    /// # Errors
-    /// An unknown rule name.
-    pub fn without(&self, args: &MemoryArgs) -> Result<Vec<Rule>> {
-        let cfg = &self.cfg;
-        let mut off = match (&args.without, &cfg.without) {
-            (Some(list), _) => parse_rules([list.as_str()]),
-            (None, Some(items)) => parse_rules(items.iter().map(String::as_str)),
-            (None, None) => Ok(Vec::new()),
-        }
-        .map_err(|e| UserError::new(format!("--without: {e}")))?;
-        if args.no_plan_progress || cfg.plan_progress == Some(false) {
-            off.push(Rule::PlanProgress);
-        }
-        if args.no_loop_breaking || cfg.loop_breaking == Some(false) {
-            off.push(Rule::LoopBreaking);
-        }
-        if args.no_note || cfg.show_note == Some(false) {
-            off.push(Rule::KeptNote);
-        }
-        off.sort();
-        off.dedup();
-        Ok(off)
     }
 
     /// The prompt directory override (`--prompts`).

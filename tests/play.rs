@@ -403,9 +403,11 @@ fn the_score_reaches_no_prompt_unless_asked() {
             "--quiet".into(),
             "--memory".into(),
             design.into(),
-            "--trials".into(),
-            "2".into(),
         ];
+        // Only Reflexion plays trials (another design refuses `--trials`).
+        if design == "reflexion" {
+            args.extend(["--trials".into(), "2".into()]);
+        }
         args.extend(extra.iter().map(|s| s.to_string()));
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = play(work.path(), &server.base_url, &refs);

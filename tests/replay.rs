@@ -695,6 +695,19 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             &["--exclude", ","],
             "--exclude changes nothing for --memory arigraph",
         ),
+        // The extended profile's rules mean nothing to the paper's.
+        (
+            &["--without", "known-facts"],
+            "--without: known-facts changes nothing under --profile paper: it is a rule of the extended profile",
+        ),
+        (
+            &["--no-note"],
+            "--no-note: kept-note changes nothing under --profile paper",
+        ),
+        (
+            &["--memory", "rag", "--trials", "2"],
+            "--trials changes nothing for --memory rag: it sets Reflexion's trials",
+        ),
         // Navigation is the knowledge graph's.
         (
             &["--memory", "rag", "--no-exploration"],
@@ -764,6 +777,13 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     let (_, stderr) = text(&out);
     assert!(
         stderr.contains("the config key episodes: 101 is not between 0 and 100"),
+        "{stderr}"
+    );
+    std::fs::write(work.path().join("ariadne.toml"), "without = [\"bogus\"]\n").unwrap();
+    let out = play(work.path(), "http://127.0.0.1:9/v1", &[&simple]);
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr.contains("the config key without: unknown rule"),
         "{stderr}"
     );
     std::fs::write(work.path().join("ariadne.toml"), "go_to = false\n").unwrap();

@@ -96,6 +96,10 @@ pub struct MemoryArgs {
 /// has no use for (all but the goal and the time-out also config-file keys).
 #[derive(Debug, Clone, Args)]
 pub struct GameArgs {
+    /// Reflexion: trials of the same game; a lesson is written after each failed one
+    /// (default 3).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), help_heading = "Memory")]
+    pub trials: Option<u32>,
     /// Do not show unexplored exits (the paper's "w/o exploration" ablation).
     #[arg(long, help_heading = "Navigation")]
     pub no_exploration: bool,
@@ -124,6 +128,16 @@ pub struct GameArgs {
     /// its finished steps kept.
     #[arg(long, env = "ARIADNE_GAME_TIMEOUT", default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=86_400), help_heading = "Game")]
     pub game_timeout: u64,
+}
+
+impl GameArgs {
+    /// Reflexion's trials of a game when `--trials` is not given.
+    pub const TRIALS: u32 = 3;
+
+    /// The trials of a game a Reflexion episode plays (`--trials`, else 3).
+    pub fn trials(&self) -> u32 {
+        self.trials.unwrap_or(Self::TRIALS)
+    }
 }
 
 /// A whole number within `range` (the value of `--depth`, `--width`, `--episodes`).

@@ -455,7 +455,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
         runs: args.runs.max(1),
         max_steps: args.max_steps,
         seed: args.seed,
-        trials: args.trials,
+        trials: args.game_args.trials(),
         memory,
         agent: resolver.agent(&args.game_args, &crate::profile::Rules::NONE),
         without,

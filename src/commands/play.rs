@@ -79,7 +79,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         design,
         memory,
         agent: resolver.agent(&args.game_args, &rules),
-        trials: args.trials,
+        trials: args.game_args.trials(),
         prompts: resolver.prompts(&args.memory_args),
         goal: resolver.goal(&args.game_args)?,
         walkthrough: driven,

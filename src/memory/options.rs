@@ -40,6 +40,8 @@ pub enum MemoryOption {
     Exploration,
     /// `--no-go-to` (config `go_to = false`): no `go to <room>` routes.
     GoTo,
+    /// `--trials`: Reflexion's trials of the same game.
+    Trials,
 }
 
 use MemoryOption::*;
@@ -48,12 +50,15 @@ use MemoryOption::*;
 /// no outdated check (so nothing is retired) and k is fixed
 /// ([`crate::qa::QA_EPISODES`]).
 pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
-    !matches!(o, Episodes | OutdatedScope | Retire | Exploration | GoTo)
+    !matches!(
+        o,
+        Episodes | OutdatedScope | Retire | Exploration | GoTo | Trials
+    )
 }
 
 impl MemoryOption {
     /// Every option, in the order of `--help`.
-    pub const ALL: [MemoryOption; 14] = [
+    pub const ALL: [MemoryOption; 15] = [
         Cutoff,
         Depth,
         Width,
@@ -68,6 +73,7 @@ impl MemoryOption {
         Exclude,
         Exploration,
         GoTo,
+        Trials,
     ];
 
     /// The flag (`--hop-scope`).
@@ -87,6 +93,7 @@ impl MemoryOption {
             Exclude => "--exclude",
             Exploration => "--no-exploration",
             GoTo => "--no-go-to",
+            Trials => "--trials",
         }
     }
 
@@ -114,6 +121,7 @@ impl MemoryOption {
             Retire => {
                 "the facts the outdated check and navigation retire in games (arigraph, arigraph-no-episodic, oracle; qa has no outdated check)"
             }
+            Trials => "Reflexion's trials of the same game (reflexion)",
             Exploration | GoTo => {
                 "navigation over the knowledge graph (unexplored exits and `go to` routes; arigraph, arigraph-no-episodic, oracle)"
             }
@@ -123,11 +131,14 @@ impl MemoryOption {
 
 impl MemoryDesign {
     /// Whether the design reads the option; the others change nothing in its episodes.
-    /// AriGraph reads every one, without episodic search all but k; the oracle's
-    /// semantic layer is the game's truth, so nothing of LLM extraction (the outdated
-    /// check, gating, theses); RAG and Reflexion retrieve the reference's fixed k
-    /// ([`super::RAG_ENTRIES`]), so not even `--episodes`.
+    /// Only Reflexion plays trials. AriGraph reads every other option, without episodic
+    /// search all but k; the oracle's semantic layer is the game's truth, so nothing of
+    /// LLM extraction (the outdated check, gating, theses); RAG and Reflexion retrieve
+    /// the reference's fixed k ([`super::RAG_ENTRIES`]), so not even `--episodes`.
     pub fn reads(self, o: MemoryOption) -> bool {
+        if o == Trials {
+            return self.has_trials();
+        }
         match self {
             MemoryDesign::Arigraph => true,
             MemoryDesign::ArigraphNoEpisodic => o != Episodes,
@@ -459,7 +470,11 @@ mod tests {
     #[test]
     fn every_option_is_read_by_arigraph_and_nothing_by_the_history_designs() {
         let none = rows(&[MemoryDesign::Arigraph]);
-        let given: Vec<Given> = MemoryOption::ALL.iter().map(|&o| flag(o)).collect();
+        let given: Vec<Given> = MemoryOption::ALL
+            .iter()
+            .filter(|&&o| o != Trials)
+            .map(|&o| flag(o))
+            .collect();
         // Settings under which each option has something to act on (`--thesis
         // --exclude thesis`: an exclusion that leaves out a kind the memory has).
         let every = MemorySettings {
@@ -479,7 +494,12 @@ mod tests {
             MemoryDesign::Reflexion,
         ] {
             for &o in &MemoryOption::ALL {
-                assert!(check(&[flag(o)], &rows(&[d])).is_err(), "{d:?} {o:?}");
+                let trials = d == MemoryDesign::Reflexion && o == Trials;
+                assert_eq!(
+                    check(&[flag(o)], &rows(&[d])).is_ok(),
+                    trials,
+                    "{d:?} {o:?}"
+                );
             }
         }
         // The oracle writes no triplet by LLM: extraction's options mean nothing to it.

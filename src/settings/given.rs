@@ -46,6 +46,7 @@ impl Resolver {
                     c.exploration == Some(false),
                 ),
                 (O::GoTo, g.no_go_to, c.go_to == Some(false)),
+                (O::Trials, g.trials.is_some(), false),
             ]
         });
         pairs
