@@ -329,7 +329,7 @@ impl Resolver {
         };
         m.follow(rules);
         // An option no row reads is the first thing to say; then a value out of range.
-        let notes = options::check(&given, rows, &m)?;
+        let mut notes = options::check(&given, rows, &m)?;
         if let Some(c) = cutoff_given.filter(|c| !(c.is_finite() && (0.0..=1.0).contains(c))) {
             bail!(UserError::new(format!(
                 "{}: {c} is not between 0 and 1 (0 turns it off)",
@@ -352,17 +352,21 @@ impl Resolver {
             }
         }
         // Without thesis vertices an episode is found through its facts only: with the
-        // object vertices excluded nothing at all would be retrieved.
-        for row in rows
+        // object vertices excluded nothing at all would be retrieved; and there are no
+        // theses to leave out.
+        let exclude = source(MemoryOption::Exclude);
+        let reading: Vec<&options::Row> = rows
             .iter()
             .filter(|r| r.reads.contains(&MemoryOption::Exclude))
-        {
-            if m.thesis || row.thesis() {
-                continue;
-            }
-            let exclude = source(MemoryOption::Exclude);
+            .collect();
+        let thesisless: Vec<&str> = reading
+            .iter()
+            .filter(|r| !(m.thesis || r.thesis()))
+            .map(|r| r.name.as_str())
+            .collect();
+        if let Some(first) = thesisless.first() {
             let at = if rows.len() > 1 {
-                format!("row {}: ", row.name)
+                format!("row {first}: ")
             } else {
                 String::new()
             };
@@ -371,10 +375,17 @@ impl Resolver {
                     "{at}{exclude}: object needs thesis vertices (--thesis): without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
                 )));
             }
-            if m.excludes(VertexKind::Thesis) {
+            if m.excludes(VertexKind::Thesis) && thesisless.len() == reading.len() {
                 bail!(UserError::new(format!(
                     "{at}{exclude}: thesis changes nothing without thesis vertices (--thesis): there are none to leave out"
                 )));
+            }
+            if m.excludes(VertexKind::Thesis) {
+                notes.push(format!(
+                    "{exclude} thesis is ignored by the row{} {}: no thesis vertices",
+                    if thesisless.len() == 1 { "" } else { "s" },
+                    thesisless.join(", ")
+                ));
             }
         }
         Ok((m, notes))

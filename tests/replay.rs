@@ -765,7 +765,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     );
     let (_, stderr) = text(&out);
     assert!(
-        stderr.contains("the config key depth changes nothing for --memory summary"),
+        stderr.contains("note: the config key depth is ignored by the row summary"),
         "{stderr}"
     );
     std::fs::write(work.path().join("ariadne.toml"), "episodes = 101\n").unwrap();
@@ -794,7 +794,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     );
     let (_, stderr) = text(&out);
     assert!(
-        stderr.contains("the config key go_to changes nothing for --memory summary"),
+        stderr.contains("note: the config key go_to is ignored by the row summary"),
         "{stderr}"
     );
     // `ariadne qa` has no game: its options are not even flags there.
@@ -806,6 +806,29 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr.contains("unexpected argument '--goal'"), "{stderr}");
+    // In a bench, --exclude thesis is a note for the rows without theses when another
+    // row has them (the run stops at the missing prompts, after the checks).
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("ARIADNE_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+        .args([
+            "bench",
+            "--games",
+            &simple,
+            "--memory",
+            "arigraph+thesis,arigraph",
+        ])
+        .args(["--exclude", "thesis", "--prompts", "no-such-prompts"])
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(
+        stderr
+            .contains("note: --exclude thesis is ignored by the row arigraph: no thesis vertices"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cannot read prompt"), "{stderr}");
     // A bench row that sets an option itself ignores the flag: one note for a mixed
     // list, an error when no row reads it.
     std::fs::remove_file(work.path().join("ariadne.toml")).unwrap();

@@ -442,7 +442,11 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             })
         })
         .collect();
-    let without = resolver.without(&args.memory_args)?;
+    // A resumed bench plays its own plan, rules included.
+    let without = match args.resume {
+        Some(_) => Vec::new(),
+        None => resolver.without(&args.memory_args)?,
+    };
     let games = if args.resume.is_some() {
         Vec::new()
     } else {

@@ -66,12 +66,15 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     );
     let rules = profile.resolved();
     // One row: an option it ignores is an error, so there is no note to show.
-    let (memory, _) = resolver.memory(
+    let (memory, notes) = resolver.memory(
         &args.memory_args,
         Some(&args.game_args),
         &rules,
         &[options::Row::of(design)],
     )?;
+    for note in notes {
+        eprintln!("ariadne: note: {note}");
+    }
     let mut config = EpisodeConfig {
         game: game.clone(),
         max_steps: args.max_steps,

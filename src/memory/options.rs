@@ -220,14 +220,14 @@ impl Ignored {
                 if s == Strategy::WaterCircles {
                     " (which ranks theses itself)"
                 } else {
-                    " without --thesis"
+                    " with no --thesis walk to take triplets"
                 }
             ),
             Ignored::NotBfs(s) => format!(
                 "only the BFS search (--retrieval bfs) reads it, and the row searches with --retrieval {s}"
             ),
             Ignored::NoSemanticSearch => {
-                "--thesis with --exclude object has no semantic search (the walk starts at the matched vertices and goes through hyper-edges only)".to_string()
+                "--thesis with --exclude object has no semantic search (the walk starts at the matched vertices and goes through hyper-edges only, taking no triplet; only --retrieval water-circles still ranks theses and episodes)".to_string()
             }
             Ignored::NoEpisodes => "--exclude episodic retrieves no episode".to_string(),
             Ignored::NothingExcluded => {
@@ -284,12 +284,21 @@ impl Row {
         self.sets.apply(&mut s);
         let semantic = !(s.thesis && s.excludes(VertexKind::Object));
         let bfs = s.retrieval == Strategy::Bfs;
-        let walked = s.thesis && s.retrieval != Strategy::WaterCircles;
+        let circles = s.retrieval == Strategy::WaterCircles;
+        // The hyper-edge walk (`--thesis`, any strategy but WaterCircles, which ranks
+        // theses itself) takes triplets ranked by the cut-off only where object vertices
+        // are allowed and a thesis or an episode leads somewhere.
+        let walk_triplets = s.thesis
+            && !circles
+            && semantic
+            && !(s.excludes(VertexKind::Thesis) && s.excludes(VertexKind::Episodic));
         match o {
-            Retrieval | HopScope | Bridge if !semantic => Some(Ignored::NoSemanticSearch),
+            // Without semantic search, only WaterCircles still ranks theses and episodes.
+            Retrieval if !semantic && !circles => Some(Ignored::NoSemanticSearch),
+            HopScope | Bridge | Width if !semantic => Some(Ignored::NoSemanticSearch),
+            Cutoff if !semantic => Some(Ignored::NoSemanticSearch),
             HopScope if !bfs => Some(Ignored::NotBfs(s.retrieval)),
-            // The hyper-edge walk reads the cut-off too; WaterCircles ranks theses itself.
-            Cutoff if !(bfs || walked) => Some(Ignored::NotBfs(s.retrieval)),
+            Cutoff if !(bfs || walk_triplets) => Some(Ignored::NotBfs(s.retrieval)),
             Episodes if s.excludes(VertexKind::Episodic) => Some(Ignored::NoEpisodes),
             Exclude
                 if s.exclude
@@ -338,8 +347,11 @@ impl super::Variant {
 ///
 /// No rows (a resumed bench, which plays its own plan): nothing to check.
 ///
+/// A config key that no row reads is a note too ("the config key depth is ignored by
+/// the row summary"): the file serves every run, and this one has no use for it.
+///
 /// # Errors
-/// An option that no row reads, naming it, the rows, and why each ignores it.
+/// A flag that no row reads, naming it, the rows, and why each ignores it.
 pub fn check(given: &[Given], rows: &[Row], m: &MemorySettings) -> Result<Vec<String>, UserError> {
     let mut notes = Vec::new();
     if rows.is_empty() {
@@ -360,7 +372,9 @@ pub fn check(given: &[Given], rows: &[Row], m: &MemorySettings) -> Result<Vec<St
         if ignoring == 0 {
             continue;
         }
-        if ignoring == rows.len() {
+        // A config file serves many runs: a key this run does not read is a note; a flag
+        // given for this run is an error.
+        if ignoring == rows.len() && g.by_flag {
             let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
             let reasons: Vec<String> = match groups.as_slice() {
                 [(why, _)] => vec![why.reason(g.option)],
@@ -417,15 +431,15 @@ mod tests {
             e.to_string(),
             "--retrieval changes nothing for --memory no-memory: it sets AriGraph's semantic search (arigraph, arigraph-no-episodic, oracle)"
         );
+        // A config key serves every run: one this run does not read is a note.
         let by_key = Given {
             option: Gating,
             by_flag: false,
         };
-        let e = check(&[by_key], &rows(&[MemoryDesign::Oracle, MemoryDesign::Rag])).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("the config key gating changes nothing for --memory oracle,rag:"),
-            "{e}"
+        let notes = check(&[by_key], &rows(&[MemoryDesign::Oracle, MemoryDesign::Rag])).unwrap();
+        assert_eq!(
+            notes,
+            ["the config key gating is ignored by the rows oracle, rag"]
         );
         // RAG's k is the reference's, fixed: --episodes means nothing to it.
         assert!(check(&[flag(Episodes)], &rows(&[MemoryDesign::Rag])).is_err());
@@ -572,12 +586,31 @@ mod tests {
             let e = super::check(&[flag(o)], &arigraph, &objectless).unwrap_err();
             assert!(e.to_string().contains("has no semantic search"), "{e}");
         }
-        for o in [Cutoff, Depth, Width, Episodes] {
+        for o in [Cutoff, Width] {
+            assert!(
+                super::check(&[flag(o)], &arigraph, &objectless).is_err(),
+                "{o:?}"
+            );
+        }
+        for o in [Depth, Episodes] {
             assert!(
                 super::check(&[flag(o)], &arigraph, &objectless).is_ok(),
                 "{o:?}"
             );
         }
+        // ... but WaterCircles still ranks theses and episodes by their entities.
+        let circling = MemorySettings {
+            retrieval: Strategy::WaterCircles,
+            ..objectless.clone()
+        };
+        assert!(super::check(&[flag(Retrieval)], &arigraph, &circling).is_ok());
+        // A walk that crosses no hyper-edge takes no triplet: no cut-off to apply.
+        let stuck = with(&|m| {
+            m.retrieval = Strategy::Astar;
+            m.thesis = true;
+            m.exclude = vec![VertexKind::Thesis, VertexKind::Episodic];
+        });
+        assert!(super::check(&[flag(Cutoff)], &arigraph, &stuck).is_err());
         // --exclude episodic: k has nothing to count.
         let episodeless = with(&|m| m.exclude = vec![VertexKind::Episodic]);
         let e = super::check(&[flag(Episodes)], &arigraph, &episodeless).unwrap_err();

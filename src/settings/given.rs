@@ -65,6 +65,14 @@ impl Resolver {
     /// See [`Resolver::memory`].
     pub fn bench_memory(&self, args: &BenchArgs, variants: &[Variant]) -> Result<MemorySettings> {
         let rows: Vec<Row> = if args.resume.is_some() {
+            let given = self.memory_given(&args.memory_args, Some(&args.game_args));
+            if !given.is_empty() {
+                let names: Vec<String> = given.iter().map(ToString::to_string).collect();
+                eprintln!(
+                    "ariadne: note: --resume plays the bench's own plan: {} ignored",
+                    names.join(", ")
+                );
+            }
             Vec::new()
         } else {
             variants.iter().map(|v| v.reading()).collect()

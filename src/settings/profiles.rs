@@ -53,22 +53,33 @@ impl Resolver {
     /// `--no-plan-progress`, `--no-loop-breaking`, `--no-note` and their config keys).
     ///
     /// # Errors
-    /// An unknown rule name; a rule that no profile of the run has (`--without
+    /// An unknown rule name, or a list that names none; a rule that no profile of the run has (`--without
     /// known-facts` under the paper's profile changes nothing). Each names the flag or
     /// config key it came from.
     pub fn without(&self, args: &MemoryArgs) -> Result<Vec<Rule>> {
         let cfg = &self.cfg;
+        let named = |list: Vec<Rule>, source: &str| -> Result<Vec<(Rule, String)>> {
+            // A config file's empty list says "no rule off"; an empty flag is a slip.
+            if list.is_empty() && source == "--without" {
+                let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                bail!(UserError::new(format!(
+                    "{source}: names no rule; the extended profile's: {}",
+                    names.join(", ")
+                )));
+            }
+            Ok(list.into_iter().map(|r| (r, source.to_string())).collect())
+        };
         let mut off: Vec<(Rule, String)> = match (&args.without, &cfg.without) {
-            (Some(list), _) => parse_rules([list.as_str()])
-                .map_err(|e| UserError::new(format!("--without: {e}")))?
-                .into_iter()
-                .map(|r| (r, "--without".to_string()))
-                .collect(),
-            (None, Some(items)) => parse_rules(items.iter().map(String::as_str))
-                .map_err(|e| UserError::new(format!("the config key without: {e}")))?
-                .into_iter()
-                .map(|r| (r, "the config key without".to_string()))
-                .collect(),
+            (Some(list), _) => named(
+                parse_rules([list.as_str()])
+                    .map_err(|e| UserError::new(format!("--without: {e}")))?,
+                "--without",
+            )?,
+            (None, Some(items)) => named(
+                parse_rules(items.iter().map(String::as_str))
+                    .map_err(|e| UserError::new(format!("the config key without: {e}")))?,
+                "the config key without",
+            )?,
             (None, None) => Vec::new(),
         };
         let switches = [
@@ -105,11 +116,16 @@ impl Resolver {
         for (rule, source) in &off {
             if !profiles.iter().any(|p| p.rules().has(*rule)) {
                 let names: Vec<&str> = profiles.iter().map(|p| p.name()).collect();
-                bail!(UserError::new(format!(
-                    "{source}: {} changes nothing under --profile {}: it is a rule of the extended profile",
+                let what = format!(
+                    "{} changes nothing under --profile {}: it is a rule of the extended profile",
                     rule.name(),
                     names.join(",")
-                )));
+                );
+                // A config file serves every run (see `memory::options::check`).
+                if source.starts_with("--") {
+                    bail!(UserError::new(format!("{source}: {what}")));
+                }
+                eprintln!("ariadne: note: {source}: {what}");
             }
         }
         let mut off: Vec<Rule> = off.into_iter().map(|(r, _)| r).collect();
