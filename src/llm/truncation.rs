@@ -8,8 +8,10 @@
 //! for English and JSON with the tokenizers of the models in use):
 //! - below [`CLEAR_SHARE`] of the estimate, or
 //! - below [`CAP_SHARE`] of it and at a ceiling: equal to the count reported for an
-//!   earlier prompt of another length (at least [`OTHER_LENGTH`] characters apart: two
-//!   prompts of different lengths almost never tokenize to the same count), or equal to
+//!   earlier prompt of another length (at least [`OTHER_SHARE`] of the longer one apart:
+//!   two prompts that far apart almost never tokenize to the same count, while prompts a
+//!   few per cent apart do, as an action prompt of 2,937 characters and an extraction
+//!   prompt of 3,064 both at 704 tokens on the embedded model), or equal to
 //!   a common context length ([`CONTEXT_LENGTHS`]: Ollama reports the context length it
 //!   cut to, 2048 by default in its older releases), so the first cut is flagged too.
 //!
@@ -28,8 +30,9 @@ pub const CLEAR_SHARE: f64 = 0.6;
 /// Below this share and at a ceiling (a count reported before for another prompt
 /// length, or a common context length): cut.
 pub const CAP_SHARE: f64 = 0.97;
-/// Prompts at least this many characters apart are of another length.
-pub const OTHER_LENGTH: usize = 40;
+/// Prompts whose lengths differ by at least this share of the longer one are of another
+/// length.
+pub const OTHER_SHARE: f64 = 0.1;
 /// Context lengths servers are commonly run with (Ollama's defaults, llama.cpp's and
 /// LM Studio's usual settings).
 pub const CONTEXT_LENGTHS: [u64; 6] = [1024, 2048, 4096, 8192, 16384, 32768];
@@ -57,9 +60,9 @@ impl Watch {
         let est = estimate(messages);
         let chars: usize = messages.iter().map(|m| m.content.chars().count()).sum();
         let mut seen = self.seen.lock().ok()?;
-        let repeated = seen
-            .iter()
-            .any(|(r, c)| *r == reported && c.abs_diff(chars) >= OTHER_LENGTH);
+        let repeated = seen.iter().any(|(r, c)| {
+            *r == reported && c.abs_diff(chars) as f64 >= OTHER_SHARE * (*c).max(chars) as f64
+        });
         let capped = repeated || CONTEXT_LENGTHS.contains(&reported);
         seen.push((reported, chars));
         drop(seen);
@@ -123,6 +126,11 @@ mod tests {
         let w = Watch::default();
         assert!(w.judge("e", &prompt(8_800), 2_100).is_none());
         assert!(w.judge("e", &prompt(8_810), 2_100).is_none());
+        // Nor for two prompts 4% apart (the embedded model's action and extraction
+        // prompts of 2,937 and 3,064 characters, both 704 tokens).
+        let w = Watch::default();
+        assert!(w.judge("e", &prompt(2_937), 704).is_none());
+        assert!(w.judge("e", &prompt(3_064), 704).is_none());
         // Short prompts are never judged.
         assert!(Watch::default().judge("e", &prompt(800), 10).is_none());
     }
