@@ -65,7 +65,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         &resolver.without(&args.memory_args)?,
     );
     let rules = profile.resolved();
-    // One row: an option it ignores is an error, so there is no note to show.
+    // One row: a flag it ignores is an error; a config key it ignores, a note.
     let (memory, notes) = resolver.memory(
         &args.memory_args,
         Some(&args.game_args),
