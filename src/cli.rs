@@ -80,8 +80,14 @@ pub struct QaArgs {
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,
     /// metrics and retrieval (exit 1 at the first divergence).
-    #[arg(long, conflicts_with_all = ["data", "out"])]
+    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check"])]
     pub replay: Option<PathBuf>,
+    /// Run the profile's outdated-fact check on each paragraph, in the file's order (a
+    /// departure: the reference's QA path has none). It is what gives `--retire` and
+    /// `--outdated-scope` something to act on, and what questions about facts that
+    /// changed between paragraphs need (`tests/qa/temporal.jsonl`).
+    #[arg(long, conflicts_with = "resume")]
+    pub outdated_check: bool,
     /// Questions answered at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub jobs: u32,

@@ -1,7 +1,9 @@
 //! End-to-end tests of `ariadne qa` on the project's own small multi-hop sets
 //! (`tests/qa/musique.jsonl`, `tests/qa/hotpot.json`: invented paragraphs, 10 questions
-//! each, the official formats) against the scripted server: the metrics with hand
-//! values, the supporting-paragraph recall, resume after a kill, and malformed files.
+//! each, the official formats; `tests/qa/temporal.jsonl`: 10 questions about facts that
+//! change between paragraphs) against the scripted server: the metrics with hand
+//! values, the supporting-paragraph recall, the outdated check, resume after a kill, and
+//! malformed files.
 
 mod common;
 
@@ -307,6 +309,151 @@ fn the_later_seeds_options_reach_the_answer_and_replay() {
             String::from_utf8_lossy(&replay.stderr)
         );
         let _ = std::fs::remove_dir_all(&out_dir);
+    }
+}
+
+/// `--outdated-check` (a departure from the reference's QA path) on the project's
+/// temporal set, whose paragraphs change facts in reading order: each paragraph after
+/// the first is checked with the QA wording of the outdated check; with `--retire
+/// close` the temporal edges into the retrieved facts reach the answer call, with the
+/// paper's deletion the retired facts are gone and no edge is shown; both replay exact.
+/// Without the flag `--retire` changes nothing and is refused, and the flag with no
+/// graph to check is refused too.
+#[test]
+fn the_outdated_check_in_qa_retires_and_shows_changes() {
+    for retire in ["close", "delete"] {
+        let server = scripted();
+        let work = tempfile::tempdir().unwrap();
+        let out_dir = work.path().join("qa");
+        let out = qa(
+            &server.base_url,
+            &[
+                "--data",
+                &data("temporal.jsonl"),
+                "--memory",
+                "arigraph,full-context",
+                "--outdated-check",
+                "--retire",
+                retire,
+                "--cutoff",
+                "0",
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{retire}: {stderr}");
+        assert!(
+            stderr.contains(
+                "note: --outdated-check is ignored by the row full-context: only arigraph builds a graph to check"
+            ),
+            "{stderr}"
+        );
+        let plan = read_json(out_dir.join("qa.json"));
+        assert_eq!(plan["outdated_check"], true);
+        assert_eq!(plan["memory"]["retire"], retire);
+        let md = std::fs::read_to_string(out_dir.join("results.md")).unwrap();
+        assert!(md.contains("with the outdated-fact check"), "{md}");
+        let records: Vec<Value> = read_jsonl(&out_dir.join("questions.jsonl"))
+            .into_iter()
+            .filter(|r| r["memory"] == "arigraph")
+            .collect();
+        assert_eq!(records.len(), 10);
+        let mut retired = 0;
+        for rec in &records {
+            let calls = rec["calls"].as_array().unwrap();
+            let checks = calls
+                .iter()
+                .filter(|c| c["purpose"] == "qa_outdated")
+                .count();
+            assert!(
+                calls.iter().all(|c| c["purpose"] != "outdated"),
+                "the game's wording is not used: {rec}"
+            );
+            // The first paragraph has nothing older to check.
+            assert!(checks <= 3, "{rec}");
+            retired += rec["retired"].as_array().map_or(0, Vec::len);
+        }
+        assert!(retired > 0, "{retire}: nothing retired");
+        // t1: "the Harlow Quartet rehearses at Ostby Chapel" is retired by "... at
+        // Fennick Hall" (the scripted check: same subject and relation, another object).
+        let t1 = records.iter().find(|r| r["id"] == "t1").unwrap();
+        let gone = t1["retired"].as_array().unwrap();
+        assert!(
+            gone.iter()
+                .any(|t| t.as_str().unwrap().contains("ostby chapel")),
+            "{t1}"
+        );
+        assert!(
+            t1["triplets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|t| !t.as_str().unwrap().contains("ostby chapel")),
+            "a retired fact is not retrieved: {t1}"
+        );
+        let answer_prompts: String = t1["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["purpose"] == "qa_answer")
+            .map(|c| c["messages"].to_string())
+            .collect();
+        let with_changes = records
+            .iter()
+            .filter(|r| r["changes"].as_array().is_some_and(|c| !c.is_empty()))
+            .count();
+        if retire == "close" {
+            assert!(with_changes > 0, "no temporal edge retrieved");
+            let change = &t1["changes"][0];
+            assert!(
+                change["from"].as_str().unwrap().contains("ostby chapel")
+                    && change["to"].as_str().unwrap().contains("fennick hall"),
+                "{t1}"
+            );
+            // Paragraph 3 (step 3) retired it.
+            assert_eq!(change["until"], 3, "{t1}");
+            assert!(
+                answer_prompts.contains("How facts changed")
+                    && answer_prompts.contains("ostby chapel -> ")
+                    && answer_prompts.contains("(text 3)"),
+                "{answer_prompts}"
+            );
+        } else {
+            assert_eq!(with_changes, 0);
+            assert!(!answer_prompts.contains("How facts changed"));
+        }
+        let replay = qa(&server.base_url, &["--replay", out_dir.to_str().unwrap()]);
+        assert!(
+            replay.status.success(),
+            "{retire}: {}",
+            String::from_utf8_lossy(&replay.stderr)
+        );
+    }
+    // Without the check nothing is retired: --retire is refused, naming why; the
+    // check with no graph to check is refused too.
+    for (args, expected) in [
+        (
+            &["--memory", "arigraph", "--retire", "close"][..],
+            "--retire changes nothing for --memory arigraph",
+        ),
+        (
+            &["--memory", "arigraph", "--outdated-scope", "subject"],
+            "unless --outdated-check",
+        ),
+        (
+            &["--memory", "rag,bm25", "--outdated-check"],
+            "--outdated-check changes nothing for --memory rag,bm25: only arigraph builds a graph to check",
+        ),
+    ] {
+        let mut all = vec!["--data".to_string(), data("temporal.jsonl")];
+        all.extend(args.iter().map(|s| s.to_string()));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = qa("http://127.0.0.1:9/v1", &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
 }
 

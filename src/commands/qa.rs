@@ -65,11 +65,16 @@ const COLUMNS: [(&str, &str); 12] = [
 pub fn table(plan: &QaPlan, rows: &[QaRow]) -> String {
     let heads: Vec<&str> = COLUMNS.iter().map(|(h, _)| *h).collect();
     let mut s = format!(
-        "# Question answering: {} ({}, {} questions)\n\nProfile `{}`; official EM and F1 are the best over the answer and its aliases (SQuAD normalization); the reference's columns are `musique_test_big.py`'s figures (micro-averaged F1 over unique words, aliases ignored); support: the supporting paragraphs among those the answer prompt saw.\n\n| {} |\n|{}\n",
+        "# Question answering: {} ({}, {} questions)\n\nProfile `{}`{}; official EM and F1 are the best over the answer and its aliases (SQuAD normalization); the reference's columns are `musique_test_big.py`'s figures (micro-averaged F1 over unique words, aliases ignored); support: the supporting paragraphs among those the answer prompt saw.\n\n| {} |\n|{}\n",
         plan.data.display(),
         plan.format.as_str(),
         plan.ids.len(),
         plan.profile.profile.name(),
+        if plan.outdated_check {
+            ", with the outdated-fact check on each paragraph (`--outdated-check`)"
+        } else {
+            ""
+        },
         heads.join(" | "),
         "---|".repeat(heads.len()),
     );
@@ -154,9 +159,16 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
             backend: std::sync::Arc::new(backend),
             prompts: Prompts::load(plan.prompts.as_deref())?,
         };
-        let again = crate::qa::answer(&llm, rec.memory, &plan.memory, q, plan.format)
-            .await
-            .with_context(|| format!("replaying {} {}", rec.memory.name(), rec.id))?;
+        let again = crate::qa::answer(
+            &llm,
+            rec.memory,
+            &plan.memory,
+            plan.outdated_check,
+            q,
+            plan.format,
+        )
+        .await
+        .with_context(|| format!("replaying {} {}", rec.memory.name(), rec.id))?;
         if again.outcome() != rec.outcome() || again.calls.len() != rec.calls.len() {
             eprintln!(
                 "replay diverged at {} {} (record {}): recorded {}, replayed {}",
@@ -237,11 +249,32 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
             let rules = profile.resolved();
             let memories =
                 QaMemory::parse_list(args.memory.as_deref().unwrap_or(DEFAULT_MEMORIES))?;
-            let rows: Vec<options::Row> = memories.iter().map(|m| m.reading()).collect();
+            let graphless: Vec<&str> = memories
+                .iter()
+                .filter(|m| **m != QaMemory::Arigraph)
+                .map(|m| m.name())
+                .collect();
+            if args.outdated_check && graphless.len() == memories.len() {
+                bail!(UserError::new(format!(
+                    "--outdated-check changes nothing for --memory {}: only arigraph builds a graph to check",
+                    graphless.join(",")
+                )));
+            }
+            let rows: Vec<options::Row> = memories
+                .iter()
+                .map(|m| m.reading(args.outdated_check))
+                .collect();
             let (memory, notes) = resolver.memory(&args.memory_args, None, &rules, &rows)?;
             if !args.quiet {
                 for note in notes {
                     eprintln!("ariadne qa: note: {note}");
+                }
+                if args.outdated_check && !graphless.is_empty() {
+                    eprintln!(
+                        "ariadne qa: note: --outdated-check is ignored by the row{} {}: only arigraph builds a graph to check",
+                        if graphless.len() == 1 { "" } else { "s" },
+                        graphless.join(", ")
+                    );
                 }
             }
             let plan = QaPlan {
@@ -251,6 +284,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                 sample: args.sample.map(|n| (n, args.seed)),
                 memories,
                 memory,
+                outdated_check: args.outdated_check,
                 profile,
                 prompts: resolver.prompts(&args.memory_args),
                 seed: args.seed,
@@ -333,6 +367,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let format = plan.format;
     let settings = plan.memory.clone();
+    let outdated_check = plan.outdated_check;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -340,7 +375,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot write {}", records_path.display()))?;
     let mut stream = futures::stream::iter(todo.iter().map(|(m, q)| {
         let (llm, settings) = (&llm, &settings);
-        async move { crate::qa::answer(llm, *m, settings, q, format).await }
+        async move { crate::qa::answer(llm, *m, settings, outdated_check, q, format).await }
     }))
     .buffer_unordered(args.jobs as usize);
     let mut failure = None;

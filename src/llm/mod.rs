@@ -316,7 +316,7 @@ impl Temperatures {
     pub fn of(&self, purpose: &str) -> f32 {
         match purpose {
             "extract_triplets" => self.extraction,
-            "outdated" => self.outdated,
+            "outdated" | "qa_outdated" => self.outdated,
             "plan" => self.plan,
             "action" => self.action,
             "summary" => self.summary,

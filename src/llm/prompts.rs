@@ -44,6 +44,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../prompts/qa_key_items.md"),
     ),
     ("qa_answer", include_str!("../../prompts/qa_answer.md")),
+    ("qa_outdated", include_str!("../../prompts/qa_outdated.md")),
 ];
 
 const USER_MARK: &str = "=== user ===";
@@ -166,21 +167,23 @@ mod tests {
         );
     }
 
-    /// The QA answer prompt without theses or paths is the reference's text as before
-    /// the later seeds' blocks (a run recorded before them replays); with them, each
-    /// block stands apart by a blank line.
+    /// The QA answer prompt without theses, paths or changes is the reference's text as
+    /// before the later seeds' blocks (a run recorded before them replays); with them,
+    /// each block stands apart by a blank line.
     #[test]
     fn the_qa_answer_prompt_keeps_its_text_and_adds_blocks_apart() {
+        use crate::memory::temporal::Change;
         let p = Prompts::load(None).unwrap();
-        let user = |theses: Vec<&str>, paths: Vec<&str>| {
+        let render = |theses: Vec<&str>, paths: Vec<&str>, changes: Vec<Change>| {
             p.render(
                 "qa_answer",
-                context! { question => "Q?", facts => vec!["a, b, c"], theses => theses, paths => paths, texts => vec!["T."] },
+                context! { question => "Q?", facts => vec!["a, b, c"], theses => theses, paths => paths, changes => changes, texts => vec!["T."] },
             )
             .unwrap()[1]
                 .content
                 .clone()
         };
+        let user = |theses: Vec<&str>, paths: Vec<&str>| render(theses, paths, Vec::new());
         let plain = user(vec![], vec![]);
         assert!(
             plain.contains(
@@ -194,6 +197,22 @@ mod tests {
                 "['a, b, c']\n\nRelevant statements from your memory: ['s one']\n\nPaths between the things asked about: ['a -[b]-> c']\n\nRelevant texts"
             ),
             "{both:?}"
+        );
+        let changed = render(
+            vec![],
+            vec!["a -[b]-> c"],
+            vec![Change {
+                from: "meeting, is at, 2 pm".into(),
+                to: "meeting, is at, 3 pm".into(),
+                since: 1,
+                until: 3,
+            }],
+        );
+        assert!(
+            changed.contains(
+                "['a -[b]-> c']\n\nHow facts changed (the older fact -> the fact that replaced it; the text that changed it, numbered in reading order): ['meeting, is at, 2 pm -> meeting, is at, 3 pm (text 3)']\n\nRelevant texts"
+            ),
+            "{changed:?}"
         );
     }
 }

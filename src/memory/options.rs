@@ -46,14 +46,16 @@ pub enum MemoryOption {
 
 use MemoryOption::*;
 
-/// What AriGraph reads in `ariadne qa`: the reference's `update_without_retrieve` has
-/// no outdated check (so nothing is retired) and k is fixed
-/// ([`crate::qa::QA_EPISODES`]).
-pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
-    !matches!(
-        o,
-        Episodes | OutdatedScope | Retire | Exploration | GoTo | Trials
-    )
+/// What AriGraph reads in `ariadne qa`: k is fixed ([`crate::qa::QA_EPISODES`]), and
+/// the reference's `update_without_retrieve` has no outdated check, so nothing is
+/// retired: the check's scope and what a retired fact becomes are read only with
+/// `ariadne qa --outdated-check` (`outdated_check`).
+pub fn qa_arigraph_reads(o: MemoryOption, outdated_check: bool) -> bool {
+    match o {
+        OutdatedScope | Retire => outdated_check,
+        Episodes | Exploration | GoTo | Trials => false,
+        _ => true,
+    }
 }
 
 impl MemoryOption {
@@ -116,10 +118,10 @@ impl MemoryOption {
             }
             Gating | Thesis => "AriGraph's triplet extraction (arigraph, arigraph-no-episodic)",
             OutdatedScope => {
-                "AriGraph's outdated check in games (arigraph, arigraph-no-episodic; qa has none, as the reference's)"
+                "AriGraph's outdated check (arigraph, arigraph-no-episodic; qa has none, as the reference's, unless --outdated-check)"
             }
             Retire => {
-                "the facts the outdated check and navigation retire in games (arigraph, arigraph-no-episodic, oracle; qa has no outdated check)"
+                "the facts the outdated check and navigation retire (arigraph, arigraph-no-episodic, oracle; qa has no outdated check unless --outdated-check)"
             }
             Trials => "Reflexion's trials of the same game (reflexion)",
             Exploration | GoTo => {

@@ -3,7 +3,8 @@
 //! Per question, as the authors' `musique_test_big.py` does: a fresh AriGraph is built
 //! from the question's paragraphs (each paragraph an episodic vertex with the triplets
 //! extracted from it; no outdated-fact check, as the reference's
-//! `update_without_retrieve`); the LLM names the key items of the question with a
+//! `update_without_retrieve`, unless the run asks for one: [`answer`]'s
+//! `outdated_check`); the LLM names the key items of the question with a
 //! relevance of 1 to 3 (`prompts/qa_key_items.md`, the reference's
 //! `item_processing_scores_qa`); each is searched to the depth of its relevance, and the
 //! top 2 episodic vertices are ranked against the question (the reference's
@@ -27,6 +28,7 @@ use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
 use crate::error::UserError;
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{CallLog, EmbedKind, Llm, Usage};
+use crate::memory::temporal::Change;
 use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
 use data::{Format, Question};
 use metrics::ReferenceCounts;
@@ -76,14 +78,15 @@ impl QaMemory {
     }
 
     /// The memory as the option check sees it ([`crate::memory::options::check`]): the
-    /// AriGraph memory reads the retrieval and extraction options
+    /// AriGraph memory reads the retrieval and extraction options, and with
+    /// `outdated_check` the check's scope and `--retire` too
     /// ([`crate::memory::options::qa_arigraph_reads`]); RAG, BM25 and the full context
     /// read none (their [`TOP_PARAGRAPHS`] paragraphs are fixed).
-    pub fn reading(self) -> crate::memory::options::Row {
+    pub fn reading(self, outdated_check: bool) -> crate::memory::options::Row {
         use crate::memory::options::{Row, qa_arigraph_reads};
         let arigraph = self == QaMemory::Arigraph;
         Row::reading(self.name().to_string(), |o| {
-            arigraph && qa_arigraph_reads(o)
+            arigraph && qa_arigraph_reads(o, outdated_check)
         })
     }
 
@@ -143,6 +146,14 @@ pub struct QaRecord {
     /// Reasoning paths mined (AriGraph with `--bridge`), shown to the answer call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// Temporal edges into the retrieved facts (AriGraph with `--outdated-check
+    /// --retire close`), shown to the answer call; their steps are paragraph numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<Change>,
+    /// Facts the outdated check retired while the graph was built (AriGraph with
+    /// `--outdated-check`), `subject, relation, object`, in the order retired.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired: Vec<String>,
     /// Indices of the paragraphs given to the answer prompt.
     pub paragraphs: Vec<usize>,
     /// Indices of the supporting paragraphs.
@@ -191,6 +202,8 @@ impl QaRecord {
             "triplets": self.triplets,
             "theses": self.theses,
             "paths": self.paths,
+            "changes": self.changes,
+            "retired": self.retired,
             "paragraphs": self.paragraphs,
             "graph_triplets": self.graph_triplets,
         })
@@ -236,6 +249,13 @@ fn answer_schema() -> Value {
 
 /// Answer one question with one memory.
 ///
+/// With `outdated_check` (`ariadne qa --outdated-check`; a departure from the
+/// reference's `update_without_retrieve`), AriGraph runs the profile's outdated-fact
+/// check on each paragraph in the file's order, asked as facts read from texts
+/// (`prompts/qa_outdated.md`), so a fact a later paragraph changes is retired as
+/// `settings.retire` says; with [`crate::memory::Retire::Close`] the temporal edges
+/// into the retrieved facts reach the answer call ("How facts changed").
+///
 /// # Errors
 /// Transport errors from the endpoints and prompt errors; a bad answer is an empty
 /// prediction, counted in `llm_failures`.
@@ -243,6 +263,7 @@ pub async fn answer(
     llm: &Llm,
     memory: QaMemory,
     settings: &MemorySettings,
+    outdated_check: bool,
     q: &Question,
     format: Format,
 ) -> Result<QaRecord> {
@@ -252,12 +273,14 @@ pub async fn answer(
     let mut triplets = Vec::new();
     let mut theses: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
+    let mut retired: Vec<String> = Vec::new();
     let mut graph_triplets = 0;
     let (texts, paragraphs): (Vec<String>, Vec<usize>) = match memory {
         QaMemory::Arigraph => {
             let mut graph = AriGraphMemory::new(MemorySettings {
                 episodes: QA_EPISODES,
-                outdated_check: false,
+                outdated_check,
                 ..settings.clone()
             });
             for (i, p) in q.paragraphs.iter().enumerate() {
@@ -271,7 +294,8 @@ pub async fn answer(
                     passage: true,
                     facts: None,
                 };
-                graph.update(llm, &mut log, &seen).await?;
+                let report = graph.update(llm, &mut log, &seen).await?;
+                retired.extend(report.removed.iter().map(|t| t.text()));
             }
             let messages = llm
                 .prompts
@@ -306,6 +330,7 @@ pub async fn answer(
             triplets = r.triplets.iter().map(|t| t.triplet.clone()).collect();
             theses = r.theses.iter().map(|t| t.text.clone()).collect();
             paths = r.paths.clone();
+            changes = r.changes.clone();
             graph_triplets = graph.graph().map(|g| g.alive_ids().count()).unwrap_or(0);
             r.episodes
                 .iter()
@@ -349,7 +374,7 @@ pub async fn answer(
     };
     let messages = llm.prompts.render(
         "qa_answer",
-        context! { question => &q.question, facts => &triplets, theses => &theses, paths => &paths, texts => &texts },
+        context! { question => &q.question, facts => &triplets, theses => &theses, paths => &paths, changes => &changes, texts => &texts },
     )?;
     let answer: Option<AnswerQa> = llm
         .ask(
@@ -384,6 +409,8 @@ pub async fn answer(
         triplets,
         theses,
         paths,
+        changes,
+        retired,
         paragraphs,
         supporting,
         supporting_recall,

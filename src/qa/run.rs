@@ -31,6 +31,10 @@ pub struct QaPlan {
     pub profile: ProfileRecord,
     /// The memory settings of the profile.
     pub memory: MemorySettings,
+    /// AriGraph runs the outdated-fact check on each paragraph (`--outdated-check`; runs
+    /// recorded before the flag had none).
+    #[serde(default)]
+    pub outdated_check: bool,
     /// Prompt directory override.
     pub prompts: Option<PathBuf>,
     /// The chat seed.

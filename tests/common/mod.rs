@@ -5,8 +5,8 @@
 //! The scripted "LLM" answers by rule, from what reaches it:
 //! - `extract_triplets`: facts read from the observation with a few patterns (the room
 //!   the player is in, closed/open things, exits, taken items);
-//! - `outdated`: old facts with the same subject and relation as a new fact but another
-//!   object;
+//! - `outdated` (and QA's `qa_outdated`): old facts with the same subject and relation
+//!   as a new fact but another object;
 //! - `plan`: one sub-goal naming the next scripted action;
 //! - `action`: the next scripted action when it is admissible, else the first one; in
 //!   free-text mode (no list in the schema) the next scripted command as it is.
@@ -397,7 +397,7 @@ fn answer(script: &mut Script, body: &Value) -> String {
                 .unwrap_or_else(|| "Unknown".into());
             json!({"chain_of_thoughts": "scripted", "direct_answer": answer}).to_string()
         }
-        "outdated" => {
+        "outdated" | "qa_outdated" => {
             let new: Vec<_> = lines_after(&user, "New facts:")
                 .into_iter()
                 .filter_map(parse_fact)

@@ -227,7 +227,8 @@ impl AriGraphMemory {
             })
             .collect();
         // Question answering builds its graph with no outdated check (the reference's
-        // `update_without_retrieve`).
+        // `update_without_retrieve`) unless asked for one (`ariadne qa
+        // --outdated-check`), which asks about facts read from texts.
         let candidates = if self.settings.outdated_check {
             candidates
         } else {
@@ -241,8 +242,13 @@ impl AriGraphMemory {
                 .iter()
                 .map(|id| self.graph.triplet(*id).text())
                 .collect();
+            let purpose = if seen.passage {
+                "qa_outdated"
+            } else {
+                "outdated"
+            };
             let chosen = self
-                .ask_outdated(llm, log, "outdated", new, old, "old fact")
+                .ask_outdated(llm, log, purpose, new, old, "old fact")
                 .await?;
             for i in chosen {
                 let id = candidates[i - 1];
