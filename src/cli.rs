@@ -176,8 +176,9 @@ pub struct BenchArgs {
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
     /// arigraph+mixed, arigraph+water-circles+beam, arigraph+astar+beam,
     /// arigraph+astar+water-circles, arigraph+temporal, arigraph+gating, arigraph+bridge,
-    /// arigraph+thesis, oracle, full-history, no-memory, summary, rag, simulacra,
-    /// reflexion.
+    /// arigraph+thesis, oracle, full-history, no-memory, level-obs (NetHack only: no
+    /// long-term memory, the explored level in every observation, the paper's NetPlay
+    /// [Level obs]), summary, rag, simulacra, reflexion.
     #[arg(long, value_delimiter = ',', default_value = "arigraph")]
     pub memory: Vec<String>,
     /// Step cap (default: the reference code's 150 for every game).

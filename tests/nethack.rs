@@ -278,6 +278,85 @@ fn no_memory_on_level_obs_plays_without_a_graph() {
     );
 }
 
+/// The paper's NetPlay [Level obs] as a bench row: `level-obs` plays the bench's
+/// NetHack game with Level obs (the run's manifest and its observations say so) under
+/// the game's own column, the bench's per-setting table puts it in `nethack-level`, and
+/// its run replays exactly; beside a TextWorld game the row is refused in one line.
+#[test]
+fn the_level_obs_row_plays_the_oracle_observation_in_a_bench() {
+    setup_nethack();
+    let server = Scripted::start(&DESCENT[..5]);
+    let work = tempfile::tempdir().unwrap();
+    let bench = |args: &[&str]| {
+        Command::new(bin())
+            .current_dir(work.path())
+            .env("OPENAI_BASE_URL", &server.base_url)
+            .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+            .env("ARIADNE_NO_PROGRESS", "1")
+            .arg("bench")
+            .args(args)
+            .output()
+            .expect("run ariadne bench")
+    };
+    let out = bench(&[
+        "--games",
+        "nethack?seed=5",
+        "--memory",
+        "level-obs",
+        "--runs",
+        "1",
+        "--max-steps",
+        "5",
+        "--out",
+        "b",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = read_jsonl(&work.path().join("b/episodes.jsonl"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        rows[0]["game"], "nethack-s5-room",
+        "the bench game's column"
+    );
+    assert_eq!(rows[0]["memory"], "level-obs");
+    let dir = work.path().join("b").join(rows[0]["dir"].as_str().unwrap());
+    let manifest = read_json(dir.join("manifest.json"));
+    assert!(
+        manifest
+            .to_string()
+            .contains("nethack?seed=5&character=@&obs=level"),
+        "{manifest}"
+    );
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    let last = observations(&steps).pop().unwrap();
+    assert!(
+        last.contains("level 1 room 2, reachable in 15 steps, contains:\n- staircase down"),
+        "the level's other rooms are in view: {last}"
+    );
+    let md = std::fs::read_to_string(work.path().join("b/results.md")).unwrap();
+    assert!(
+        md.contains("NetHack per setting") && md.contains("| nethack-level | level-obs | 1 |"),
+        "{md}"
+    );
+    let replay = Command::new(bin())
+        .arg("replay")
+        .arg(&dir)
+        .output()
+        .expect("run ariadne replay");
+    assert!(replay.status.success(), "{}", text(&replay));
+    let out = bench(&[
+        "--games",
+        &format!("nethack?seed=5,{}", common::game("simple.z8")),
+        "--memory",
+        "level-obs",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the row level-obs plays NetHack only") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}
+
 /// The oracle memory holds the level's ground truth: its world model is exact at every
 /// step (precision and recall 1), so the judge reads NetHack's facts as the graph states
 /// them; the graph holds the hero's region, the exits and what is carried.

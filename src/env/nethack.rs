@@ -145,12 +145,23 @@ impl NetHackGame {
 
     /// A name for run directories: `nethack-s3-room`, `nethack-s3-level-val-hum-neu-fem`.
     pub fn short_name(&self) -> String {
-        let mut out = format!("nethack-s{}-{}", self.seed, self.obs.as_str());
-        if self.character != "@" {
-            out.push('-');
-            out.push_str(&self.character);
+        format!("nethack-s{}-{}", self.seed, self.observed_as())
+    }
+
+    /// The setting without the seed, what a bench's episodes over several seeds are
+    /// grouped by (the paper's Table 1 rows): `nethack-room`,
+    /// `nethack-level-val-hum-neu-fem`.
+    pub fn setting_name(&self) -> String {
+        format!("nethack-{}", self.observed_as())
+    }
+
+    /// The observation, then the character when one is chosen: `room`,
+    /// `level-val-hum-neu-fem`.
+    fn observed_as(&self) -> String {
+        match self.character.as_str() {
+            "@" => self.obs.as_str().to_string(),
+            c => format!("{}-{c}", self.obs.as_str()),
         }
-        out
     }
 }
 

@@ -324,6 +324,7 @@ impl VariantOption {
             VariantOption::Gating => Some(Gating),
             VariantOption::Bridge => Some(Bridge),
             VariantOption::Thesis => Some(Thesis),
+            VariantOption::LevelObs => None,
         }
     }
 }

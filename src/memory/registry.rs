@@ -9,7 +9,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AriGraphMemory, MemoryModule, MemorySettings, Strategy, baselines};
-use crate::error::UserError;
 
 /// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,8 +56,9 @@ pub struct Variant {
     pub profile: Option<crate::profile::Profile>,
 }
 
-/// A named memory option of a bench row, applied to the episode's [`MemorySettings`]
-/// (the row's value wins over the flag or config key).
+/// A named option of a bench row: a memory setting applied to the episode's
+/// [`MemorySettings`] (the row's value wins over the flag or config key), or, for
+/// [`VariantOption::LevelObs`], the observation the game gives.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VariantOption {
@@ -75,6 +75,11 @@ pub enum VariantOption {
     Bridge,
     /// Thesis vertices (`--thesis`; PersonalAI, arXiv:2506.17001, section III).
     Thesis,
+    /// NetHack's Level obs: every observation describes the whole explored level, the
+    /// paper's "handcrafted memory oracle" of NetPlay [Level obs] (section 4.2). Not a
+    /// memory setting: the row plays its NetHack games with `obs=level`
+    /// (`commands::bench::plan::played`).
+    LevelObs,
 }
 
 impl VariantOption {
@@ -87,6 +92,7 @@ impl VariantOption {
             VariantOption::Gating => settings.gating = true,
             VariantOption::Bridge => settings.bridge = true,
             VariantOption::Thesis => settings.thesis = true,
+            VariantOption::LevelObs => {}
         }
     }
 
@@ -100,6 +106,7 @@ impl VariantOption {
             VariantOption::Gating => " --gating".into(),
             VariantOption::Bridge => " --bridge".into(),
             VariantOption::Thesis => " --thesis".into(),
+            VariantOption::LevelObs => " on a NetHack game with obs=level".into(),
         }
     }
 }
@@ -290,6 +297,20 @@ const ROWS: &[Row] = &[
         trials: false,
     },
     Row {
+        name: "level-obs",
+        label: "NetPlay (Level obs)",
+        variant: Variant {
+            design: MemoryDesign::NoMemory,
+            exploration: true,
+            option: VariantOption::LevelObs,
+            profile: None,
+        },
+        // The explored level in every prompt: the paper's Table 3 has no figure.
+        paper_tokens: (4000, 350),
+        calls_per_step: 2,
+        trials: false,
+    },
+    Row {
         name: "arigraph-no-episodic",
         label: "AriGraph w/o episodic",
         variant: v(MemoryDesign::ArigraphNoEpisodic, true),
@@ -345,30 +366,6 @@ impl MemoryDesign {
     /// Whether the design plays several trials of a game (Reflexion).
     pub fn has_trials(self) -> bool {
         v(self, true).row().trials
-    }
-}
-
-impl std::str::FromStr for MemoryDesign {
-    type Err = UserError;
-    fn from_str(s: &str) -> Result<Self, UserError> {
-        match Variant::parse(s)? {
-            Variant {
-                design,
-                exploration: true,
-                option: VariantOption::None,
-                ..
-            } => Ok(design),
-            v => Err(UserError::new(format!(
-                "{s} is a bench row, not a memory design; use --memory {}{}{}",
-                v.design.name(),
-                if v.exploration {
-                    ""
-                } else {
-                    " --no-exploration"
-                },
-                v.option.flag()
-            ))),
-        }
     }
 }
 

@@ -8,10 +8,12 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::report::{Cell, EpisodeRow, aggregate, csv, markdown};
+use super::report::{Cell, EpisodeRow, aggregate, csv, markdown, nethack_settings};
 use super::{BenchPlan, charts};
 use crate::env::GameSpec;
-use crate::memory::Variant;
+use crate::env::nethack::{NetHackGame, ObsMode};
+use crate::error::UserError;
+use crate::memory::{Variant, VariantOption};
 
 /// Write the bench's results for `rows` into `dir` (`results.md` with its charts,
 /// `results.csv`, `results.json`) and print the Markdown.
@@ -22,7 +24,8 @@ pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Resul
     let games: Vec<String> = plan.games.iter().map(GameSpec::name).collect();
     let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
     let cells = aggregate(rows, &games, &names);
-    let md = markdown(&cells, &games, &plan.variants, plan.runs);
+    let mut md = markdown(&cells, &games, &plan.variants, plan.runs);
+    md.push_str(&nethack_settings(&setting_cells(plan, rows)));
     let drawn = charts::write(dir, rows, &games, &plan.variants).unwrap_or_else(|e| {
         eprintln!("warning: the bench charts were not drawn: {e:#}");
         Vec::new()
@@ -45,6 +48,83 @@ pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Resul
         println!("{} charts in {}", drawn.len(), dir.join("charts").display());
     }
     Ok(())
+}
+
+/// The game a row plays for a game of the bench: the game itself, or for the row
+/// `level-obs` (the paper's NetPlay [Level obs], section 4.2) the NetHack game with Level
+/// obs. The episode keeps the bench game's name, so its row stays in the game's column.
+///
+/// # Errors
+/// `level-obs` on a game that is not NetHack.
+pub fn played(game: &GameSpec, v: &Variant) -> Result<GameSpec, UserError> {
+    match (v.option, game) {
+        (VariantOption::LevelObs, GameSpec::NetHack(g)) => Ok(GameSpec::NetHack(NetHackGame {
+            obs: ObsMode::Level,
+            ..g.clone()
+        })),
+        (VariantOption::LevelObs, _) => Err(UserError::new(format!(
+            "the row {} plays NetHack only (Level obs describes the explored dungeon level): {} is not a NetHack game; bench it apart",
+            v.name(),
+            game.name()
+        ))),
+        _ => Ok(game.clone()),
+    }
+}
+
+/// Check that every row of the plan can play every game of it.
+///
+/// # Errors
+/// The oracle on TextWorld-Express games (no true state), `level-obs` on a game that is
+/// not NetHack ([`played`]).
+pub fn check_rows(plan: &BenchPlan) -> Result<(), UserError> {
+    if let Some(v) = plan.variants.iter().find(|v| v.design.needs_ground_truth())
+        && plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_)))
+    {
+        return Err(UserError::new(format!(
+            "the {} memory needs the game's true state, which TextWorld-Express games do not expose; bench it on TextWorld games",
+            v.name()
+        )));
+    }
+    for g in &plan.games {
+        for v in &plan.variants {
+            played(g, v)?;
+        }
+    }
+    Ok(())
+}
+
+/// The cells of the NetHack episodes grouped by setting instead of game: the seed left
+/// out and the observation the row played (`nethack-room`, `nethack-level`), so the
+/// episodes over several seeds give the paper's Table 1 figures per agent (mean and
+/// spread over runs). Other games' episodes are left out.
+pub fn setting_cells(plan: &BenchPlan, rows: &[EpisodeRow]) -> Vec<Cell> {
+    let setting = |r: &EpisodeRow| -> Option<String> {
+        let game = plan.games.iter().find(|g| g.name() == r.game)?;
+        let v = plan.variants.iter().find(|v| v.name() == r.memory)?;
+        match played(game, v).ok()? {
+            GameSpec::NetHack(g) => Some(g.setting_name()),
+            _ => None,
+        }
+    };
+    let mut settings: Vec<String> = Vec::new();
+    let grouped: Vec<EpisodeRow> = rows
+        .iter()
+        .filter_map(|r| {
+            let s = setting(r)?;
+            if !settings.contains(&s) {
+                settings.push(s.clone());
+            }
+            Some(EpisodeRow {
+                game: s,
+                ..r.clone()
+            })
+        })
+        .collect();
+    let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
+    aggregate(&grouped, &settings, &names)
+        .into_iter()
+        .filter(|c| c.episodes + c.failed > 0)
+        .collect()
 }
 
 /// Every episode of a plan, in order (game, then row, then attempt), and with a shard
@@ -96,5 +176,111 @@ impl std::str::FromStr for Shard {
             return Err(format!("shard {k}/{n}: K must be between 1 and N"));
         }
         Ok(Shard { k, n })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trajectory::Outcome;
+    use crate::trajectory::bench::sample_row;
+
+    fn plan(games: &[&str], rows: &[&str]) -> BenchPlan {
+        BenchPlan {
+            games: games.iter().map(|g| GameSpec::parse(g).unwrap()).collect(),
+            variants: rows.iter().map(|r| Variant::parse(r).unwrap()).collect(),
+            runs: 1,
+            max_steps: None,
+            seed: 0,
+            trials: 1,
+            memory: crate::memory::MemorySettings::default(),
+            agent: crate::agent::AgentSettings::default(),
+            prompts: None,
+            goal: None,
+            shard: None,
+            without: Vec::new(),
+            game_timeout_s: 60,
+        }
+    }
+
+    /// The paper's three NetHack agents over two seeds, by hand: per setting and row,
+    /// the mean and sample standard deviation over the seeds (scores 20 and 40: 30 ±
+    /// 14.1; levels 1 and 3: 2 ± 1.41); `level-obs` plays the room games with Level
+    /// obs, so its episodes form the `nethack-level` setting; a TextWorld game's
+    /// episodes are left out.
+    #[test]
+    fn nethack_episodes_group_by_setting_over_seeds() {
+        let p = plan(
+            &["nethack?seed=1", "nethack?seed=2"],
+            &["arigraph", "no-memory", "level-obs"],
+        );
+        let mut rows = Vec::new();
+        for (memory, scores, depths) in [
+            ("arigraph", [20, 40], [1, 3]),
+            ("no-memory", [10, 30], [1, 1]),
+            ("level-obs", [50, 70], [2, 2]),
+        ] {
+            for (i, game) in ["nethack-s1-room", "nethack-s2-room"].iter().enumerate() {
+                let mut r = sample_row(game, memory, 1, 0.0, Outcome::StepCap);
+                r.score = scores[i];
+                r.max_depth = Some(depths[i]);
+                r.progression = Some(0.0);
+                rows.push(r);
+            }
+        }
+        rows.push(sample_row("simple", "arigraph", 1, 0.5, Outcome::Done));
+        let cells = setting_cells(&p, &rows);
+        let keys: Vec<(&str, &str, usize)> = cells
+            .iter()
+            .map(|c| (c.game.as_str(), c.memory.as_str(), c.episodes))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("nethack-room", "arigraph", 2),
+                ("nethack-room", "no-memory", 2),
+                ("nethack-level", "level-obs", 2)
+            ]
+        );
+        let md = super::super::report::nethack_settings(&cells);
+        for line in [
+            "| nethack-room | arigraph | 2 | 30.0 ± 14.1 | 2.00 ± 1.41 | 0.00% | 2000 / 300 | 4.0 | - | - |",
+            "| nethack-room | no-memory | 2 | 20.0 ± 14.1 | 1.00 ± 0.00 |",
+            "| nethack-level | level-obs | 2 | 60.0 ± 14.1 | 2.00 ± 0.00 |",
+        ] {
+            assert!(md.contains(line), "{line}\n{md}");
+        }
+        assert!(super::super::report::nethack_settings(&[]).is_empty());
+    }
+
+    /// `level-obs` plays a NetHack game with Level obs, and nothing else: a bench of
+    /// it on a TextWorld game is refused in one line, as is the row in `play`.
+    #[test]
+    fn level_obs_plays_nethack_with_level_obs_only() {
+        let level = Variant::parse("level-obs").unwrap();
+        let room = GameSpec::parse("nethack?seed=3").unwrap();
+        assert_eq!(
+            played(&room, &level).unwrap(),
+            GameSpec::parse("nethack?seed=3&obs=level").unwrap()
+        );
+        let arigraph = Variant::parse("arigraph").unwrap();
+        assert_eq!(played(&room, &arigraph).unwrap(), room);
+        assert!(check_rows(&plan(&["nethack?seed=1"], &["arigraph", "level-obs"])).is_ok());
+        let e = check_rows(&plan(&["nethack?seed=1", "simple"], &["level-obs"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the row level-obs plays NetHack only")
+                && e.contains("simple is not a NetHack game"),
+            "{e}"
+        );
+        let e = "level-obs"
+            .parse::<crate::memory::MemoryDesign>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("use --memory no-memory on a NetHack game with obs=level"),
+            "{e}"
+        );
     }
 }

@@ -178,6 +178,51 @@ pub fn csv(cells: &[Cell]) -> String {
     out
 }
 
+/// The NetHack episodes per setting over the bench's seeds (the cells of
+/// `plan::setting_cells`): the paper's Table 1 rows (Ariadne (Room obs): `arigraph` on
+/// `nethack-room`; NetPlay (Room obs): `no-memory` there; NetPlay (Level obs):
+/// `level-obs`), with score and deepest level as mean ± sample standard deviation over
+/// the episodes, progression, the cost per step and the world model. Empty without
+/// NetHack episodes.
+pub fn nethack_settings(cells: &[Cell]) -> String {
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\nNetHack per setting, over every seed of the bench (the paper's Table 1: Ariadne (Room obs) is `arigraph` on `nethack-room`, NetPlay (Room obs) `no-memory` there, NetPlay (Level obs) `level-obs`; mean ± sample standard deviation over episodes; the world model as mean precision and named recall).\n\n| setting | memory | episodes | score | deepest level | progression | prompt / completion tokens per step | calls per step | precision | named recall |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for c in cells {
+        let (score, depth, progression) = match &c.levels {
+            Some(l) => (
+                format!("{:.1} ± {:.1}", l.score, l.score_std),
+                format!("{:.2} ± {:.2}", l.depth, l.depth_std),
+                format!("{:.2}%", 100.0 * l.progression),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let calls = if c.steps > 0.0 {
+            format!("{:.1}", c.llm_calls / c.steps)
+        } else {
+            "-".into()
+        };
+        let [precision, recall, ..] = wm_figures(c);
+        md.push_str(&format!(
+            "| {} | {} | {}{} | {score} | {depth} | {progression} | {} / {} | {calls} | {precision} | {recall} |\n",
+            c.game,
+            c.memory,
+            c.episodes,
+            if c.failed > 0 {
+                format!(" ({} failed)", c.failed)
+            } else {
+                String::new()
+            },
+            show(c.prompt_tokens_per_step, 0),
+            show(c.completion_tokens_per_step, 0),
+        ));
+    }
+    md
+}
+
 /// The world-model columns of a table ([`wm_figures`]).
 pub const WM_HEADER: [&str; 6] = [
     "precision",

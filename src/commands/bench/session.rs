@@ -13,8 +13,8 @@ use crate::error::UserError;
 use crate::memory::Variant;
 
 /// The bench directory and its plan: `--resume DIR`'s (read from its `bench.json`) or a
-/// new one (`--out`, else `runs/bench-DATE-TIME`), checked: the games load, the prompts
-/// load, a new bench does not overwrite one, the directory is one.
+/// new one (`--out`, else `runs/bench-DATE-TIME`), checked: the games load, every row
+/// can play every game ([`super::plan::check_rows`]), the prompts load, a new bench does not overwrite one, the directory is one.
 ///
 /// # Errors
 /// A directory that is no bench, a malformed `bench.json`, an existing bench, a file
@@ -47,6 +47,7 @@ pub(super) fn open(opts: &BenchOptions) -> Result<(PathBuf, BenchPlan)> {
     for g in &plan.games {
         g.check()?;
     }
+    super::plan::check_rows(&plan)?;
     crate::llm::prompts::Prompts::load(plan.prompts.as_deref())?;
     if opts.resume.is_none() && dir.join("bench.json").exists() {
         bail!(UserError::new(format!(
