@@ -486,14 +486,16 @@ fn a_killed_run_resumes_with_the_questions_it_answered() {
     assert_eq!(before.len(), 4);
 
     let server = scripted();
+    // The run's own plan is followed: a memory option given here is named as ignored.
     let out = qa(
         &server.base_url,
-        &["--resume", out_dir.to_str().unwrap(), "--quiet"],
+        &["--resume", out_dir.to_str().unwrap(), "--thesis"],
     );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("note: --resume answers under the run's own plan: --thesis ignored"),
+        "{stderr}"
     );
     let after = read_jsonl(&out_dir.join("questions.jsonl"));
     assert_eq!(after.len(), 10);

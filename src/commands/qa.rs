@@ -208,6 +208,21 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
     let (dir, mut plan, questions) = match &args.resume {
         Some(dir) => {
             let plan = read_plan(dir)?;
+            // The run's own plan is followed: say which options given here it ignores.
+            let mut ignored: Vec<String> = resolver
+                .memory_given(&args.memory_args, None)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            if args.memory_args.profile.is_some() {
+                ignored.insert(0, "--profile".into());
+            }
+            if !ignored.is_empty() && !args.quiet {
+                eprintln!(
+                    "ariadne qa: note: --resume answers under the run's own plan: {} ignored",
+                    ignored.join(", ")
+                );
+            }
             let (_, all) = data::load(&plan.data)?;
             let questions: Vec<Question> = plan
                 .ids
