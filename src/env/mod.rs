@@ -124,6 +124,10 @@ pub enum EnvError {
         "game not found: {0} (give a TextWorld .z8 path, a bundled game name (`ariadne games list`), twx:<game>, nethack[?seed=S], or a z-machine story file: .z3/.z5/..., jericho:PATH for a human-written .z8)"
     )]
     MissingGame(String),
+    /// A game specification that cannot be read (`nethack?seed=x`, a parameter given
+    /// twice, `twx:` naming no game): the text, then what is wrong.
+    #[error("bad game specification {0}")]
+    BadSpec(String),
     /// The `.json` sidecar of a TextWorld game is missing (TextWorld would silently give
     /// no score and no admissible commands).
     #[error("{0}")]
@@ -171,7 +175,10 @@ impl EnvError {
     pub fn is_user_error(&self) -> bool {
         matches!(
             self,
-            EnvError::MissingGame(_) | EnvError::MissingSidecar(_) | EnvError::BadGame { .. }
+            EnvError::MissingGame(_)
+                | EnvError::BadSpec(_)
+                | EnvError::MissingSidecar(_)
+                | EnvError::BadGame { .. }
         )
     }
 }
@@ -243,8 +250,8 @@ impl GameSpec {
         }
         if let Some(rest) = s.strip_prefix(jericho::PREFIX) {
             if rest.trim().is_empty() {
-                return Some(Err(EnvError::MissingGame(
-                    "jericho: names no file (write jericho:PATH)".into(),
+                return Some(Err(EnvError::BadSpec(
+                    "jericho:: it names no file (write jericho:PATH)".into(),
                 )));
             }
             return Some(Ok(GameSpec::Jericho(PathBuf::from(rest))));

@@ -91,24 +91,29 @@ impl NetHackGame {
     /// Parse `nethack[?key=value&...]`.
     ///
     /// # Errors
-    /// [`EnvError::MissingGame`] naming the bad key or value.
+    /// [`EnvError::BadSpec`] naming the bad key or value, or a key given twice.
     pub fn parse(spec: &str) -> Result<Self, EnvError> {
         let query = spec
             .strip_prefix(PREFIX)
             .map(|r| r.strip_prefix('?').unwrap_or(r))
             .unwrap_or(spec);
-        let bad = |what: String| EnvError::MissingGame(format!("{spec}: {what}"));
+        let bad = |what: String| EnvError::BadSpec(format!("{spec}: {what}"));
         let mut game = Self {
             seed: 1,
             character: "@".into(),
             obs: ObsMode::Room,
         };
+        let mut seen: Vec<&str> = Vec::new();
         for pair in query.split('&').filter(|p| !p.trim().is_empty()) {
             let (k, v) = pair
                 .split_once('=')
                 .ok_or_else(|| bad(format!("parameter {pair:?} is not key=value")))?;
-            let v = v.trim();
-            match k.trim() {
+            let (k, v) = (k.trim(), v.trim());
+            if seen.contains(&k) {
+                return Err(bad(format!("parameter {k:?} is given twice")));
+            }
+            seen.push(k);
+            match k {
                 "seed" => {
                     game.seed = v
                         .parse()
@@ -200,10 +205,18 @@ mod tests {
             "nethack?character=a;b",
             "nethack?character=xyz",
             "nethack?character=val-hum-neu-fem-x",
+            "nethack?obs=level&obs=room",
         ] {
             let e = NetHackGame::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
+            assert!(e.starts_with("bad game specification"), "{e}");
         }
+        assert!(
+            NetHackGame::parse("nethack?seed=1&seed=1")
+                .unwrap_err()
+                .to_string()
+                .contains("parameter \"seed\" is given twice")
+        );
         for ok in ["@", "val", "Valkyrie-human", "sam-hum-law-mal", "tou-@-neu"] {
             assert!(is_character(ok), "{ok}");
         }

@@ -42,24 +42,32 @@ impl TwxGame {
     /// Parse `<game>[?key=value&...]` (the part after `twx:`).
     ///
     /// # Errors
-    /// [`EnvError::MissingGame`] for an empty name or a malformed parameter.
+    /// [`EnvError::BadSpec`] for an empty name, a malformed parameter or one given twice.
     pub fn parse(spec: &str) -> Result<Self, EnvError> {
         let (game, query) = spec.split_once('?').unwrap_or((spec, ""));
         let game = game.trim().to_lowercase();
         if game.is_empty() {
-            return Err(EnvError::MissingGame(format!(
-                "{PREFIX}{spec}: no game named; known: {}",
+            return Err(EnvError::BadSpec(format!(
+                "{PREFIX}{spec}: it names no game; known: {}",
                 GAMES.join(", ")
             )));
         }
         let mut params = BTreeMap::new();
         for pair in query.split('&').filter(|p| !p.trim().is_empty()) {
             let (k, v) = pair.split_once('=').ok_or_else(|| {
-                EnvError::MissingGame(format!(
+                EnvError::BadSpec(format!(
                     "{PREFIX}{spec}: parameter {pair:?} is not key=value"
                 ))
             })?;
-            params.insert(k.trim().to_string(), v.trim().to_string());
+            if params
+                .insert(k.trim().to_string(), v.trim().to_string())
+                .is_some()
+            {
+                return Err(EnvError::BadSpec(format!(
+                    "{PREFIX}{spec}: parameter {:?} is given twice",
+                    k.trim()
+                )));
+            }
         }
         Ok(Self { game, params })
     }
@@ -116,5 +124,14 @@ mod tests {
         assert!(g.check().is_ok());
         assert!(TwxGame::parse("coin?seed").is_err());
         assert!(TwxGame::parse("zork").unwrap().check().is_err());
+        let twice = TwxGame::parse("coin?seed=1&seed=2")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            twice.starts_with(
+                "bad game specification twx:coin?seed=1&seed=2: parameter \"seed\" is given twice"
+            ),
+            "{twice}"
+        );
     }
 }
