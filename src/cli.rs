@@ -24,7 +24,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Play one TextWorld game with the Ariadne agent and log the trajectory.
+    /// Play one game (TextWorld, TextWorld-Express, the authors' suite, Jericho, NetHack)
+    /// with the Ariadne agent and log the trajectory.
     Play(Box<PlayArgs>),
     /// Re-execute a logged run with no LLM call, check it, inspect or export the graph at
     /// any step, hand over to the live LLM, or try other retrieval settings.
@@ -80,7 +81,7 @@ pub struct QaArgs {
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,
     /// metrics and retrieval (exit 1 at the first divergence).
-    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check"])]
+    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "sample", "ids", "memory", "jobs"])]
     pub replay: Option<PathBuf>,
     /// Run the profile's outdated-fact check on each paragraph, in the file's order (a
     /// departure: the reference's QA path has none). It is what gives `--retire` and
@@ -165,8 +166,9 @@ pub struct BenchArgs {
     /// same list on every machine; K = 1..N cover it once); join them with `bench merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`, or
-    /// `all`; comma-separated or repeated.
+    /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`,
+    /// `arigraph-paper:NAME`, z-machine story files, `nethack?seed=N`, or `all`;
+    /// comma-separated or repeated.
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
@@ -194,7 +196,9 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Resume an interrupted bench: finished episodes are kept, the rest are played.
-    #[arg(long)]
+    /// The bench's own plan is followed: its games, rows, runs, step cap, seed and shard
+    /// cannot be changed.
+    #[arg(long, conflicts_with_all = ["games", "memory", "runs", "max_steps", "seed", "shard"])]
     pub resume: Option<PathBuf>,
     /// Memory and prompt settings.
     #[command(flatten)]
@@ -339,8 +343,10 @@ pub struct LlmArgs {
 #[derive(Debug, Clone, Args)]
 pub struct PlayArgs {
     /// A .z8 game path (its .json sidecar beside it), a bundled game name
-    /// (games/NAME.z8), a TextWorld-Express game: twx:<game>[?seed=N&key=value...], or a
-    /// game of the authors' suite: `arigraph-paper:NAME[@DIR]`.
+    /// (games/NAME.z8), a TextWorld-Express game: twx:<game>[?seed=N&key=value...], a
+    /// game of the authors' suite: `arigraph-paper:NAME[@DIR]`, a z-machine story file
+    /// played through Jericho (.z3, .z5, ...; jericho:PATH for a human-written .z8), or
+    /// NetHack: nethack[?seed=S&character=C&obs=room|level].
     pub game: String,
     /// Play as the agent of an older revision (1-8), with the settings runs recorded
     /// before profiles had: for the replay fixtures that hold old revisions still.

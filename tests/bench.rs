@@ -58,7 +58,7 @@ fn two_games_five_runs_two_jobs() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("2 games x 1 memories x 5 runs = 10 episodes"),
+        stdout.contains("2 games x 1 row (memory and profile) x 5 runs = 10 episodes"),
         "{stdout}"
     );
     let dir = work.path().join("b");
@@ -170,6 +170,19 @@ fn an_interrupted_bench_resumes_without_losing_finished_episodes() {
     let first_steps = std::fs::read_to_string(Path::new(&first_dir).join("steps.jsonl")).unwrap();
 
     let server2 = Scripted::start(&[]);
+    // The bench's own plan is followed: a row, runs or step cap given beside --resume
+    // is refused, not silently dropped.
+    for extra in [["--memory", "rag"], ["--runs", "2"], ["--max-steps", "3"]] {
+        let mut args = vec!["--resume", "b"];
+        args.extend(extra);
+        let out = bench(work.path(), &server2, &args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+            "{extra:?}"
+        );
+    }
+    assert!(server2.script.lock().unwrap().chats.is_empty());
     let out = bench(work.path(), &server2, &["--resume", "b"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -423,11 +423,16 @@ fn the_outdated_check_in_qa_retires_and_shows_changes() {
             assert_eq!(with_changes, 0);
             assert!(!answer_prompts.contains("How facts changed"));
         }
-        let replay = qa(&server.base_url, &["--replay", out_dir.to_str().unwrap()]);
+        // The run's own plan is replayed: an option given beside it is named as ignored.
+        let replay = qa(
+            &server.base_url,
+            &["--replay", out_dir.to_str().unwrap(), "--retire", "delete"],
+        );
+        let stderr = String::from_utf8_lossy(&replay.stderr);
+        assert!(replay.status.success(), "{retire}: {stderr}");
         assert!(
-            replay.status.success(),
-            "{retire}: {}",
-            String::from_utf8_lossy(&replay.stderr)
+            stderr.contains("note: --replay asks again under the run's own plan: --retire ignored"),
+            "{stderr}"
         );
     }
     // Without the check nothing is retired: --retire is refused, naming why; the
@@ -435,11 +440,11 @@ fn the_outdated_check_in_qa_retires_and_shows_changes() {
     for (args, expected) in [
         (
             &["--memory", "arigraph", "--retire", "close"][..],
-            "--retire changes nothing for --memory arigraph",
+            "--retire changes nothing for --memory arigraph: ariadne qa runs no outdated check, so retires no fact, without --outdated-check",
         ),
         (
-            &["--memory", "arigraph", "--outdated-scope", "subject"],
-            "unless --outdated-check",
+            &["--memory", "arigraph,rag", "--outdated-scope", "subject"],
+            "--outdated-scope changes nothing for --memory arigraph,rag: arigraph: ariadne qa runs no outdated check",
         ),
         (
             &["--memory", "rag,bm25", "--outdated-check"],

@@ -42,7 +42,8 @@ pub struct MemoryArgs {
     /// reference's 5).
     #[arg(long, value_parser = episodes, allow_negative_numbers = true, help_heading = "Memory")]
     pub episodes: Option<usize>,
-    /// Which existing triplets the outdated-edge check considers: incident or subject.
+    /// Which existing triplets the outdated-edge check considers: incident or subject
+    /// (in `ariadne qa`, only with --outdated-check).
     #[arg(long, value_parser = parse_from_str::<OutdatedScope>, help_heading = "Memory")]
     pub outdated_scope: Option<OutdatedScope>,
     /// Which edges a BFS hop ranks: all (the paper's Algorithm 2) or incident.
@@ -55,7 +56,8 @@ pub struct MemoryArgs {
     pub retrieval: Option<Strategy>,
     /// What a fact retired by a newer one becomes: close (kept with its steps and a
     /// temporal edge to its replacement, out of retrieval, the edge shown where the
-    /// replacement is retrieved; AriadneMem) or delete (the paper; the default).
+    /// replacement is retrieved; AriadneMem) or delete (the paper; the default). In
+    /// `ariadne qa`, only with --outdated-check.
     #[arg(long, value_parser = parse_from_str::<Retire>, help_heading = "Memory")]
     pub retire: Option<Retire>,
     /// Skip extraction and the outdated check (no LLM call) for an observation that

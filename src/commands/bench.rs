@@ -268,10 +268,10 @@ fn announce(plan: &BenchPlan, jobs: &[(GameSpec, Variant, u32)], total: usize, d
         (acc.0 + p * s, acc.1 + c * s)
     });
     println!(
-        "ariadne bench: {} games x {} memories x {} runs{} = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
-        plan.games.len(),
-        plan.variants.len(),
-        plan.runs,
+        "ariadne bench: {} x {} (memory and profile) x {}{} = {total} episodes ({} already finished); to play: {} episodes, at most {steps_cap} steps, about {calls} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+        count(plan.games.len(), "game"),
+        count(plan.variants.len(), "row"),
+        count(plan.runs as usize, "run"),
         plan.shard
             .map(|s| format!(", shard {} of {}", s.k, s.n))
             .unwrap_or_default(),
@@ -281,6 +281,11 @@ fn announce(plan: &BenchPlan, jobs: &[(GameSpec, Variant, u32)], total: usize, d
         ct as f64 / 1e6
     );
     println!("bench directory: {}", dir.display());
+}
+
+/// `1 game`, `2 games`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// What every episode of a bench shares: the progress bars, the row log, the
@@ -477,11 +482,6 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             })
             .transpose()?,
     };
-    if args.resume.is_some() && !args.games.is_empty() {
-        eprintln!(
-            "warning: --resume plays the bench's own plan; --games, --memory, --runs and the step cap given here are ignored"
-        );
-    }
     bench(BenchOptions {
         plan,
         jobs: usize::from(args.jobs),

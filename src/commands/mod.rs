@@ -63,3 +63,21 @@ pub fn exit_code(err: &anyhow::Error) -> ExitCode {
     }
     ExitCode::FAILURE
 }
+
+/// Load the prompts of a run (`--prompts DIR`, or the compiled-in ones) and say on stderr
+/// which files the folder lacks, taken from the compiled-in prompts
+/// ([`crate::llm::prompts::Prompts::load`]).
+///
+/// # Errors
+/// An unreadable prompt file or a template error.
+pub fn load_prompts(dir: Option<&std::path::Path>) -> anyhow::Result<crate::llm::prompts::Prompts> {
+    let prompts = crate::llm::prompts::Prompts::load(dir)?;
+    if let (Some(d), false) = (dir, prompts.missing().is_empty()) {
+        eprintln!(
+            "ariadne: note: {} has no {}: the built-in prompts are used for them",
+            d.display(),
+            prompts.missing().join(", ")
+        );
+    }
+    Ok(prompts)
+}

@@ -15,7 +15,6 @@ use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::error::UserError;
 use crate::llm::connect;
-use crate::llm::prompts::Prompts;
 use crate::memory::{MemoryDesign, options};
 use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
@@ -100,7 +99,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         config.profile = None;
     }
     game.check()?;
-    Prompts::load(config.prompts.as_deref())?;
+    super::load_prompts(config.prompts.as_deref())?;
     let py = pyenv::ensure(
         Needs {
             local: (llm.embedded_chat() && chat).then_some(llm.local_model),

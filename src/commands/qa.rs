@@ -191,6 +191,23 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Under `--resume` or `--replay` the run's own plan is followed: a note names the
+/// memory options (flags and config keys) and `--profile` given beside it, which it
+/// ignores (`why` says which of the two).
+fn note_ignored(resolver: &Resolver, args: &QaArgs, why: &str) {
+    let mut ignored: Vec<String> = resolver
+        .memory_given(&args.memory_args, None)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if args.memory_args.profile.is_some() {
+        ignored.insert(0, "--profile".into());
+    }
+    if !ignored.is_empty() && !args.quiet {
+        eprintln!("ariadne qa: note: {why}: {} ignored", ignored.join(", "));
+    }
+}
+
 /// The memories `--memory` names by default: AriGraph and the paper's three baselines.
 pub const DEFAULT_MEMORIES: &str = "arigraph,rag,bm25,full-context";
 
@@ -200,29 +217,24 @@ pub const DEFAULT_MEMORIES: &str = "arigraph,rag,bm25,full-context";
 /// Input errors as one line (a malformed data file, unknown ids or memories, an
 /// unreadable run to resume); endpoint errors after the answered questions were written.
 pub async fn run(args: QaArgs) -> Result<ExitCode> {
+    let resolver = Resolver::load(args.llm.config.as_deref())?;
     if let Some(dir) = &args.replay {
+        note_ignored(
+            &resolver,
+            &args,
+            "--replay asks again under the run's own plan",
+        );
         return replay(dir, args.quiet).await;
     }
-    let resolver = Resolver::load(args.llm.config.as_deref())?;
     let llm_settings = resolver.llm(&args.llm)?;
     let (dir, mut plan, questions) = match &args.resume {
         Some(dir) => {
             let plan = read_plan(dir)?;
-            // The run's own plan is followed: say which options given here it ignores.
-            let mut ignored: Vec<String> = resolver
-                .memory_given(&args.memory_args, None)
-                .iter()
-                .map(ToString::to_string)
-                .collect();
-            if args.memory_args.profile.is_some() {
-                ignored.insert(0, "--profile".into());
-            }
-            if !ignored.is_empty() && !args.quiet {
-                eprintln!(
-                    "ariadne qa: note: --resume answers under the run's own plan: {} ignored",
-                    ignored.join(", ")
-                );
-            }
+            note_ignored(
+                &resolver,
+                &args,
+                "--resume answers under the run's own plan",
+            );
             let (_, all) = data::load(&plan.data)?;
             let questions: Vec<Question> = plan
                 .ids
@@ -326,7 +338,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
             (dir, plan, questions)
         }
     };
-    let prompts = Prompts::load(plan.prompts.as_deref())?;
+    let prompts = super::load_prompts(plan.prompts.as_deref())?;
     let records_path = dir.join("questions.jsonl");
     let (mut records, _) = read_records(&records_path, true)?;
     let done: HashSet<(QaMemory, String)> =

@@ -71,25 +71,37 @@ pub fn clip(s: &str, n: usize) -> String {
 pub struct Prompts {
     env: Environment<'static>,
     systems: Vec<String>,
+    missing: Vec<String>,
 }
 
 impl Prompts {
-    /// Load the compiled-in prompts, or those in `dir` (every file of [`BUILTIN`] must exist).
+    /// Load the compiled-in prompts, or those in `dir`: a file of [`BUILTIN`] that `dir`
+    /// lacks (a folder copied before that prompt existed) is the compiled-in one, and is
+    /// named by [`Prompts::missing`] so the command can say so.
     ///
     /// # Errors
-    /// A missing or unreadable file, a template syntax error.
+    /// An unreadable file, a template syntax error.
     pub fn load(dir: Option<&Path>) -> Result<Self> {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         env.set_keep_trailing_newline(true);
         let mut systems = Vec::new();
+        let mut missing = Vec::new();
         for (name, builtin) in BUILTIN {
             let text = match dir {
                 Some(d) => {
                     let p = d.join(format!("{name}.md"));
-                    std::fs::read_to_string(&p).map_err(|e| {
-                        UserError::new(format!("cannot read prompt {}: {e}", p.display()))
-                    })?
+                    match std::fs::read_to_string(&p) {
+                        Ok(text) => text,
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound && d.is_dir() => {
+                            missing.push(format!("{name}.md"));
+                            builtin.to_string()
+                        }
+                        Err(e) => bail!(UserError::new(format!(
+                            "cannot read prompt {}: {e}",
+                            p.display()
+                        ))),
+                    }
                 }
                 None => builtin.to_string(),
             };
@@ -115,7 +127,17 @@ impl Prompts {
                 })?;
             systems.push(name.to_string());
         }
-        Ok(Self { env, systems })
+        Ok(Self {
+            env,
+            systems,
+            missing,
+        })
+    }
+
+    /// The prompt files the folder given to [`Prompts::load`] lacks, for which the
+    /// compiled-in prompts are used (`qa_outdated.md`).
+    pub fn missing(&self) -> &[String] {
+        &self.missing
     }
 
     /// Render prompt `name` with `ctx`: the system message and the user message (both
@@ -165,6 +187,30 @@ mod tests {
             "{}",
             m[1].content
         );
+    }
+
+    /// A prompt folder made before a prompt existed loads: the missing file is the
+    /// compiled-in prompt, and is named; a folder that does not exist is an error.
+    #[test]
+    fn a_folder_without_a_newer_prompt_takes_the_builtin_one() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in BUILTIN.iter().filter(|(n, _)| *n != "qa_outdated") {
+            std::fs::write(dir.path().join(format!("{name}.md")), text).unwrap();
+        }
+        let p = Prompts::load(Some(dir.path())).unwrap();
+        assert_eq!(p.missing(), ["qa_outdated.md"]);
+        let builtin = Prompts::load(None).unwrap();
+        assert!(builtin.missing().is_empty());
+        let ctx = || context! { new => vec!["a, b, c"], old => vec!["a, b, d"] };
+        assert_eq!(
+            p.render("qa_outdated", ctx()).unwrap()[1].content,
+            builtin.render("qa_outdated", ctx()).unwrap()[1].content
+        );
+        let e = Prompts::load(Some(&dir.path().join("no-such")))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("cannot read prompt"), "{e}");
     }
 
     /// The QA answer prompt without theses, paths or changes is the reference's text as

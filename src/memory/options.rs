@@ -46,16 +46,11 @@ pub enum MemoryOption {
 
 use MemoryOption::*;
 
-/// What AriGraph reads in `ariadne qa`: k is fixed ([`crate::qa::QA_EPISODES`]), and
-/// the reference's `update_without_retrieve` has no outdated check, so nothing is
-/// retired: the check's scope and what a retired fact becomes are read only with
-/// `ariadne qa --outdated-check` (`outdated_check`).
-pub fn qa_arigraph_reads(o: MemoryOption, outdated_check: bool) -> bool {
-    match o {
-        OutdatedScope | Retire => outdated_check,
-        Episodes | Exploration | GoTo | Trials => false,
-        _ => true,
-    }
+/// What AriGraph reads in `ariadne qa`: k is fixed ([`crate::qa::QA_EPISODES`]) and
+/// there is no navigation. The check's scope and what a retired fact becomes are read
+/// too, but act only with `ariadne qa --outdated-check` ([`Row::outdated_check`]).
+pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
+    !matches!(o, Episodes | Exploration | GoTo | Trials)
 }
 
 impl MemoryOption {
@@ -117,11 +112,9 @@ impl MemoryOption {
                 "the episodic search's k in games (arigraph, oracle) and Simulacra's k; qa's is the reference's 2"
             }
             Gating | Thesis => "AriGraph's triplet extraction (arigraph, arigraph-no-episodic)",
-            OutdatedScope => {
-                "AriGraph's outdated check (arigraph, arigraph-no-episodic; qa has none, as the reference's, unless --outdated-check)"
-            }
+            OutdatedScope => "AriGraph's outdated check (arigraph, arigraph-no-episodic)",
             Retire => {
-                "the facts the outdated check and navigation retire (arigraph, arigraph-no-episodic, oracle; qa has no outdated check unless --outdated-check)"
+                "the facts the outdated check and navigation retire (arigraph, arigraph-no-episodic, oracle)"
             }
             Trials => "Reflexion's trials of the same game (reflexion)",
             Exploration | GoTo => {
@@ -189,6 +182,9 @@ pub struct Row {
     pub episodic: bool,
     /// It shows unexplored exits (not the bench row `arigraph-no-exploration`).
     pub exploration: bool,
+    /// It runs the outdated check, so a fact can be retired (not `ariadne qa`'s AriGraph
+    /// without `--outdated-check`, as the reference's QA path).
+    pub outdated_check: bool,
 }
 
 /// Why a row ignores an option it was given ([`Row::ignores`]).
@@ -209,6 +205,8 @@ pub enum Ignored {
     NothingExcluded,
     /// The row plays without exploration itself (`arigraph-no-exploration`).
     WithoutExploration,
+    /// `ariadne qa` without `--outdated-check`: no outdated check, no fact retired.
+    NoOutdatedCheck,
 }
 
 impl Ignored {
@@ -236,6 +234,9 @@ impl Ignored {
                 "it leaves out no kind of vertex the row's memory has".to_string()
             }
             Ignored::WithoutExploration => "the row plays without exploration itself".to_string(),
+            Ignored::NoOutdatedCheck => {
+                "ariadne qa runs no outdated check, so retires no fact, without --outdated-check (the reference's QA path has none)".to_string()
+            }
         }
     }
 }
@@ -253,6 +254,7 @@ impl Row {
             sets: VariantOption::None,
             episodic: true,
             exploration: true,
+            outdated_check: true,
         }
     }
 
@@ -281,6 +283,9 @@ impl Row {
         }
         if o == Exploration && !self.exploration {
             return Some(Ignored::WithoutExploration);
+        }
+        if matches!(o, OutdatedScope | Retire) && !self.outdated_check {
+            return Some(Ignored::NoOutdatedCheck);
         }
         let mut s = m.clone();
         self.sets.apply(&mut s);

@@ -63,7 +63,7 @@ pub fn played(game: &GameSpec, v: &Variant) -> Result<GameSpec, UserError> {
             ..g.clone()
         })),
         (VariantOption::LevelObs, _) => Err(UserError::new(format!(
-            "the row {} plays NetHack only (Level obs describes the explored dungeon level): {} is not a NetHack game; bench it apart",
+            "the row {} plays NetHack only (Level obs describes the explored dungeon level): {} is not a NetHack game; play it in a bench of its own",
             v.name(),
             game.name()
         ))),
@@ -71,11 +71,14 @@ pub fn played(game: &GameSpec, v: &Variant) -> Result<GameSpec, UserError> {
     }
 }
 
-/// Check that every row of the plan can play every game of it.
+/// Check that every row of the plan can play every game of it, and that no two cells
+/// of the table play the same episodes (the same game as played, design, agent and
+/// memory settings and profile: `level-obs` beside `no-memory` on a game with
+/// `obs=level`, or `arigraph` beside `arigraph+beam` with `--retrieval beam`).
 ///
 /// # Errors
 /// The oracle on TextWorld-Express games (no true state), `level-obs` on a game that is
-/// not NetHack ([`played`]).
+/// not NetHack ([`played`]), two cells that play the same episodes.
 pub fn check_rows(plan: &BenchPlan) -> Result<(), UserError> {
     if let Some(v) = plan.variants.iter().find(|v| v.design.needs_ground_truth())
         && plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_)))
@@ -85,9 +88,19 @@ pub fn check_rows(plan: &BenchPlan) -> Result<(), UserError> {
             v.name()
         )));
     }
+    let mut cells: Vec<(serde_json::Value, String)> = Vec::new();
     for g in &plan.games {
         for v in &plan.variants {
-            played(g, v)?;
+            let game = played(g, v)?;
+            let (agent, memory, profile) = super::row_settings(plan, v);
+            let key = json!([game.to_string(), v.design, agent, memory, profile]);
+            let cell = format!("{} on {}", v.name(), g.name());
+            if let Some((_, other)) = cells.iter().find(|(k, _)| *k == key) {
+                return Err(UserError::new(format!(
+                    "{other} and {cell} would play the same episodes ({game}, the same memory and settings); leave one out"
+                )));
+            }
+            cells.push((key, cell));
         }
     }
     Ok(())
@@ -266,6 +279,32 @@ mod tests {
         let arigraph = Variant::parse("arigraph").unwrap();
         assert_eq!(played(&room, &arigraph).unwrap(), room);
         assert!(check_rows(&plan(&["nethack?seed=1"], &["arigraph", "level-obs"])).is_ok());
+        // Two cells that would play the same episodes.
+        for (games, rows, expected) in [
+            (
+                &["nethack?seed=1&obs=level"][..],
+                &["no-memory", "level-obs"][..],
+                "no-memory on nethack-s1-level and level-obs on nethack-s1-level would play the same episodes",
+            ),
+            (
+                &["nethack?seed=1", "nethack?seed=1&obs=level"],
+                &["level-obs"],
+                "level-obs on nethack-s1-room and level-obs on nethack-s1-level would play the same episodes",
+            ),
+        ] {
+            let e = check_rows(&plan(games, rows)).unwrap_err().to_string();
+            assert!(e.contains(expected), "{e}");
+        }
+        let mut beam = plan(&["simple"], &["arigraph", "arigraph+beam"]);
+        assert!(check_rows(&beam).is_ok());
+        beam.memory.retrieval = crate::memory::Strategy::Beam;
+        let e = check_rows(&beam).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "arigraph on simple and arigraph+beam on simple would play the same episodes"
+            ),
+            "{e}"
+        );
         let e = check_rows(&plan(&["nethack?seed=1", "simple"], &["level-obs"]))
             .unwrap_err()
             .to_string();
