@@ -31,7 +31,10 @@ async fn main() -> ExitCode {
     }));
     ariadne::report::install();
     ariadne::report::install_tasks(ariadne::commands::term::spinner_task);
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     match commands::run(cli).await {
         Ok(code) => code,
         Err(err) => {
@@ -39,4 +42,36 @@ async fn main() -> ExitCode {
             commands::exit_code(&err)
         }
     }
+}
+
+/// A command line clap refuses, as one line with clap's tips (`error: unexpected argument
+/// '--outdated-chek' found (tip: a similar argument exists: '--outdated-check'; see
+/// --help)`), exit code 2; `--help` and `--version` print as clap prints them.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    // What clap says before its usage: the error, the items it lists (missing
+    // arguments), its tips.
+    let text = e.render().to_string();
+    let said = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty());
+    let (mut tail, items): (Vec<&str>, Vec<&str>) = said.partition(|l| l.starts_with("tip:"));
+    tail.push("see --help");
+    let error = match items.join(" ") {
+        e if e.is_empty() => "error: the command line was not understood".to_string(),
+        e => e,
+    };
+    eprintln!("{error} ({})", tail.join("; "));
+    ExitCode::from(2)
 }

@@ -743,6 +743,9 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             stderr.lines().next().unwrap_or("").contains(expected),
             "{stderr}"
         );
+        // clap's refusals are one line too, its tips kept.
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.trim().ends_with("(see --help)"), "{stderr}");
     }
     // From the config file, an error names the key, not a flag never given; a key the
     // run does not read is a note (the file serves every run). (config, memory, the
@@ -800,6 +803,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr.contains("unexpected argument '--goal'"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     // In a bench, --exclude thesis is a note for the rows without theses when another
     // row has them (the run stops at the missing prompts, after the checks).
     let out = Command::new(bin())
