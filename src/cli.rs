@@ -76,12 +76,12 @@ pub struct QaArgs {
     pub out: Option<PathBuf>,
     /// Finish an interrupted run: the questions already answered are kept. The run's
     /// own plan is followed: its data, questions and memories cannot be changed.
-    #[arg(long, conflicts_with_all = ["replay", "data", "sample", "ids", "memory"])]
+    #[arg(long, conflicts_with_all = ["replay", "data", "sample", "ids", "memory", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
     pub resume: Option<PathBuf>,
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,
     /// metrics and retrieval (exit 1 at the first divergence).
-    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "sample", "ids", "memory", "jobs"])]
+    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "sample", "ids", "memory", "jobs", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
     pub replay: Option<PathBuf>,
     /// Run the profile's outdated-fact check on each paragraph, in the file's order (a
     /// departure: the reference's QA path has none). It is what gives `--retire` and
@@ -167,8 +167,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`,
-    /// `arigraph-paper:NAME`, z-machine story files, `nethack?seed=N`, or `all`;
-    /// comma-separated or repeated.
+    /// `arigraph-paper:NAME`, z-machine story files played through Jericho (.z3, .z5,
+    /// ...; `jericho:PATH` for a human-written .z8),
+    /// `nethack[?seed=S&character=C&obs=room|level]`, or `all`; comma-separated or
+    /// repeated.
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
@@ -196,9 +198,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Resume an interrupted bench: finished episodes are kept, the rest are played.
-    /// The bench's own plan is followed: its games, rows, runs, step cap, seed and shard
-    /// cannot be changed.
-    #[arg(long, conflicts_with_all = ["games", "memory", "runs", "max_steps", "seed", "shard"])]
+    /// The bench's own plan is followed: its games, rows, runs, step cap, seed, shard,
+    /// profile, rules, prompts, goal and game options cannot be changed (memory options
+    /// given beside it are named in a note as ignored).
+    #[arg(long, conflicts_with_all = ["games", "memory", "runs", "max_steps", "seed", "shard", "out", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note", "trials", "no_exploration", "no_go_to", "goal", "goal_file", "show_score", "free_text", "game_timeout"])]
     pub resume: Option<PathBuf>,
     /// Memory and prompt settings.
     #[command(flatten)]

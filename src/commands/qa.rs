@@ -192,17 +192,16 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
 }
 
 /// Under `--resume` or `--replay` the run's own plan is followed: a note names the
-/// memory options (flags and config keys) and `--profile` given beside it, which it
-/// ignores (`why` says which of the two).
+/// memory options (flags and config keys) and the config keys choosing the agent given
+/// beside it, which it ignores (`why` says which of the two; the agent's flags are
+/// refused there).
 fn note_ignored(resolver: &Resolver, args: &QaArgs, why: &str) {
     let mut ignored: Vec<String> = resolver
         .memory_given(&args.memory_args, None)
         .iter()
         .map(ToString::to_string)
         .collect();
-    if args.memory_args.profile.is_some() {
-        ignored.insert(0, "--profile".into());
-    }
+    ignored.extend(resolver.agent_keys_given().into_iter().map(String::from));
     if !ignored.is_empty() && !args.quiet {
         eprintln!("ariadne qa: note: {why}: {} ignored", ignored.join(", "));
     }

@@ -274,6 +274,21 @@ impl GameSpec {
         }
     }
 
+    /// What is played, whatever the spelling: a file's canonical path (`coin` and
+    /// `games/coin.z8` are one game), a TextWorld-Express game with the bridge's defaults
+    /// filled in ([`twx::TwxGame::identity`]), a NetHack or suite game as written out.
+    /// Two specifications with the same identity play the same game.
+    pub fn identity(&self) -> String {
+        match self {
+            GameSpec::TextWorld(p) | GameSpec::Jericho(p) => std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string(),
+            GameSpec::Twx(g) => g.identity(),
+            GameSpec::Suite(_) | GameSpec::NetHack(_) => self.to_string(),
+        }
+    }
+
     /// The family the paper's step caps depend on ("cooking" games get 60). A suite
     /// game is played as the reference plays it (its own task text, a cap of 150).
     pub fn is_cooking(&self) -> bool {

@@ -29,6 +29,9 @@ pub const GAMES: &[&str] = &[
     "peckingorder",
 ];
 
+/// The splits the bridge takes (`split`; TextWorld-Express's object and recipe sets).
+pub const SPLITS: &[&str] = &["train", "dev", "test"];
+
 /// A TextWorld-Express game: family and generation parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TwxGame {
@@ -59,13 +62,27 @@ impl TwxGame {
                     "{PREFIX}{spec}: parameter {pair:?} is not key=value"
                 ))
             })?;
-            if params
-                .insert(k.trim().to_string(), v.trim().to_string())
-                .is_some()
-            {
+            let (k, v) = (k.trim(), v.trim());
+            // What the bridge takes (`python/twx_bridge.py`): a split of three, every
+            // other value a whole number.
+            let bad = match k {
+                "" => Some("a parameter has no name".to_string()),
+                "split" if !SPLITS.contains(&v) => Some(format!(
+                    "split must be one of {}, not {v:?}",
+                    SPLITS.join("|")
+                )),
+                "split" => None,
+                _ if v.parse::<i64>().is_err() => {
+                    Some(format!("parameter {k} must be a whole number, not {v:?}"))
+                }
+                _ => None,
+            };
+            if let Some(why) = bad {
+                return Err(EnvError::BadSpec(format!("{PREFIX}{spec}: {why}")));
+            }
+            if params.insert(k.to_string(), v.to_string()).is_some() {
                 return Err(EnvError::BadSpec(format!(
-                    "{PREFIX}{spec}: parameter {:?} is given twice",
-                    k.trim()
+                    "{PREFIX}{spec}: parameter {k:?} is given twice"
                 )));
             }
         }
@@ -85,6 +102,33 @@ impl TwxGame {
                 GAMES.join(", ")
             )))
         }
+    }
+
+    /// The game the bridge plays, whatever the spelling: the family's alias resolved,
+    /// `seed` 0 and `split` train filled in where absent (the bridge's defaults), numbers
+    /// as numbers (`seed=01` is `seed=1`). Two specifications with the same identity play
+    /// the same game.
+    pub fn identity(&self) -> String {
+        let mut params = self.params.clone();
+        params.entry("seed".into()).or_insert_with(|| "0".into());
+        params
+            .entry("split".into())
+            .or_insert_with(|| "train".into());
+        for v in params.values_mut() {
+            if let Ok(n) = v.parse::<i64>() {
+                *v = n.to_string();
+            }
+        }
+        let game = if self.game == "mapworld" {
+            "mapreader"
+        } else {
+            self.game.as_str()
+        };
+        TwxGame {
+            game: game.to_string(),
+            params,
+        }
+        .to_string()
     }
 
     /// A name for run directories: `twx-coin-s3`, `twx-twc-s1-numLocations2`.
@@ -124,6 +168,27 @@ mod tests {
         assert!(g.check().is_ok());
         assert!(TwxGame::parse("coin?seed").is_err());
         assert!(TwxGame::parse("zork").unwrap().check().is_err());
+        for (bad, why) in [
+            (
+                "coin?seed=x",
+                "parameter seed must be a whole number, not \"x\"",
+            ),
+            ("coin?split=foo", "split must be one of train|dev|test"),
+            ("coin?=1", "a parameter has no name"),
+        ] {
+            let e = TwxGame::parse(bad).unwrap_err().to_string();
+            assert!(
+                e.starts_with("bad game specification") && e.contains(why),
+                "{e}"
+            );
+        }
+        let same = |a: &str, b: &str| {
+            TwxGame::parse(a).unwrap().identity() == TwxGame::parse(b).unwrap().identity()
+        };
+        assert!(same("coin", "coin?seed=0&split=train"));
+        assert!(same("coin?seed=1", "coin?seed=01"));
+        assert!(same("mapworld", "mapreader"));
+        assert!(!same("coin?seed=1", "coin?seed=2"));
         let twice = TwxGame::parse("coin?seed=1&seed=2")
             .unwrap_err()
             .to_string();

@@ -9,6 +9,21 @@ use crate::memory::options::{Given, MemoryOption, Row};
 use crate::memory::{MemorySettings, Variant};
 
 impl Resolver {
+    /// The config keys that choose the agent itself (`profile`, `without`, `prompts`)
+    /// and are set: what a resumed or replayed run, which follows its own plan, ignores.
+    pub fn agent_keys_given(&self) -> Vec<&'static str> {
+        let c = &self.cfg;
+        [
+            ("the config key profile", c.profile.is_some()),
+            ("the config key without", c.without.is_some()),
+            ("the config key prompts", c.prompts.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(key, _)| key)
+        .collect()
+    }
+
     /// The memory options given, each once, with where (a flag wins over its config
     /// key; a config switch set to its default is not given). `game`: the navigation
     /// switches of a game run (`None` in `ariadne qa`, which has none: their config keys
@@ -66,8 +81,9 @@ impl Resolver {
     pub fn bench_memory(&self, args: &BenchArgs, variants: &[Variant]) -> Result<MemorySettings> {
         let rows: Vec<Row> = if args.resume.is_some() {
             let given = self.memory_given(&args.memory_args, Some(&args.game_args));
-            if !given.is_empty() {
-                let names: Vec<String> = given.iter().map(ToString::to_string).collect();
+            let mut names: Vec<String> = given.iter().map(ToString::to_string).collect();
+            names.extend(self.agent_keys_given().into_iter().map(String::from));
+            if !names.is_empty() {
                 eprintln!(
                     "ariadne: note: --resume plays the bench's own plan: {} ignored",
                     names.join(", ")

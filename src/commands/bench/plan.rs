@@ -13,7 +13,7 @@ use super::{BenchPlan, charts};
 use crate::env::GameSpec;
 use crate::env::nethack::{NetHackGame, ObsMode};
 use crate::error::UserError;
-use crate::memory::{Variant, VariantOption};
+use crate::memory::{MemoryDesign, Variant, VariantOption};
 
 /// Write the bench's results for `rows` into `dir` (`results.md` with its charts,
 /// `results.csv`, `results.json`) and print the Markdown.
@@ -88,16 +88,35 @@ pub fn check_rows(plan: &BenchPlan) -> Result<(), UserError> {
             v.name()
         )));
     }
+    // A column per game name: two games of one name would share it.
+    for (i, g) in plan.games.iter().enumerate() {
+        if let Some(h) = plan.games[..i].iter().find(|h| h.name() == g.name()) {
+            return Err(UserError::new(format!(
+                "--games names two games {} ({h} and {g}); the table has a column per game name: give each game once, and rename a file that shares another's name",
+                g.name()
+            )));
+        }
+    }
     let mut cells: Vec<(serde_json::Value, String)> = Vec::new();
     for g in &plan.games {
         for v in &plan.variants {
             let game = played(g, v)?;
-            let (agent, memory, profile) = super::row_settings(plan, v);
-            let key = json!([game.to_string(), v.design, agent, memory, profile]);
+            // What the episode follows: the game as played, the design and the settings
+            // its profile's rules resolved to (a profile with every rule off plays as
+            // `paper`); AriGraph without episodic memory is AriGraph with k = 0.
+            let (agent, mut memory, _) = super::row_settings(plan, v);
+            let design = match v.design {
+                MemoryDesign::ArigraphNoEpisodic => {
+                    memory.episodes = 0;
+                    MemoryDesign::Arigraph
+                }
+                d => d,
+            };
+            let key = json!([game.identity(), design, agent, memory]);
             let cell = format!("{} on {}", v.name(), g.name());
             if let Some((_, other)) = cells.iter().find(|(k, _)| *k == key) {
                 return Err(UserError::new(format!(
-                    "{other} and {cell} would play the same episodes ({game}, the same memory and settings); leave one out"
+                    "{other} and {cell} would play the same episodes ({game}, the same memory and settings once the flags and profiles apply); leave one out"
                 )));
             }
             cells.push((key, cell));
@@ -295,6 +314,48 @@ mod tests {
             let e = check_rows(&plan(games, rows)).unwrap_err().to_string();
             assert!(e.contains(expected), "{e}");
         }
+        // The same game spelt twice, and two games of one name.
+        let coin = crate::env::games_dirs()
+            .into_iter()
+            .map(|d| d.join("coin.z8"))
+            .find(|p| p.is_file())
+            .expect("the bundled coin game");
+        let e = check_rows(&plan(&["coin", coin.to_str().unwrap()], &["arigraph"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--games names two games coin"), "{e}");
+        let e = check_rows(&plan(
+            &["twx:coin", "twx:coin?seed=0&split=train"],
+            &["arigraph"],
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("would play the same episodes"), "{e}");
+        // AriGraph with k = 0 is AriGraph without episodic memory.
+        let mut k0 = plan(&["simple"], &["arigraph", "arigraph-no-episodic"]);
+        assert!(check_rows(&k0).is_ok());
+        k0.memory.episodes = 0;
+        assert!(check_rows(&k0).is_err());
+        // The extended profile with every rule off plays as the paper's.
+        use crate::profile::{Profile, Rule};
+        let mut profiles = plan(&["simple"], &["arigraph"]);
+        let arigraph = profiles.variants[0];
+        profiles.variants = [Profile::Paper, Profile::Extended]
+            .into_iter()
+            .map(|p| Variant {
+                profile: Some(p),
+                ..arigraph
+            })
+            .collect();
+        assert!(check_rows(&profiles).is_ok());
+        profiles.without = Rule::ALL.to_vec();
+        let e = check_rows(&profiles).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "arigraph on simple and arigraph@extended on simple would play the same episodes"
+            ),
+            "{e}"
+        );
         let mut beam = plan(&["simple"], &["arigraph", "arigraph+beam"]);
         assert!(check_rows(&beam).is_ok());
         beam.memory.retrieval = crate::memory::Strategy::Beam;
