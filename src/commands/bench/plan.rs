@@ -71,14 +71,17 @@ pub fn played(game: &GameSpec, v: &Variant) -> Result<GameSpec, UserError> {
     }
 }
 
-/// Check that every row of the plan can play every game of it, and that no two cells
-/// of the table play the same episodes (the same game as played, design, agent and
-/// memory settings and profile: `level-obs` beside `no-memory` on a game with
-/// `obs=level`, or `arigraph` beside `arigraph+beam` with `--retrieval beam`).
+/// Check that every row of the plan can play every game of it, that no two games share
+/// a name (the table's column), and that no two cells of the table play the same
+/// episodes: the same game as played ([`GameSpec::identity`]), the same design and the
+/// same agent and memory settings once the flags and the row's profile apply
+/// (`level-obs` beside `no-memory` on a game with `obs=level`; `arigraph` beside
+/// `arigraph+beam` with `--retrieval beam`).
 ///
 /// # Errors
 /// The oracle on TextWorld-Express games (no true state), `level-obs` on a game that is
-/// not NetHack ([`played`]), two cells that play the same episodes.
+/// not NetHack ([`played`]), two games of one name, two cells that play the same
+/// episodes.
 pub fn check_rows(plan: &BenchPlan) -> Result<(), UserError> {
     if let Some(v) = plan.variants.iter().find(|v| v.design.needs_ground_truth())
         && plan.games.iter().any(|g| matches!(g, GameSpec::Twx(_)))
