@@ -196,12 +196,7 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
 /// beside it, which it ignores (`why` says which of the two; the agent's flags are
 /// refused there).
 fn note_ignored(resolver: &Resolver, args: &QaArgs, why: &str) {
-    let mut ignored: Vec<String> = resolver
-        .memory_given(&args.memory_args, None)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    ignored.extend(resolver.agent_keys_given().into_iter().map(String::from));
+    let ignored = resolver.ignored_beside_plan(&args.memory_args, None);
     if !ignored.is_empty() && !args.quiet {
         eprintln!("ariadne qa: note: {why}: {} ignored", ignored.join(", "));
     }

@@ -24,6 +24,20 @@ impl Resolver {
         .collect()
     }
 
+    /// What a resumed or replayed run, which follows its own plan, ignores of what was
+    /// given beside it: the memory options ([`Resolver::memory_given`], flags and config
+    /// keys) and the config keys choosing the agent ([`Resolver::agent_keys_given`]), as
+    /// they are named in a note.
+    pub fn ignored_beside_plan(&self, args: &MemoryArgs, game: Option<&GameArgs>) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .memory_given(args, game)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        names.extend(self.agent_keys_given().into_iter().map(String::from));
+        names
+    }
+
     /// The memory options given, each once, with where (a flag wins over its config
     /// key; a config switch set to its default is not given). `game`: the navigation
     /// switches of a game run (`None` in `ariadne qa`, which has none: their config keys
@@ -80,9 +94,7 @@ impl Resolver {
     /// See [`Resolver::memory`].
     pub fn bench_memory(&self, args: &BenchArgs, variants: &[Variant]) -> Result<MemorySettings> {
         let rows: Vec<Row> = if args.resume.is_some() {
-            let given = self.memory_given(&args.memory_args, Some(&args.game_args));
-            let mut names: Vec<String> = given.iter().map(ToString::to_string).collect();
-            names.extend(self.agent_keys_given().into_iter().map(String::from));
+            let names = self.ignored_beside_plan(&args.memory_args, Some(&args.game_args));
             if !names.is_empty() {
                 eprintln!(
                     "ariadne: note: --resume plays the bench's own plan: {} ignored",
