@@ -67,6 +67,9 @@ struct HistoryItem {
     action: String,
     feedback: String,
     reward: i64,
+    /// The observation the action was chosen on, as the reference's working memory
+    /// shows it (`Game step #N`, the observation, `Inventory: ...`).
+    seen: String,
 }
 
 /// What the agent decided at one step, with everything that led to it.
@@ -140,6 +143,22 @@ pub struct Agent {
     note: Option<(u32, String, String)>,
     /// Walks, rooms and exits for revision 5's hold ([`progress::Roaming`]).
     roaming: progress::Roaming,
+    /// The planner's main goal and emotion from its last answer under the reference's
+    /// prompts (shown back with the plan as the reference shows its `plan0`).
+    plan_header: Option<PlanHeader>,
+    /// The observation of the step being decided, as the reference shows it.
+    seen: String,
+    /// Every past step as the reference's full-history baseline shows it
+    /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`); kept for that
+    /// design only.
+    whole_history: Vec<String>,
+}
+
+/// The fields of the reference planner's answer besides its steps.
+#[derive(Debug, Clone)]
+struct PlanHeader {
+    main_goal: String,
+    emotion: serde_json::Value,
 }
 
 /// Longest text of the latest note read shown in working memory, characters.
@@ -161,6 +180,7 @@ pub const GO_TO: &str = "go to ";
 mod answers;
 mod observe;
 pub mod progress;
+mod reference;
 mod settings;
 mod step;
 
@@ -197,6 +217,9 @@ impl Agent {
             first_goal: None,
             note: None,
             roaming: progress::Roaming::default(),
+            plan_header: None,
+            seen: String::new(),
+            whole_history: Vec::new(),
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -251,7 +274,14 @@ impl Agent {
                 clip(&after.observation, self.settings.feedback_chars)
             },
             reward: after.reward,
+            seen: self.seen.clone(),
         });
+        if self.memory.design() == crate::memory::MemoryDesign::FullHistory {
+            self.whole_history.push(format!(
+                "\nObservation: {}\nAction taken: {action}",
+                self.seen
+            ));
+        }
         while self.history.len() > self.settings.history {
             self.history.pop_front();
         }

@@ -23,6 +23,8 @@ impl Agent {
         last_action: &str,
     ) -> Result<UpdateReport> {
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
+        let recent = self.recent_as_reference();
+        let plan = super::reference::plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
         let seen = Observed {
             step,
             observation: &state.observation,
@@ -32,6 +34,8 @@ impl Agent {
             goal: &self.goal,
             passage: false,
             facts: state.facts.as_deref(),
+            recent: &recent,
+            plan: &plan,
         };
         // The graph's clock dates what this step adds and closes (moves included).
         if let Some(graph) = self.memory.graph_mut() {

@@ -57,7 +57,9 @@ pub struct AgentSettings {
     /// repair), and an answer with no other sub-goal is rejected and asked again, with
     /// or without plan progress. 8: the room rule of 6 applies only at the front of the
     /// plan ("return to the kitchen" after "take the tomato" is a later visit) and never
-    /// to a direction.
+    /// to a direction. 9: the plan, action, key-item and exploration calls carry the
+    /// reference's prompts and answer fields, unless rule `compact-prompts` keeps the
+    /// compact plan and action prompts of 2-8 ([`AgentSettings::reference_prompts`]).
     #[serde(default = "first_revision")]
     pub revision: u32,
     /// A `go to` route counts as one step against the step cap, as in the reference code
@@ -83,6 +85,13 @@ pub struct AgentSettings {
     /// Off in runs recorded before it.
     #[serde(default)]
     pub free_text: bool,
+    /// Rule `compact-prompts`: from revision 9, the planning and action calls use
+    /// Ariadne's compact prompts (`prompts/plan.md`, `prompts/action.md`) instead of the
+    /// reference's (`prompts/plan_reference.md`, `prompts/action_reference.md`). Runs
+    /// recorded before revision 9 render the compact prompts of their revision whatever
+    /// this says.
+    #[serde(default)]
+    pub compact_prompts: bool,
 }
 
 /// Recent steps in working memory under the paper's profile (the reference code's
@@ -143,11 +152,20 @@ impl AgentSettings {
         self.plan_progress = rules.plan_progress;
         self.loop_breaking = rules.loop_breaking;
         self.show_note = rules.kept_note;
+        self.compact_prompts = rules.compact_prompts;
+    }
+
+    /// The agent's own calls (plan, action, key items, exploration check) are the
+    /// reference's (`prompts/system_prompts.py`, `agents/parent_agent.py`,
+    /// `pipeline_arigraph.py`): revision 9 or later without rule `compact-prompts`
+    /// (the key items and exploration check also under it).
+    pub fn reference_prompts(&self) -> bool {
+        self.rev().reference_prompts() && !self.compact_prompts
     }
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 8;
+pub const REVISION: u32 = 9;
 
 /// An agent revision ([`AgentSettings::revision`]), checked once when a manifest is
 /// read: a number this build does not know is refused.
@@ -169,11 +187,14 @@ pub enum AgentRevision {
     R7,
     /// The room rule of 6 only at the front of the plan, never for a direction.
     R8,
+    /// The reference's prompts for the plan, action, key-item and exploration calls
+    /// (Ariadne's compact plan and action prompts only under rule `compact-prompts`).
+    R9,
 }
 
 impl AgentRevision {
     /// The revision new runs record.
-    pub const CURRENT: AgentRevision = AgentRevision::R8;
+    pub const CURRENT: AgentRevision = AgentRevision::R9;
 
     /// One system prompt for the plan and action calls with the working memory first
     /// (the action call reuses the plan call's cached prompt), compact answers, cycles
@@ -209,6 +230,10 @@ impl AgentRevision {
     pub fn arrivals_at_front_only(self) -> bool {
         self >= Self::R8
     }
+    /// The agent's calls carry the reference's prompts and answer fields (from 9).
+    pub fn reference_prompts(self) -> bool {
+        self >= Self::R9
+    }
 
     /// The revision of a recorded number.
     ///
@@ -216,7 +241,7 @@ impl AgentRevision {
     /// A number this build does not know, in one line naming the revisions it knows.
     pub fn from_number(n: u32) -> Result<Self, String> {
         use AgentRevision::*;
-        [R1, R2, R3, R4, R5, R6, R7, R8]
+        [R1, R2, R3, R4, R5, R6, R7, R8, R9]
             .get((n as usize).wrapping_sub(1))
             .copied()
             .ok_or_else(|| {
@@ -254,6 +279,7 @@ impl Default for AgentSettings {
             key_items: true,
             explore_check: true,
             free_text: false,
+            compact_prompts: false,
         }
     }
 }

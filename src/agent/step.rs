@@ -6,10 +6,14 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 
-use super::answers::{self, ActionAnswer, PlanAnswer, action_schema, plan_schema};
+use super::answers::{
+    self, ActionAnswer, PlanAnswer, ReferenceActionAnswer, ReferencePlanAnswer, action_schema,
+    plan_schema, reference_action_schema, reference_plan_schema,
+};
+use super::reference::{self, plan_json};
 use super::{
     ActionSource, Agent, AgentRevision, Decision, Filtered, GO_TO, HistoryItem, NOTE_CHARS,
-    PLAN_ITEMS_COMPACT, has_words, match_admissible, progress,
+    PLAN_ITEMS_COMPACT, PlanHeader, has_words, match_admissible, progress,
 };
 use crate::env::GameState;
 use crate::llm::CallLog;
@@ -31,6 +35,7 @@ impl Agent {
     ) -> Result<Decision> {
         let started = Instant::now();
         self.pending = CallLog::default();
+        self.seen = reference::seen_at(step, state);
         let update = self.remember(step, state, last_action).await?;
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);
@@ -77,7 +82,7 @@ impl Agent {
         // Under the paper's profile: the key items the LLM names, each at its relevance.
         let sub_goals: Vec<String> = self.plan.iter().map(|p| p.sub_goal.clone()).collect();
         let items = if self.settings.key_items && self.memory.graph().is_some() {
-            self.key_items(state).await?
+            self.key_items(step, state).await?
         } else {
             None
         };
@@ -139,6 +144,19 @@ impl Agent {
             unexplored => exits,
             go_to_targets => &go_to_targets,
         };
+        // Under the reference's prompts the working memory is laid out as it lays it out.
+        let wm = if self.settings.reference_prompts() {
+            let reported = if state.skills {
+                exits.clone()
+            } else {
+                Vec::new()
+            };
+            let exits = reference::exits_text(self.explorer.visited(), &unexplored, &reported);
+            let reference = self.reference_memory(&retrieval, exits, explore);
+            context! { free_text => free_text, ..reference }
+        } else {
+            wm
+        };
         let revision = self.settings.rev();
         let layout = self.settings.revision;
         let plan_items = if revision.shares_prefix() {
@@ -146,7 +164,11 @@ impl Agent {
         } else {
             crate::llm::bounds::PLAN_ITEMS
         };
-        self.revise_plan(&wm, revision, layout, plan_items).await?;
+        if self.settings.reference_prompts() {
+            self.revise_reference_plan(&wm).await?;
+        } else {
+            self.revise_plan(&wm, revision, layout, plan_items).await?;
+        }
 
         let mut dropped = dropped;
         dropped.extend(self.drop_achieved(state));
@@ -341,6 +363,48 @@ impl Agent {
         Ok(())
     }
 
+    /// The planning call as the reference makes it (`system_plan_agent`; agent revision
+    /// 9 without rule `compact-prompts`): the answer's steps become the plan, its main
+    /// goal and emotion are kept to show the plan back as the reference does. A bad
+    /// answer, or one with no sub-goal, keeps the plan as it was.
+    async fn revise_reference_plan(&mut self, wm: &minijinja::Value) -> Result<()> {
+        let messages = self.llm.prompts.render("plan_reference", wm.clone())?;
+        let answer: Option<ReferencePlanAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "plan",
+                messages,
+                reference_plan_schema(),
+                600,
+                |p: &ReferencePlanAnswer| {
+                    if p.sub_goals().iter().any(|g| has_words(&g.sub_goal)) {
+                        Ok(())
+                    } else {
+                        Err("no step of plan_steps has a sub_goal that says what to do".into())
+                    }
+                },
+            )
+            .await?;
+        if let Some(p) = answer {
+            let sub_goals = p.sub_goals();
+            let kept: Vec<_> = sub_goals
+                .iter()
+                .filter(|g| has_words(&g.sub_goal))
+                .cloned()
+                .collect();
+            if kept.len() < p.plan_steps.len() {
+                self.pending.repairs += 1;
+            }
+            self.plan = kept;
+            self.plan_header = Some(PlanHeader {
+                main_goal: p.main_goal,
+                emotion: p.your_emotion,
+            });
+        }
+        Ok(())
+    }
+
     /// The ReAct decision (paper section 3): a rationale and one action of `offered`
     /// (matched to the admissible list, a repair when only close); a bad answer falls
     /// back to a default action. In free-text mode (`free_text`) the action is a command
@@ -356,33 +420,48 @@ impl Agent {
     ) -> Result<(String, String, ActionSource)> {
         let admissible = offered;
         let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
-        let messages = self.llm.prompts.render(
-            "action",
-            context! { plan => &self.plan, admissible => admissible, shortcuts => shortcuts, layout => layout, ..wm },
-        )?;
-        let schema = if free_text {
-            answers::free_action_schema(revision)
+        let reference = self.settings.reference_prompts();
+        let (template, plan) = if reference {
+            let plan = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+            ("action_reference", minijinja::Value::from(plan))
         } else {
-            action_schema(admissible, revision)
+            ("action", minijinja::Value::from_serialize(&self.plan))
         };
-        let answer: Option<ActionAnswer> = self
-            .llm
-            .ask(
-                &mut self.pending,
-                "action",
-                messages,
-                schema,
-                250,
-                |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
-                    Some(_) => Ok(()),
-                    None if free_text => answers::free_command(&a.action).map(|_| ()),
-                    None => Err(format!(
-                        "\"{}\" is not one of the admissible actions",
-                        clip(&a.action, 100)
-                    )),
-                },
-            )
-            .await?;
+        let messages = self.llm.prompts.render(
+            template,
+            context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, layout => layout, ..wm },
+        )?;
+        let schema = match (reference, free_text) {
+            (true, true) => reference_action_schema(None),
+            (true, false) => reference_action_schema(Some(admissible)),
+            (false, true) => answers::free_action_schema(revision),
+            (false, false) => action_schema(admissible, revision),
+        };
+        let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
+            Some(_) => Ok(()),
+            None if free_text => answers::free_command(&a.action).map(|_| ()),
+            None => Err(format!(
+                "\"{}\" is not one of the admissible actions",
+                clip(&a.action, 100)
+            )),
+        };
+        let answer: Option<ActionAnswer> = if reference {
+            self.llm
+                .ask(
+                    &mut self.pending,
+                    "action",
+                    messages,
+                    schema,
+                    250,
+                    |a: &ReferenceActionAnswer| check(&a.as_action()),
+                )
+                .await?
+                .map(|a| a.as_action())
+        } else {
+            self.llm
+                .ask(&mut self.pending, "action", messages, schema, 250, check)
+                .await?
+        };
         if free_text
             && let Some(a) = &answer
             && match_admissible(&a.action, admissible).is_none()
@@ -414,14 +493,25 @@ impl Agent {
     ///
     /// # Errors
     /// Transport errors.
-    async fn key_items(&mut self, state: &GameState) -> Result<Option<Vec<KeyItem>>> {
+    async fn key_items(&mut self, step: u32, state: &GameState) -> Result<Option<Vec<KeyItem>>> {
+        let reference = self.settings.rev().reference_prompts();
+        let (template, schema) = if reference {
+            ("key_items_reference", answers::reference_key_items_schema())
+        } else {
+            ("key_items", answers::key_items_schema())
+        };
         let messages = self.llm.prompts.render(
-            "key_items",
+            template,
             context! {
-                observation => &state.observation,
+                observation => if reference {
+                    format!("Game step #{step}\n{}", state.observation)
+                } else {
+                    state.observation.clone()
+                },
                 inventory => &state.inventory,
                 goal => &self.goal,
                 plan => &self.plan,
+                plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
             },
         )?;
         let answer: Option<answers::KeyItemsAnswer> = self
@@ -430,7 +520,7 @@ impl Agent {
                 &mut self.pending,
                 "key_items",
                 messages,
-                answers::key_items_schema(),
+                schema,
                 300,
                 |_| Ok(()),
             )
@@ -454,10 +544,16 @@ impl Agent {
     /// # Errors
     /// Transport errors.
     async fn explore_needed(&mut self) -> Result<bool> {
-        let messages = self
-            .llm
-            .prompts
-            .render("explore", context! { plan => &self.plan })?;
+        let template = if self.settings.rev().reference_prompts() {
+            "explore_reference"
+        } else {
+            "explore"
+        };
+        let plan_json = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+        let messages = self.llm.prompts.render(
+            template,
+            context! { plan => &self.plan, plan_json => plan_json },
+        )?;
         let answer: Option<answers::ExploreAnswer> = self
             .llm
             .ask(

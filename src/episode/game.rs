@@ -44,6 +44,23 @@ pub struct GameRun<'a> {
     pub game_timeout: std::time::Duration,
 }
 
+/// The endpoint description a run's manifest records: the connection's, with the
+/// decision's temperature an agent without exploration samples at
+/// ([`crate::llm::Temperatures::without_exploration`]).
+fn described_for(described: &serde_json::Value, explores: bool) -> serde_json::Value {
+    let mut out = described.clone();
+    if !explores
+        && let Some(t) = out
+            .pointer_mut("/chat/temperatures")
+            .filter(|t| t.is_object())
+        && let Ok(parsed) = serde_json::from_value::<crate::llm::Temperatures>(t.clone())
+        && let Ok(sampled) = serde_json::to_value(parsed.without_exploration())
+    {
+        *t = sampled;
+    }
+    out
+}
+
 /// The manifest of a new run of `config`.
 pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -> Manifest {
     let game = &config.game;
@@ -119,7 +136,10 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
     } else {
         1
     };
-    let backend = run.conn.backend(config.seed)?;
+    // The reference samples the decision of an agent without exploration at 1.
+    let explores = config.design.has_graph() && config.agent.exploration;
+    let backend = run.conn.backend_for(config.seed, explores)?;
+    let described = described_for(&run.conn.described, explores);
     let mut lessons: Vec<String> = Vec::new();
     let mut total: Option<Summary> = None;
     let mut last_dir = PathBuf::new();
@@ -129,7 +149,7 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
         } else {
             run.run_id.clone()
         };
-        let mut m = manifest(config, &run.command, run.conn.described.clone());
+        let mut m = manifest(config, &run.command, described.clone());
         if trials > 1 {
             m.trial = Some(trial);
             m.trials = Some(trials);
@@ -211,6 +231,7 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                     .iter()
                     .map(|r| (r.step, r.action.clone(), r.feedback.clone()))
                     .collect(),
+                reference: config.memory.revision().reference_prompts(),
             };
             let llm = Llm {
                 backend: backend.clone(),

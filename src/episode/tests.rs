@@ -893,16 +893,33 @@ async fn no_extended_aid_reaches_a_prompt(design: MemoryDesign) {
             assert!(!p.contains(aid), "{aid:?} in a paper prompt:\n{p}");
         }
     }
-    // The last prompt shows steps 4-8: five recent steps, each observation whole.
+    // The last prompt shows steps 4-8 as the reference's pipeline of the design does:
+    // five recent steps, each observation whole (full history: every step).
     let last = prompts.last().expect("a prompt");
-    let recent = last
-        .split("Recent steps (oldest first):")
+    let item2 = last
+        .split("\n\n2. ")
         .nth(1)
-        .expect("recent steps");
-    let shown: Vec<&str> = recent.lines().filter(|l| l.starts_with("step ")).collect();
-    assert_eq!(shown.len(), PAPER_HISTORY, "{design:?}: {recent}");
-    assert!(shown[0].starts_with("step 4:"), "{shown:?}");
-    assert!(shown[0].contains("-= Hall =-"), "{shown:?}");
+        .and_then(|rest| rest.split("\n\n3. Your current observation:").next())
+        .expect("item 2 of the working memory");
+    let (heading, first, count) = match design {
+        MemoryDesign::FullHistory => ("History of your game: [", 1, 8),
+        MemoryDesign::Rag | MemoryDesign::Simulacra => {
+            ("Most relevant previous observations: [", 4, PAPER_HISTORY)
+        }
+        _ => (
+            "History of 5 last observations and actions: Observation: Game step #4\n",
+            4,
+            PAPER_HISTORY,
+        ),
+    };
+    assert!(item2.starts_with(heading), "{design:?}: {item2}");
+    for step in first..first + count as u32 {
+        assert!(
+            item2.contains(&format!("Game step #{step}")),
+            "{design:?}: step {step} missing: {item2}"
+        );
+    }
+    assert!(item2.contains("-= Hall =-"), "{design:?}: {item2}");
 }
 
 /// Under the paper's profile the queries are the key items the LLM names, each searched

@@ -99,8 +99,23 @@ impl Connection {
     /// # Errors
     /// The HTTP client cannot be built.
     pub fn backend(&self, seed: u64) -> Result<Arc<dyn ChatBackend>> {
+        self.backend_for(seed, false)
+    }
+
+    /// A backend whose chat requests carry `seed`, for an agent that explores or not:
+    /// without exploration the per-module temperatures sample the decision as the
+    /// reference does ([`crate::llm::Temperatures::without_exploration`]); `--temperature`
+    /// still sets every call.
+    ///
+    /// # Errors
+    /// The HTTP client cannot be built.
+    pub fn backend_for(&self, seed: u64, explores: bool) -> Result<Arc<dyn ChatBackend>> {
         let chat = EndpointConfig {
             seed: Some(seed),
+            temperatures: self
+                .chat
+                .temperatures
+                .map(|t| if explores { t } else { t.without_exploration() }),
             ..self.chat.clone()
         };
         Ok(Arc::new(OpenAiBackend::new(chat, self.embed.clone())?))

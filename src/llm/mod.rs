@@ -297,6 +297,13 @@ pub struct Temperatures {
     pub explore: f32,
     /// Every other call (reflections, lessons).
     pub other: f32,
+    /// The decision of an agent without exploration: the reference samples the
+    /// baselines' action call at 1 (`pipeline_fullhist.py`, `pipeline_summary.py`,
+    /// `pipeline_smartrag.py`: `t=1`) and AriGraph's when exploration is off
+    /// (`pipeline_arigraph.py`: `t = 0.2 if need_exp else 1`). Runs recorded before
+    /// this field sampled every decision at `action`.
+    #[serde(default = "reference_action")]
+    pub sampled_action: f32,
 }
 
 impl Temperatures {
@@ -310,7 +317,17 @@ impl Temperatures {
         importance: 0.4,
         explore: 0.2,
         other: 0.7,
+        sampled_action: 1.0,
     };
+
+    /// These temperatures for an agent without exploration (see
+    /// [`Temperatures::sampled_action`]): the decision is sampled at `sampled_action`.
+    pub fn without_exploration(self) -> Self {
+        Self {
+            action: self.sampled_action,
+            ..self
+        }
+    }
 
     /// The temperature of a call made for `purpose` (a [`ChatRequest::purpose`]).
     pub fn of(&self, purpose: &str) -> f32 {
@@ -325,6 +342,10 @@ impl Temperatures {
             _ => self.other,
         }
     }
+}
+
+fn reference_action() -> f32 {
+    Temperatures::REFERENCE.action
 }
 
 fn reference_explore() -> f32 {

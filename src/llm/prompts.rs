@@ -21,7 +21,15 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "extract_reference",
         include_str!("../../prompts/extract_reference.md"),
     ),
+    (
+        "extract_reference_rules",
+        include_str!("../../prompts/extract_reference_rules.md"),
+    ),
     ("outdated", include_str!("../../prompts/outdated.md")),
+    (
+        "outdated_reference",
+        include_str!("../../prompts/outdated_reference.md"),
+    ),
     (
         "outdated_theses",
         include_str!("../../prompts/outdated_theses.md"),
@@ -29,16 +37,44 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("plan", include_str!("../../prompts/plan.md")),
     ("action", include_str!("../../prompts/action.md")),
     (
+        "plan_reference",
+        include_str!("../../prompts/plan_reference.md"),
+    ),
+    (
+        "action_reference",
+        include_str!("../../prompts/action_reference.md"),
+    ),
+    (
         "working_memory",
         include_str!("../../prompts/working_memory.md"),
     ),
     ("agent", include_str!("../../prompts/agent.md")),
     ("summary", include_str!("../../prompts/summary.md")),
+    (
+        "summary_reference",
+        include_str!("../../prompts/summary_reference.md"),
+    ),
     ("importance", include_str!("../../prompts/importance.md")),
+    (
+        "importance_reference",
+        include_str!("../../prompts/importance_reference.md"),
+    ),
     ("reflection", include_str!("../../prompts/reflection.md")),
     ("lesson", include_str!("../../prompts/lesson.md")),
+    (
+        "lesson_reference",
+        include_str!("../../prompts/lesson_reference.md"),
+    ),
     ("key_items", include_str!("../../prompts/key_items.md")),
     ("explore", include_str!("../../prompts/explore.md")),
+    (
+        "key_items_reference",
+        include_str!("../../prompts/key_items_reference.md"),
+    ),
+    (
+        "explore_reference",
+        include_str!("../../prompts/explore_reference.md"),
+    ),
     (
         "qa_key_items",
         include_str!("../../prompts/qa_key_items.md"),
@@ -50,7 +86,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 const USER_MARK: &str = "=== user ===";
 
 /// Prompt files that are parts of other prompts (no system message of their own).
-const PARTIALS: &[&str] = &["working_memory", "agent"];
+const PARTIALS: &[&str] = &["working_memory", "agent", "extract_reference_rules"];
 
 /// The name suffix of a prompt's system part among the templates.
 const SYSTEM_SUFFIX: &str = "#system";
@@ -64,6 +100,49 @@ pub fn clip(s: &str, n: usize) -> String {
     } else {
         format!("{}...", one.chars().take(n).collect::<String>())
     }
+}
+
+/// A string as Python's `repr` writes it: in single quotes, or in double quotes when it
+/// holds a single quote and no double quote; backslashes, the quote, newlines, tabs,
+/// carriage returns and other control characters escaped. The reference formats its
+/// lists into prompts with Python's `str(list)`, which writes each item so.
+pub fn py_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// A list of strings as Python's `str(list)` writes it (`['a', "b's"]`; see
+/// [`py_repr`]): the template filter `pylist`, which lays out a list as the reference's
+/// prompts show it. A value that is not a sequence is written as one string.
+fn pylist(value: minijinja::Value) -> Result<String, minijinja::Error> {
+    let items: Vec<String> = match value.try_iter() {
+        Ok(iter) if value.as_str().is_none() => iter.map(|v| py_repr(&v.to_string())).collect(),
+        _ => return Ok(py_repr(&value.to_string())),
+    };
+    Ok(format!("[{}]", items.join(", ")))
 }
 
 /// The loaded templates.
@@ -85,6 +164,7 @@ impl Prompts {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         env.set_keep_trailing_newline(true);
+        env.add_filter("pylist", pylist);
         let mut systems = Vec::new();
         let mut missing = Vec::new();
         for (name, builtin) in BUILTIN {

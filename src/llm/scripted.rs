@@ -33,11 +33,15 @@ impl Scripted {
         self
     }
 
-    /// Queue the `action` answers that play `actions` in order.
+    /// Queue the `action` answers that play `actions` in order (in both forms:
+    /// Ariadne's fields and the reference's).
     pub fn actions(self, actions: &[&str]) -> Self {
         let answers: Vec<String> = actions
             .iter()
-            .map(|a| json!({"rationale": "scripted", "action": a}).to_string())
+            .map(|a| {
+                json!({"rationale": "scripted", "action": a, "reason_for_action": "scripted", "action_to_take": a})
+                    .to_string()
+            })
             .collect();
         let refs: Vec<&str> = answers.iter().map(String::as_str).collect();
         self.answer("action", &refs)
@@ -51,9 +55,16 @@ impl Scripted {
     fn default_answer(purpose: &str) -> String {
         match purpose {
             "extract_triplets" => json!({"triplets": []}),
-            "outdated" => json!({"outdated": []}),
-            "plan" => json!({"plan": [{"sub_goal": "explore", "reason": "scripted"}]}),
-            "action" => json!({"rationale": "scripted", "action": "look"}),
+            // Both forms of each answer: Ariadne's and the reference's (agent revision 9,
+            // memory rules 7); each reader ignores the other's fields.
+            "outdated" => json!({"outdated": [], "replacing": []}),
+            "plan" => json!({
+                "plan": [{"sub_goal": "explore", "reason": "scripted"}],
+                "main_goal": "scripted",
+                "plan_steps": [{"sub_goal_1": "explore", "reason": "scripted"}],
+                "your_emotion": {"your_current_emotion": "calm", "reason_behind_emotion": "scripted"}
+            }),
+            "action" => json!({"rationale": "scripted", "action": "look", "reason_for_action": "scripted", "action_to_take": "look"}),
             "key_items" => json!({"items": []}),
             "explore" => json!({"explore": true}),
             other => json!({"error": other}),

@@ -53,7 +53,7 @@ pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
 pub use settings::{
     AriadneMemForm, ExtractionPrompt, MemoryRevision, MemorySettings, OutdatedScope,
-    PersonalAiForm, RAG_ENTRIES, RULES,
+    PersonalAiForm, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULES,
 };
 pub use strategies::Strategy;
 pub use temporal::Retire;
@@ -85,6 +85,27 @@ pub struct Observed<'a> {
     /// The game's true state (only the oracle memory reads it; never in a prompt).
     #[serde(skip)]
     pub facts: Option<&'a [crate::env::Fact]>,
+    /// The last steps as the reference's working memory shows them (`Observation:
+    /// ...\nAction taken: ...`, oldest first, one after another; "" at step 1 and for a
+    /// passage): the summary baseline's prompt shows them (`pipeline_summary.py`).
+    #[serde(skip)]
+    pub recent: &'a str,
+    /// The plan before this step's revision, as the reference shows it (its `plan0`);
+    /// "" for a passage. Simulacra's importance and query read it
+    /// (`pipeline_smartrag.py`).
+    #[serde(skip)]
+    pub plan: &'a str,
+}
+
+impl Observed<'_> {
+    /// The observation as the reference's pipelines show it: `Game step #N`, the
+    /// observation, `Inventory: ...` (`pipeline_arigraph.py`, `run`).
+    pub fn as_reference(&self) -> String {
+        format!(
+            "Game step #{}\n{}\nInventory: {}",
+            self.step, self.observation, self.inventory
+        )
+    }
 }
 
 /// What one update did (recorded per step in the trajectory).
@@ -310,6 +331,12 @@ pub trait MemoryModule: Send + Sync {
     /// The knowledge graph, for designs that have one.
     fn graph(&self) -> Option<&AriGraph> {
         None
+    }
+
+    /// How many episodic memories a step's retrieval returns at most (AriGraph's k of
+    /// Eq. 1; the reference's working memory names the number); 0 for the others.
+    fn episodes_shown(&self) -> usize {
+        0
     }
 
     /// The knowledge graph, mutable (navigation records moves and exits in it).

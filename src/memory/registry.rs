@@ -466,7 +466,10 @@ pub fn build(
         MemoryDesign::Oracle => Box::new(super::oracle::OracleMemory::new(settings)),
         MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
         MemoryDesign::NoMemory => Box::new(baselines::NoMemory),
-        MemoryDesign::Summary => Box::new(baselines::Summary::new(settings.summary_words)),
+        MemoryDesign::Summary => Box::new(baselines::Summary::new(
+            settings.summary_words,
+            settings.revision().reference_prompts(),
+        )),
         MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
         MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),
         MemoryDesign::Reflexion => Box::new(baselines::Reflexion::new(settings, lessons)),

@@ -238,7 +238,7 @@ pub enum ExtractionPrompt {
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 6;
+pub const RULES: u32 = 7;
 
 /// RAG's entries retrieved per step under the reference code (`pipeline_smartrag.py`:
 /// `n_retrieve = 5`).
@@ -266,11 +266,36 @@ pub enum MemoryRevision {
     /// retires only an old fact giving the same function of the same subject another
     /// value ([`super::guard::Guard::Functional`]).
     V6,
+    /// The reference's outdated check (`graphs/contriever_graph.py`, `update`): its
+    /// prompt (`prompt_refining_items`) answered with replacement pairs, no candidate
+    /// naming a direction or holding one of [`REFERENCE_EXCLUDED`], the named old facts
+    /// deleted by exact match unless both ends are visited locations; Eq. 1's top k
+    /// without the episodes of the last [`RECENT_OBSERVATIONS`] steps; the extraction
+    /// prompt in the reference's messages.
+    V7,
 }
+
+/// Words that keep a fact out of the outdated check's candidates under memory rules 7:
+/// the reference's `words_to_exclude` (`graphs/contriever_graph.py`, `update`), matched
+/// as substrings of the fact's text `subject, relation, object`.
+pub const REFERENCE_EXCLUDED: [&str; 7] = [
+    "west",
+    "east",
+    "south",
+    "north",
+    "associated with",
+    "used for",
+    "to be",
+];
+
+/// The recent observations whose episodes Eq. 1's top k leaves out under memory rules
+/// 7: the reference's `n_prev = 5` (`pipeline_arigraph.py`; `graphs/contriever_graph.py`
+/// drops from the top k the observations already in working memory).
+pub const RECENT_OBSERVATIONS: u32 = 5;
 
 impl MemoryRevision {
     /// The version new runs record.
-    pub const CURRENT: MemoryRevision = MemoryRevision::V6;
+    pub const CURRENT: MemoryRevision = MemoryRevision::V7;
 
     /// The version of a recorded number.
     ///
@@ -284,6 +309,7 @@ impl MemoryRevision {
             4 => Ok(Self::V4),
             5 => Ok(Self::V5),
             6 => Ok(Self::V6),
+            7 => Ok(Self::V7),
             _ => Err(format!(
                 "memory rules version {n} is unknown to this build of Ariadne, which knows versions 1 to {RULES}; replay it with the build that recorded it"
             )),
@@ -334,6 +360,27 @@ impl MemoryRevision {
     /// The verdict guard reads relations as functions of their subject.
     pub fn functional_guard(self) -> bool {
         self >= Self::V6
+    }
+    /// The outdated check is the reference's: its prompt, its candidate filter
+    /// ([`REFERENCE_EXCLUDED`]), exact replacement pairs, visited-location links kept.
+    pub fn reference_outdated_check(self) -> bool {
+        self >= Self::V7
+    }
+    /// The reference's extraction prompt is sent as the reference sends it: its
+    /// instructions in the user message after the system prompt "You are a helpful
+    /// assistant", ending with its cue `Extracted triplets:`.
+    pub fn reference_messages(self) -> bool {
+        self >= Self::V7
+    }
+    /// The baselines' calls carry the reference's prompts: the summary's
+    /// (`pipeline_summary.py`), Simulacra's importance rating (`pipeline_smartrag.py`,
+    /// `get_score`) and Reflexion's lesson (`prompts/prompts.py`, `reflex_prompt`).
+    pub fn reference_prompts(self) -> bool {
+        self >= Self::V7
+    }
+    /// Eq. 1's top k leaves out the episodes of the last [`RECENT_OBSERVATIONS`] steps.
+    pub fn skips_recent_episodes(self) -> bool {
+        self >= Self::V7
     }
 }
 

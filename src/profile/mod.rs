@@ -4,7 +4,8 @@
 //!   arXiv:2407.04363, sections 2-4), and where the paper is silent the authors'
 //!   reference code (AIRI-Institute/AriGraph: `pipeline_arigraph.py`,
 //!   `graphs/contriever_graph.py`, `utils/retriever_search_drafts.py`,
-//!   `pipeline_smartrag.py`, `pipeline_summary.py`). Nothing is added.
+//!   `pipeline_smartrag.py`, `pipeline_summary.py`). What it cannot do as they do is
+//!   named, with its reason, in the Fidelity table ([`crate::fidelity`]).
 //! - [`Profile::Extended`] is `paper` plus Ariadne's own [`Rule`]s, each typed, named,
 //!   switchable (`--without RULE`) and recorded in the manifest.
 //!
@@ -99,11 +100,14 @@ pub enum Rule {
     MoveOverrides,
     /// Four recent steps, each observation cut to 300 characters, instead of five whole.
     ShortHistory,
+    /// Ariadne's compact planning and action prompts (one shared system prompt, the
+    /// working memory first, short answers) instead of the reference's.
+    CompactPrompts,
 }
 
 impl Rule {
     /// Every rule, in the order tables list them.
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 10] = [
         Rule::PlanProgress,
         Rule::LoopBreaking,
         Rule::RepeatWarning,
@@ -113,6 +117,7 @@ impl Rule {
         Rule::AdmittedExits,
         Rule::MoveOverrides,
         Rule::ShortHistory,
+        Rule::CompactPrompts,
     ];
 
     /// The rule's name (`--without NAME`, the manifest's `rules` list).
@@ -127,6 +132,7 @@ impl Rule {
             Rule::AdmittedExits => "admitted-exits",
             Rule::MoveOverrides => "move-overrides",
             Rule::ShortHistory => "short-history",
+            Rule::CompactPrompts => "compact-prompts",
         }
     }
 
@@ -160,6 +166,9 @@ impl Rule {
             Rule::ShortHistory => {
                 "working memory shows the last 4 steps, each observation cut to 300 characters, instead of the last 5 whole"
             }
+            Rule::CompactPrompts => {
+                "the planning and action calls share one short system prompt with the working memory first (the action call reuses the plan call's cached prefix), ask for at most 3 sub-goals with short reasons and a one-sentence rationale, instead of the reference's `system_plan_agent` and `system_action_agent_sub_expl` with its numbered working memory"
+            }
         }
     }
 
@@ -190,6 +199,9 @@ impl Rule {
             }
             Rule::ShortHistory => {
                 "prompt size is the main cost of a step on the embedded model (about 85 prompt tokens/s)"
+            }
+            Rule::CompactPrompts => {
+                "prompt and answer size are the main cost of a step on the embedded model: the reference's planning prompt alone is about 350 words of instructions, and its answers (a main goal, an emotion, indented JSON) about 200 completion tokens, at about 11 generated tokens/s"
             }
         }
     }
@@ -254,6 +266,8 @@ pub struct Rules {
     pub move_overrides: bool,
     /// [`Rule::ShortHistory`].
     pub short_history: bool,
+    /// [`Rule::CompactPrompts`].
+    pub compact_prompts: bool,
 }
 
 impl Rules {
@@ -268,6 +282,7 @@ impl Rules {
         admitted_exits: false,
         move_overrides: false,
         short_history: false,
+        compact_prompts: false,
     };
 
     /// Every rule.
@@ -281,6 +296,7 @@ impl Rules {
         admitted_exits: true,
         move_overrides: true,
         short_history: true,
+        compact_prompts: true,
     };
 
     fn slot(&mut self, rule: Rule) -> &mut bool {
@@ -294,6 +310,7 @@ impl Rules {
             Rule::AdmittedExits => &mut self.admitted_exits,
             Rule::MoveOverrides => &mut self.move_overrides,
             Rule::ShortHistory => &mut self.short_history,
+            Rule::CompactPrompts => &mut self.compact_prompts,
         }
     }
 
@@ -381,9 +398,9 @@ mod tests {
             assert!(AgentRevision::from_number(n).is_ok());
         }
         let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
-        assert!(e.contains("versions 1 to 6") && !e.contains('\n'), "{e}");
+        assert!(e.contains("versions 1 to 7") && !e.contains('\n'), "{e}");
         let e = AgentRevision::from_number(0).unwrap_err();
-        assert!(e.contains("revisions 1 to 8"), "{e}");
+        assert!(e.contains("revisions 1 to 9"), "{e}");
     }
 
     /// The paper's profile turns every rule off; the extended one on, but for those

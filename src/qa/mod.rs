@@ -296,6 +296,8 @@ pub async fn answer(
                     goal: &q.question,
                     passage: true,
                     facts: None,
+                    recent: "",
+                    plan: "",
                 };
                 let report = graph.update(llm, &mut log, &seen).await?;
                 retired.extend(report.removed.iter().map(|t| t.text()));

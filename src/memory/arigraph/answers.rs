@@ -241,6 +241,48 @@ impl Bounded for Outdated {
     }
 }
 
+/// The reference's outdated-check answer (memory rules 7): replacement pairs
+/// `[outdated triplet, actual triplet]`, the JSON form of the reference's
+/// `[[outdated -> actual], ...]` (`prompts/prompts.py`, `prompt_refining_items`).
+#[derive(Deserialize)]
+pub(super) struct Replacing {
+    pub(super) replacing: Vec<[String; 2]>,
+}
+
+impl Bounded for Replacing {
+    fn bound(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        bounds::cap(
+            &mut self.replacing,
+            bounds::OUTDATED_ITEMS,
+            "replacing",
+            &mut notes,
+        );
+        notes
+    }
+}
+
+/// The schema of [`Replacing`]: a list of pairs of strings.
+pub(super) fn replacing_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "replacing": {
+                "type": "array",
+                "maxItems": bounds::OUTDATED_ITEMS,
+                "items": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": 2 * bounds::ENTITY_CHARS + bounds::RELATION_CHARS + 4},
+                    "minItems": 2,
+                    "maxItems": 2
+                }
+            }
+        },
+        "required": ["replacing"],
+        "additionalProperties": false
+    })
+}
+
 /// The extraction answer's schema: under rules 3 a triplet is an array of three short
 /// strings (about half the completion tokens of the object form). With `--thesis` the
 /// answer also has `theses`, up to [`thesis::MAX_THESES`] strings ([`with_theses`]).

@@ -15,6 +15,10 @@ mod answers;
 mod retrieve;
 mod stale;
 
+#[cfg(test)]
+use stale::named_triplet;
+use stale::reference_excluded;
+
 use super::gating::{self, Gate, Judgement};
 use super::guard::Guard;
 use super::similarity;
@@ -38,6 +42,9 @@ pub struct AriGraphMemory {
     /// The facts retrieved at the last step, as text: the reference's extraction
     /// example (`prev_subgraph` in `graphs/contriever_graph.py`).
     last_retrieved: Vec<String>,
+    /// The rooms the agent has been in (their canonical names): under memory rules 7 a
+    /// fact linking two of them is never deleted (the reference's `locations`).
+    visited: HashSet<String>,
 }
 
 impl AriGraphMemory {
@@ -117,6 +124,10 @@ impl AriGraphMemory {
                 .add_episode(seen.step, seen.observation.to_string(), Vec::new());
             return Ok(report);
         }
+        if !seen.passage && !seen.room.is_empty() && seen.room != "unknown" {
+            self.visited
+                .insert(crate::memory::names::entity_key(seen.room));
+        }
         let rules = self.settings.rules;
         let thesis = self.settings.thesis;
         let form = self.settings.personalai;
@@ -124,7 +135,7 @@ impl AriGraphMemory {
         let messages = match self.settings.extraction_prompt() {
             ExtractionPrompt::Reference => llm.prompts.render(
                 "extract_reference",
-                context! { example => &self.last_retrieved, thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
+                context! { example => &self.last_retrieved, thesis => thesis, entities => entities, as_reference => self.settings.revision().reference_messages(), ..minijinja::Value::from_serialize(seen) },
             )?,
             ExtractionPrompt::Ariadne { known } => {
                 let known = if known {
@@ -206,6 +217,7 @@ impl AriGraphMemory {
         let prefilter = self.settings.prefilters();
         let guard = self.settings.guard();
         let matcher = Guard::of(self.settings.revision());
+        let reference = self.settings.revision().reference_outdated_check();
         let candidates: Vec<TripletId> = self
             .graph
             .incident_to(vertices)
@@ -216,6 +228,9 @@ impl AriGraphMemory {
                 !seen_set.contains(t)
                     && !pinned
                     && (scope == OutdatedScope::Incident || subjects.contains(t.subject.as_str()))
+                    // Memory rules 7: the reference never offers a fact naming a
+                    // direction or holding "used for", "to be", "associated with".
+                    && !(reference && !seen.passage && reference_excluded(&t.text()))
                     // Rule `verdict-guard` (from memory rules 3): a fact no new
                     // triplet may retire (see the guard below) is not asked about; its
                     // verdict could change nothing.
@@ -236,7 +251,12 @@ impl AriGraphMemory {
         };
         report.checked = candidates.len();
         let mut retired: Vec<TripletId> = Vec::new();
-        if !candidates.is_empty() {
+        let verdicts: Vec<TripletId> = if candidates.is_empty() {
+            Vec::new()
+        } else if reference && !seen.passage {
+            self.ask_replacing(llm, log, &report.extracted, &candidates)
+                .await?
+        } else {
             let new: Vec<String> = report.extracted.iter().map(Triplet::text).collect();
             let old: Vec<String> = candidates
                 .iter()
@@ -247,24 +267,25 @@ impl AriGraphMemory {
             } else {
                 "outdated"
             };
-            let chosen = self
-                .ask_outdated(llm, log, purpose, new, old, "old fact")
-                .await?;
-            for i in chosen {
-                let id = candidates[i - 1];
-                if let Some(g) = guard
-                    && !report
-                        .extracted
-                        .iter()
-                        .any(|n| g.may_retire(n, self.graph.triplet(id)))
-                {
-                    report.rejected_verdicts += 1;
-                    continue;
-                }
-                if self.graph.remove(id) {
-                    report.removed.push(self.graph.triplet(id).clone());
-                    retired.push(id);
-                }
+            self.ask_outdated(llm, log, purpose, new, old, "old fact")
+                .await?
+                .into_iter()
+                .map(|i| candidates[i - 1])
+                .collect()
+        };
+        for id in verdicts {
+            if let Some(g) = guard
+                && !report
+                    .extracted
+                    .iter()
+                    .any(|n| g.may_retire(n, self.graph.triplet(id)))
+            {
+                report.rejected_verdicts += 1;
+                continue;
+            }
+            if self.graph.remove(id) {
+                report.removed.push(self.graph.triplet(id).clone());
+                retired.push(id);
             }
         }
 
@@ -417,11 +438,23 @@ impl MemoryModule for AriGraphMemory {
         queries: &Queries<'_>,
     ) -> Result<Retrieval> {
         let at = queries.with_depths(self.settings.depth);
-        self.retrieve_list_at(llm, log, &at, queries.step).await
+        let mut out = self.retrieve_list_at(llm, log, &at, queries.step).await?;
+        // Memory rules 7: the top k without the observations working memory already
+        // shows (the reference's `top_episodic = [item for item in top_episodic if item
+        // not in observations]`, after the top k is taken).
+        if self.settings.revision().skips_recent_episodes() {
+            out.episodes
+                .retain(|e| e.step + super::RECENT_OBSERVATIONS < queries.step);
+        }
+        Ok(out)
     }
 
     fn what_if(&self, queries: &Queries<'_>, settings: &MemorySettings) -> Option<Retrieval> {
         Some(self.retrieve_at(&queries.with_depths(settings.depth), queries.step, settings))
+    }
+
+    fn episodes_shown(&self) -> usize {
+        self.settings.episodes
     }
 
     fn graph(&self) -> Option<&AriGraph> {
@@ -443,3 +476,6 @@ impl MemoryModule for AriGraphMemory {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod reference_tests;

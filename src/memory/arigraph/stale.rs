@@ -8,9 +8,30 @@ use anyhow::Result;
 use minijinja::context;
 
 use super::AriGraphMemory;
-use super::answers::{Outdated, outdated_schema};
+use super::answers::{Outdated, Replacing, outdated_schema, replacing_schema};
 use crate::llm::{CallLog, Llm};
-use crate::memory::ThesisId;
+use crate::memory::names::entity_key;
+use crate::memory::{REFERENCE_EXCLUDED, ThesisId, Triplet, TripletId};
+
+/// Whether a fact's text (`subject, relation, object`) holds one of
+/// [`REFERENCE_EXCLUDED`] (the reference's `words_to_exclude`, matched as substrings of
+/// the lowercased text, as `graphs/contriever_graph.py` matches them).
+pub(super) fn reference_excluded(text: &str) -> bool {
+    let text = text.to_lowercase();
+    REFERENCE_EXCLUDED.iter().any(|w| text.contains(w))
+}
+
+/// The triplet an outdated-check answer names, read as the reference reads it
+/// (`utils/utils.py`, `parse_triplets_removing`): exactly three comma-separated parts,
+/// each trimmed of spaces and quotes; `None` otherwise.
+pub(super) fn named_triplet(text: &str) -> Option<Triplet> {
+    let parts: Vec<&str> = text.split(',').collect();
+    let [s, r, o] = parts.as_slice() else {
+        return None;
+    };
+    let clean = |p: &str| p.trim_matches([' ', '\'', '"', '\n']).to_string();
+    Triplet::new(&clean(s), &clean(r), &clean(o))
+}
 
 /// Most older theses shown to one stale check (the newest; Ariadne's bound, as for the
 /// known facts shown to the extractor: the paper gives none).
@@ -78,6 +99,58 @@ impl AriGraphMemory {
             }
         }
         Ok(retired)
+    }
+
+    /// The reference's outdated check (memory rules 7; `graphs/contriever_graph.py`,
+    /// `update`, with `prompt_refining_items`): the `candidates` are shown as existing
+    /// triplets and the `extracted` ones not yet in the graph as new triplets; the LLM
+    /// answers replacement pairs `[outdated, actual]`. Each outdated triplet is read as
+    /// the reference reads it ([`named_triplet`]) and matched exactly to an alive fact
+    /// of the graph (the reference deletes any exact match, offered or not); a fact
+    /// whose two ends are rooms the agent has been in is kept (`delete_triplets`).
+    /// Returns the facts to delete, each once, in the answer's order; a bad answer
+    /// deletes nothing. A pair naming no alive fact is counted as a repair (dropped).
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint, prompt rendering errors.
+    pub(super) async fn ask_replacing(
+        &self,
+        llm: &Llm,
+        log: &mut CallLog,
+        extracted: &[Triplet],
+        candidates: &[TripletId],
+    ) -> Result<Vec<TripletId>> {
+        let new: Vec<String> = extracted
+            .iter()
+            .filter(|t| self.graph.find(t).is_none())
+            .map(Triplet::text)
+            .collect();
+        let old: Vec<String> = candidates
+            .iter()
+            .map(|id| self.graph.triplet(*id).text())
+            .collect();
+        let messages = llm
+            .prompts
+            .render("outdated_reference", context! { new => new, old => old })?;
+        let answer: Option<Replacing> = llm
+            .ask(log, "outdated", messages, replacing_schema(), 400, |_| {
+                Ok(())
+            })
+            .await?;
+        let mut out: Vec<TripletId> = Vec::new();
+        for [outdated, _actual] in answer.map(|a| a.replacing).unwrap_or_default() {
+            let Some(id) = named_triplet(&outdated).and_then(|t| self.graph.find(&t)) else {
+                log.repairs += 1;
+                continue;
+            };
+            let t = self.graph.triplet(id);
+            let linked_rooms = self.visited.contains(&entity_key(&t.subject))
+                && self.visited.contains(&entity_key(&t.object));
+            if self.graph.is_alive(id) && !linked_rooms && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        Ok(out)
     }
 
     /// One outdated check (paper section 2; PersonalAI Appendix B for theses): the

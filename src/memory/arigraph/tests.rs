@@ -19,8 +19,15 @@ fn observed(step: u32) -> Observed<'static> {
         goal: "",
         passage: false,
         facts: None,
+        recent: "",
+        plan: "",
     }
 }
+
+/// A verdict in both forms (numbered, and the reference's replacement pairs of memory
+/// rules 7): the trunk is open now, not closed.
+const CLOSED_BY_OPEN: &str =
+    r#"{"outdated": [1], "replacing": [["antique trunk, is, closed", "antique trunk, is, open"]]}"#;
 
 fn extraction(triplets: &[(&str, &str, &str)]) -> String {
     let t: Vec<Value> = triplets
@@ -149,7 +156,7 @@ async fn the_functional_guard_keeps_what_the_kind_guard_lost() {
     let (_, report, _) = two_steps(
         &[("antique trunk", "is", "closed")],
         &[("antique trunk", "is", "open")],
-        r#"{"outdated": [1]}"#,
+        CLOSED_BY_OPEN,
     )
     .await;
     assert_eq!(
@@ -166,7 +173,7 @@ async fn under_the_paper_profile_the_llm_verdict_stands() {
         MemorySettings::default(),
         &[("antique trunk", "is in", "bedroom")],
         &[("antique trunk", "is", "open")],
-        r#"{"outdated": [1]}"#,
+        r#"{"outdated": [1], "replacing": [["antique trunk, is in, bedroom", "antique trunk, is, open"]]}"#,
     )
     .await;
     assert_eq!(report.checked, 1);
@@ -233,7 +240,7 @@ async fn another_spelling_of_an_entity_reaches_its_old_facts() {
     let (memory, report, script) = two_steps(
         &[("Antique Trunk", "is", "closed")],
         &[("the antique trunk", "is", "open")],
-        r#"{"outdated": [1]}"#,
+        CLOSED_BY_OPEN,
     )
     .await;
     let outdated: Vec<String> = script
@@ -261,7 +268,7 @@ async fn the_incident_scope_offers_facts_that_end_in_the_vertex() {
     let (_, report, _) = two_steps(
         &[("kitchen", "contains", "broom")],
         &[("broom", "is in", "inventory")],
-        r#"{"outdated": [1]}"#,
+        r#"{"outdated": [1], "replacing": [["kitchen, contains, broom", "broom, is in, inventory"]]}"#,
     )
     .await;
     assert_eq!(report.checked, 1);
@@ -361,8 +368,11 @@ async fn the_paper_extraction_shows_the_last_retrieval_and_fresh_facts_are_not_r
         "{}",
         users[2]
     );
+    // Memory rules 7: the reference's system prompt, its instructions in the user message.
     let system = &script.requests()[0].messages[0].content;
-    assert!(system.contains("meticulously gather information from game observations"));
+    assert_eq!(system, "You are a helpful assistant");
+    assert!(users[0].contains("meticulously gather information from game observations"));
+    assert!(users[0].trim_end().ends_with("Extracted triplets:"));
     assert!(!users[1].contains("Facts already known"));
 }
 
@@ -469,7 +479,7 @@ async fn a_closed_fact_keeps_its_interval_and_link_and_is_not_retrieved() {
             ("antique trunk", "is in", "bedroom"),
         ],
         &[("antique trunk", "is", "open")],
-        r#"{"outdated": [1]}"#,
+        CLOSED_BY_OPEN,
     )
     .await;
     let closed_t = Triplet::new("antique trunk", "is", "closed").unwrap();
@@ -535,7 +545,7 @@ async fn a_closed_fact_keeps_its_interval_and_link_and_is_not_retrieved() {
         delete,
         &[("antique trunk", "is", "closed")],
         &[("antique trunk", "is", "open")],
-        r#"{"outdated": [1]}"#,
+        CLOSED_BY_OPEN,
     )
     .await;
     assert_eq!(report.removed, vec![closed_t]);
@@ -733,7 +743,7 @@ async fn theses_come_from_the_extraction_call_and_a_bad_field_is_a_repair() {
     assert_eq!(log.repairs, 2);
     let request = &script.requests()[0];
     assert!(
-        request.messages[0]
+        request.messages[1]
             .content
             .contains("Also write up to 3 theses")
     );
@@ -858,7 +868,7 @@ async fn written_theses_link_their_entities_and_stale_ones_are_retired() {
     let script = Arc::new(
         Scripted::default()
             .answer("extract_triplets", &answers)
-            .answer("outdated", &[r#"{"outdated": []}"#])
+            .answer("outdated", &[r#"{"outdated": [], "replacing": []}"#])
             .answer("outdated_theses", &[r#"{"outdated": [1]}"#]),
     );
     let llm = llm_of(&script);
@@ -879,7 +889,7 @@ async fn written_theses_link_their_entities_and_stale_ones_are_retired() {
     );
     let request = &script.requests()[0];
     assert!(
-        request.messages[0]
+        request.messages[1]
             .content
             .contains("with the entities it links")
     );
@@ -932,7 +942,7 @@ async fn written_theses_link_their_entities_and_stale_ones_are_retired() {
         let script = Arc::new(
             Scripted::default()
                 .answer("extract_triplets", &answers[..2])
-                .answer("outdated", &[r#"{"outdated": []}"#])
+                .answer("outdated", &[r#"{"outdated": [], "replacing": []}"#])
                 .answer("outdated_theses", &[verdicts]),
         );
         let llm = llm_of(&script);
@@ -1085,7 +1095,7 @@ async fn a_restated_thesis_is_checked_and_k_zero_shows_no_episode() {
     let script = Arc::new(
         Scripted::default()
             .answer("extract_triplets", &answers)
-            .answer("outdated", &[r#"{"outdated": []}"#])
+            .answer("outdated", &[r#"{"outdated": [], "replacing": []}"#])
             .answer(
                 "outdated_theses",
                 &[r#"{"outdated": [1]}"#, r#"{"outdated": [1]}"#],

@@ -21,6 +21,7 @@ pub mod no_memory;
 pub mod rag;
 pub mod reflexion;
 pub mod simulacra;
+pub mod smart_rag;
 pub mod summary;
 
 use anyhow::Result;

@@ -81,6 +81,9 @@ pub struct TrialReport<'a> {
     pub show_score: bool,
     /// (step, action, feedback) of every step.
     pub trajectory: Vec<(u32, String, String)>,
+    /// The reference's lesson prompt (`prompts/prompts.py`, `reflex_prompt`; memory
+    /// rules 7), Ariadne's before.
+    pub reference: bool,
 }
 
 #[derive(Deserialize)]
@@ -98,6 +101,35 @@ impl Bounded for LessonAnswer {
 
 /// Longest feedback per step shown to the lesson prompt, characters.
 const FEEDBACK_CHARS: usize = 160;
+
+/// The trial as the reference's lesson prompt shows it in its `{for_reflex}` (the
+/// reference never fills it: no pipeline of its calls `reflex_prompt`): the goal, the
+/// outcome, each step's action and result (cut as Ariadne's prompt cuts them), and the
+/// earlier lessons.
+fn trial_text(trial: &TrialReport<'_>, earlier: &[String]) -> String {
+    let score = if trial.show_score {
+        format!("score {} of {} after ", trial.score, trial.max_score)
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "Goal: {}\nOutcome: {score}{} steps ({}).\nTrajectory (action -> result):",
+        trial.goal, trial.steps, trial.outcome
+    );
+    for (step, action, feedback) in &trial.trajectory {
+        out.push_str(&format!(
+            "\n{step}. {action} -> {}",
+            clip(feedback, FEEDBACK_CHARS)
+        ));
+    }
+    if !earlier.is_empty() {
+        out.push_str("\nLessons from earlier attempts:");
+        for l in earlier {
+            out.push_str(&format!("\n- {l}"));
+        }
+    }
+    out
+}
 
 /// Reflexion's verbal lesson after a failed trial, from its actions and results and the
 /// earlier lessons (prompt `prompts/lesson.md`). Returns the lesson (`None` when the
@@ -118,19 +150,25 @@ pub async fn write_lesson(
             json!({"step": step, "action": action, "feedback": clip(feedback, FEEDBACK_CHARS)})
         })
         .collect();
-    let messages = llm.prompts.render(
-        "lesson",
-        minijinja::context! {
-            goal => trial.goal,
-            score => trial.score,
-            max_score => trial.max_score,
-            steps => trial.steps,
-            outcome => trial.outcome,
-            show_score => trial.show_score,
-            trajectory => trajectory,
-            lessons => earlier,
-        },
-    )?;
+    let context = minijinja::context! {
+        goal => trial.goal,
+        score => trial.score,
+        max_score => trial.max_score,
+        steps => trial.steps,
+        outcome => trial.outcome,
+        show_score => trial.show_score,
+        trajectory => trajectory,
+        lessons => earlier,
+    };
+    let messages = if trial.reference {
+        let for_reflex = trial_text(trial, earlier);
+        llm.prompts.render(
+            "lesson_reference",
+            minijinja::context! { for_reflex => for_reflex },
+        )?
+    } else {
+        llm.prompts.render("lesson", context)?
+    };
     let schema = json!({
         "type": "object",
         "properties": {"lesson": {"type": "string", "maxLength": bounds::LESSON_CHARS}},

@@ -5,7 +5,7 @@ use minijinja::context;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{MEMORY_CHARS, embed_one, first_chars};
+use super::{MEMORY_CHARS, embed_one, first_chars, smart_rag};
 use crate::llm::bounds::{self, Bounded};
 use crate::llm::{EmbedKind, Llm};
 use crate::memory::similarity::cosine;
@@ -31,6 +31,11 @@ struct Entry {
     importance: f64,
     vector: Vec<f32>,
     reflection: bool,
+    /// Memory rules 7: the importance is rated at the next step, under the plan this
+    /// step made (the reference rates it after planning).
+    pending: bool,
+    /// Memory rules 7: the action taken at the memory's step.
+    action: String,
 }
 
 /// Min-max normalize to [0, 1]; all 0.5 when every value is equal (as Generative Agents).
@@ -147,6 +152,9 @@ impl MemoryModule for Simulacra {
         log: &mut CallLog,
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
+        if self.smart() {
+            return self.update_smart(llm, log, seen).await;
+        }
         let text = if seen.action.is_empty() {
             first_chars(seen.observation, MEMORY_CHARS)
         } else {
@@ -192,9 +200,142 @@ impl MemoryModule for Simulacra {
                 importance,
                 vector,
                 reflection: false,
+                pending: false,
+                action: String::new(),
             });
         }
         self.since_reflection += importance;
+        self.reflect_if_due(llm, log, seen).await?;
+        Ok(UpdateReport::default())
+    }
+
+    fn observe_result(&mut self, step: u32, action: &str, _feedback: &str) {
+        if let Some(e) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|e| e.step == step && !e.reflection)
+        {
+            e.action = action.to_string();
+        }
+    }
+
+    async fn retrieve(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        q: &Queries<'_>,
+    ) -> Result<Retrieval> {
+        if self.smart() {
+            return Ok(self.retrieve_smart(q));
+        }
+        self.retrieve_stream(llm, log, q).await
+    }
+}
+
+impl Simulacra {
+    /// Memory rules 7: the reference's ranked memory ([`smart_rag`]) with the paper's
+    /// reflections.
+    fn smart(&self) -> bool {
+        self.settings.revision().reference_prompts()
+    }
+
+    /// Memory rules 7 ([`smart_rag`]): rate the last memory under the plan its step
+    /// made (`seen.plan`), then keep this step's observation with the embedding of the
+    /// observation and plan; reflect when due.
+    async fn update_smart(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<UpdateReport> {
+        if let Some(e) = self.entries.iter_mut().rev().find(|e| e.pending) {
+            let importance = smart_rag::rate(llm, log, &e.text, seen.plan).await?;
+            e.importance = importance;
+            e.pending = false;
+            self.since_reflection += importance;
+        }
+        let observation = seen.as_reference();
+        let embedded = smart_rag::embedded_text(&observation, seen.plan);
+        if let Some(vector) = embed_one(llm, log, &embedded, EmbedKind::Query).await? {
+            self.entries.push(Entry {
+                step: seen.step,
+                last_access: seen.step,
+                text: observation,
+                importance: 0.0,
+                vector,
+                reflection: false,
+                pending: true,
+                action: String::new(),
+            });
+        }
+        self.reflect_if_due(llm, log, seen).await?;
+        Ok(UpdateReport::default())
+    }
+
+    /// Memory rules 7: the past memories ranked by [`smart_rag::smart_scores`] against
+    /// this step's memory, the best [`MemorySettings::rag_k`] (reflections as notes,
+    /// observations with the action taken as episodes).
+    fn retrieve_smart(&self, q: &Queries<'_>) -> Retrieval {
+        let Some(current) = self
+            .entries
+            .iter()
+            .rev()
+            .find(|e| e.step == q.step && !e.reflection)
+        else {
+            return Retrieval::default();
+        };
+        let past: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.step < q.step || e.reflection)
+            .collect();
+        let inputs: Vec<(u32, f64, f64)> = past
+            .iter()
+            .map(|e| {
+                (
+                    e.step,
+                    e.importance,
+                    f64::from(cosine(&current.vector, &e.vector)),
+                )
+            })
+            .collect();
+        let scores = smart_rag::smart_scores(&inputs, q.step);
+        let mut ranked: Vec<(f64, &Entry)> = scores.into_iter().zip(past).collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.step.cmp(&a.1.step)));
+        ranked.truncate(self.settings.rag_k());
+        let mut out = Retrieval {
+            queries: vec![current.text.clone()],
+            ..Retrieval::default()
+        };
+        for (score, e) in ranked {
+            if e.reflection {
+                out.notes.push(e.text.clone());
+            } else {
+                out.episodes.push(RetrievedEpisode {
+                    step: e.step,
+                    score,
+                    n: 0,
+                    total: 0,
+                    observation: format!("{}\nAction taken: {}", e.text, e.action),
+                });
+            }
+        }
+        out
+    }
+
+    /// Generative Agents' reflection (the paper's Simulacra; the reference has none):
+    /// when the importance rated since the last reflection reaches the threshold, one
+    /// call writes insights over the 15 most recent memories.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoints, prompt rendering errors.
+    async fn reflect_if_due(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<()> {
         if self.since_reflection >= self.settings.reflection_threshold {
             self.since_reflection = 0.0;
             let recent: Vec<String> = self
@@ -244,13 +385,20 @@ impl MemoryModule for Simulacra {
                     importance: ins.importance.clamp(1, 10) as f64,
                     vector,
                     reflection: true,
+                    pending: false,
+                    action: String::new(),
                 });
             }
         }
-        Ok(UpdateReport::default())
+        Ok(())
     }
 
-    async fn retrieve(
+    /// Generative Agents' retrieval (memory rules 1 to 6): recency from the last access,
+    /// importance and relevance to the joined queries, the top `episodes`.
+    ///
+    /// # Errors
+    /// Transport errors from the embedding endpoint.
+    async fn retrieve_stream(
         &mut self,
         llm: &Llm,
         log: &mut CallLog,
@@ -349,6 +497,8 @@ mod tests {
             importance: 5.0,
             vector: Vec::new(),
             reflection: false,
+            pending: false,
+            action: String::new(),
         };
         let (a, b) = (entry(1, 9), entry(5, 5));
         let now = 10;

@@ -17,14 +17,26 @@ pub struct Summary {
     summary: String,
     /// The cap in words said in the prompt (`MemorySettings::summary_words`).
     words: Option<u32>,
+    /// The reference's prompt (`pipeline_summary.py`, `get_summary`, with
+    /// `summary_prompt`), from memory rules 7; Ariadne's before.
+    reference: bool,
 }
 
+/// The reference's summary before the first step (`pipeline_summary.py`).
+pub const FIRST_SUMMARY: &str = "Yet nothing";
+
 impl Summary {
-    /// An empty summary whose prompt asks for at most `words` words (`None`: no cap).
-    pub fn new(words: Option<u32>) -> Self {
+    /// An empty summary whose prompt asks for at most `words` words (`None`: no cap);
+    /// with `reference`, the reference's prompt, which starts from [`FIRST_SUMMARY`].
+    pub fn new(words: Option<u32>, reference: bool) -> Self {
         Self {
-            summary: String::new(),
+            summary: if reference {
+                FIRST_SUMMARY.to_string()
+            } else {
+                String::new()
+            },
             words,
+            reference,
         }
     }
 }
@@ -59,11 +71,19 @@ impl MemoryModule for Summary {
         log: &mut CallLog,
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
-        let messages = llm.prompts.render(
-            "summary",
-            context! { summary_words => self.words, goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
-                       action => seen.action, observation => seen.observation, inventory => seen.inventory },
-        )?;
+        let messages = if self.reference {
+            llm.prompts.render(
+                "summary_reference",
+                context! { goal => seen.goal, history_len => crate::memory::RECENT_OBSERVATIONS, recent => seen.recent,
+                           current => seen.as_reference(), summary => &self.summary },
+            )?
+        } else {
+            llm.prompts.render(
+                "summary",
+                context! { summary_words => self.words, goal => seen.goal, summary => &self.summary, step => seen.step, room => seen.room,
+                           action => seen.action, observation => seen.observation, inventory => seen.inventory },
+            )?
+        };
         let schema = json!({
             "type": "object",
             "properties": {"summary": {"type": "string", "maxLength": bounds::SUMMARY_CHARS}},

@@ -1,0 +1,158 @@
+//! The working memory of the planning and action calls as the reference lays it out
+//! (agent revision 9 without rule `compact-prompts`): `pipeline_arigraph.py`
+//! (`planning`, `choose_action`) for AriGraph, and the baselines' pipelines
+//! (`pipeline_fullhist.py`, `pipeline_summary.py`, `pipeline_smartrag.py`). The
+//! templates are `prompts/plan_reference.md` and `prompts/action_reference.md`; this
+//! module computes the texts they show: the observation with its `Game step #N` header
+//! and inventory, the history of the last observations and actions, the plan as the
+//! JSON the planner writes, and the unexplored exits per visited room.
+
+use minijinja::context;
+use serde_json::{Value, json};
+
+use super::{Agent, PlanHeader, SubGoal};
+use crate::env::GameState;
+use crate::llm::prompts::py_repr;
+use crate::memory::names::entity_key;
+use crate::memory::{MemoryDesign, Retrieval};
+use crate::nav::UnexploredExit;
+
+/// The observation as the reference shows it at `step` (1-based): `Game step #N`, the
+/// observation, then `Inventory: ...` (`pipeline_arigraph.py`, `run`).
+pub(super) fn seen_at(step: u32, state: &GameState) -> String {
+    format!(
+        "Game step #{step}\n{}\nInventory: {}",
+        state.observation, state.inventory
+    )
+}
+
+/// The plan as the reference shows it back to its planner and action selector: before
+/// the first plan, the reference's `plan0` (its main goal and one sub-goal, "Start the
+/// game"); after, the planner's last answer re-serialized in its fields (`main_goal`,
+/// `plan_steps` of `sub_goal_N` and `reason`, `your_emotion`).
+pub(super) fn plan_json(goal: &str, plan: &[SubGoal], header: Option<&PlanHeader>) -> String {
+    let Some(header) = header.filter(|_| !plan.is_empty()) else {
+        return format!(
+            "{{\n\"main_goal\": {goal},\n\"plan_steps\": [\n    {{\n    \"sub_goal_1\": \"Start the game\",\n    \"reason\": \"You should start the game\"\n    }},\n],\n}}"
+        );
+    };
+    let steps: Vec<Value> = plan
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut step = serde_json::Map::new();
+            step.insert(format!("sub_goal_{}", i + 1), json!(p.sub_goal));
+            step.insert("reason".into(), json!(p.reason));
+            Value::Object(step)
+        })
+        .collect();
+    let answer = json!({
+        "main_goal": header.main_goal,
+        "plan_steps": steps,
+        "your_emotion": header.emotion,
+    });
+    serde_json::to_string_pretty(&answer).unwrap_or_default()
+}
+
+/// The reference's unexplored exits (`get_unexpl_exits`): a line per visited room,
+/// `Unexplored exits for ROOM: ['east', ...]`, each after a newline; the exits a game
+/// reports itself (NetHack) one per line.
+pub(super) fn exits_text(
+    visited: &std::collections::BTreeSet<String>,
+    unexplored: &[UnexploredExit],
+    reported: &[String],
+) -> String {
+    let mut out = String::new();
+    for room in visited {
+        let dirs: Vec<String> = unexplored
+            .iter()
+            .filter(|u| entity_key(&u.room) == *room)
+            .map(|u| py_repr(u.direction.as_str()))
+            .collect();
+        out.push_str(&format!(
+            "\nUnexplored exits for {room}: [{}]",
+            dirs.join(", ")
+        ));
+    }
+    for line in reported {
+        out.push('\n');
+        out.push_str(line);
+    }
+    out
+}
+
+impl Agent {
+    /// The last steps as the reference's working memory shows them: `Observation:
+    /// ...\nAction taken: ...` per step, oldest first, joined by newlines
+    /// (`pipeline_arigraph.py`: `"\n".join(history)`).
+    pub(super) fn recent_as_reference(&self) -> String {
+        self.history
+            .iter()
+            .map(|h| format!("Observation: {}\nAction taken: {}", h.seen, h.action))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The variables of the reference's plan and action templates for this step:
+    /// `design` chooses the baseline's layout; `explore` whether item 7 (unexplored
+    /// exits) is shown, as the reference's exploration check decided.
+    pub(super) fn reference_memory(
+        &self,
+        retrieval: &Retrieval,
+        exits: String,
+        explore: bool,
+    ) -> minijinja::Value {
+        let design = self.memory.design();
+        let episodes: Vec<String> = retrieval
+            .episodes
+            .iter()
+            .map(|e| format!("Game step #{}\n{}", e.step, e.observation))
+            .collect();
+        // The baselines' past entries: full history shows every step; the retrieval
+        // baselines their retrieved entries (reflections first) and the last steps
+        // (`pipeline_smartrag.py`: `Observations: ...\nAction taken: ...`), each once.
+        let past_relevant = matches!(
+            design,
+            MemoryDesign::Rag | MemoryDesign::Reflexion | MemoryDesign::Simulacra
+        );
+        let past: Vec<String> = if design == MemoryDesign::FullHistory {
+            self.whole_history.clone()
+        } else if past_relevant {
+            let mut past: Vec<String> = retrieval.notes.clone();
+            let last = self
+                .history
+                .iter()
+                .map(|h| format!("Observations: {}\nAction taken: {}", h.seen, h.action));
+            for entry in retrieval
+                .episodes
+                .iter()
+                .map(|e| format!("Observations: Game step #{}\n{}", e.step, e.observation))
+                .chain(last)
+            {
+                if !past.contains(&entry) {
+                    past.push(entry);
+                }
+            }
+            past
+        } else {
+            Vec::new()
+        };
+        context! {
+            design => design.name(),
+            graph => self.memory.graph().is_some(),
+            past_relevant => past_relevant,
+            goal => &self.goal,
+            history_len => self.settings.history,
+            recent => self.recent_as_reference(),
+            past => past,
+            current => &self.seen,
+            summary => retrieval.notes.first().cloned().unwrap_or_default(),
+            facts => retrieval.triplets.iter().map(|t| t.triplet.as_str()).collect::<Vec<_>>(),
+            episodes_k => self.memory.episodes_shown(),
+            episodes => episodes,
+            plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
+            explore => explore,
+            exits => exits,
+        }
+    }
+}
