@@ -174,7 +174,7 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = crate::trajectory::bench::PAPER_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Memory designs (comma-separated): arigraph, arigraph-no-episodic,
     /// arigraph-no-exploration, arigraph+astar, arigraph+water-circles, arigraph+beam,
@@ -363,7 +363,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub walkthrough: bool,
     /// Step cap (the reference code's 150).
-    #[arg(long, default_value_t = 150, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = crate::env::suite::STEP_CAP, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: u32,
     /// Seed sent with every chat request (where the endpoint supports it).
     #[arg(long, default_value_t = 0)]

@@ -65,11 +65,20 @@ fn purposes(step: &Value) -> Vec<String> {
 #[test]
 fn full_history_shows_every_past_observation_and_action() {
     let (steps, chats, _w) = run("full-history", 4, &[]);
+    // As `pipeline_fullhist.py` shows it: item 2 lists every past step, in Python's
+    // list form (newlines written `\n`).
     let plan4 = &prompts_of(&chats, "plan")[3];
+    assert!(plan4.contains("2. History of your game: ["), "{plan4}");
     for s in &steps[..3] {
-        assert!(plan4.contains(&format!("[step {}]", s["step"])), "{plan4}");
         assert!(
-            plan4.contains(&format!("action taken: {}", s["action"].as_str().unwrap())),
+            plan4.contains(&format!("\\nObservation: Game step #{}\\n", s["step"])),
+            "{plan4}"
+        );
+        assert!(
+            plan4.contains(&format!(
+                "\\nAction taken: {}",
+                s["action"].as_str().unwrap()
+            )),
             "{plan4}"
         );
     }
@@ -98,15 +107,23 @@ fn summary_is_rewritten_every_step_and_shown() {
         assert_eq!(purposes(s), vec!["summary", "plan", "action"]);
         assert_eq!(s["retrieval"]["notes"][0], format!("summary #{}", i + 1));
     }
+    // As `pipeline_summary.py` shows it: the summary is item 4 of the working memory,
+    // and each summary call revises the previous one, from "Yet nothing".
     let plan3 = &prompts_of(&chats, "plan")[2];
     assert!(
-        plan3.contains("Notes from memory:\n- summary #3"),
+        plan3.contains("\n4. Your summary about current situation: summary #3\n"),
         "{plan3}"
     );
-    let summary2 = &prompts_of(&chats, "summary")[1];
+    let summaries = prompts_of(&chats, "summary");
     assert!(
-        summary2.contains("Summary so far:\nsummary #1"),
-        "{summary2}"
+        summaries[0].contains("4. Your previous summary: Yet nothing\nYour summary:"),
+        "{}",
+        summaries[0]
+    );
+    assert!(
+        summaries[1].contains("4. Your previous summary: summary #1\n"),
+        "{}",
+        summaries[1]
     );
 }
 
@@ -130,12 +147,13 @@ fn rag_retrieves_the_most_similar_past_observations() {
             .iter()
             .filter(|p| p["step"].as_u64().unwrap() < step)
             .map(|p| {
-                let text: String = p["observation"]
-                    .as_str()
-                    .unwrap()
-                    .chars()
-                    .take(1200)
-                    .collect();
+                // An entry is the observation as the reference keeps it.
+                let text = format!(
+                    "Game step #{}\n{}\nInventory: {}",
+                    p["step"],
+                    p["observation"].as_str().unwrap(),
+                    p["inventory"].as_str().unwrap()
+                );
                 (cosine(&qv, &embed_text(&text)), p["step"].as_u64().unwrap())
             })
             .collect();
@@ -150,41 +168,57 @@ fn rag_retrieves_the_most_similar_past_observations() {
         assert_eq!(got, want, "step {step}");
         // And they reach the prompt.
         let plan = &prompts_of(&chats, "plan")[step as usize - 1];
-        assert!(plan.contains(&format!("[step {}]", want[0])), "{plan}");
+        assert!(
+            plan.contains(&format!("Observations: Game step #{}\\n", want[0])),
+            "{plan}"
+        );
         let action = steps[want[0] as usize - 1]["action"].as_str().unwrap();
-        assert!(plan.contains(&format!("Action taken: {action}")), "{plan}");
+        assert!(
+            plan.contains(&format!("\\nAction taken: {action}")),
+            "{plan}"
+        );
     }
 }
 
 #[test]
 fn simulacra_asks_importance_once_per_memory_and_reflects() {
-    let (steps, chats, _w) = run("simulacra", 18, &["--episodes", "3"]);
-    for s in &steps {
+    // As the reference's ranked memory (`pipeline_smartrag.py`): a step's observation is
+    // rated once, at the next step, under the plan its step made.
+    let (steps, chats, _w) = run("simulacra", 19, &[]);
+    assert_eq!(purposes(&steps[0]), ["plan", "action"]);
+    for s in &steps[1..] {
         let p = purposes(s);
         assert_eq!(p.iter().filter(|x| *x == "importance").count(), 1, "{p:?}");
     }
-    // Importance 9 each step: 9 * 17 = 153 >= 150 (Generative Agents' threshold), so
-    // step 17 writes the first reflection; 9 * 16 = 144 did not.
-    assert!(purposes(&steps[16]).contains(&"reflection".to_string()));
+    let rated = prompts_of(&chats, "importance");
+    assert!(rated[0].contains("Memory: Game step #1\n"), "{}", rated[0]);
+    assert!(rated[0].contains("Current plan: {"), "{}", rated[0]);
+    // Importance 9 each step from step 2: 9 * 17 = 153 >= 150 (Generative Agents'
+    // threshold), so step 18 writes the first reflection; 9 * 16 = 144 did not.
+    assert!(purposes(&steps[17]).contains(&"reflection".to_string()));
     assert!(
-        steps[..16]
+        steps[..17]
             .iter()
             .all(|s| !purposes(s).contains(&"reflection".to_string()))
     );
     // The reflection is a memory: the most important (10 against 9) and as recent as the
-    // newest observation, it ranks first and reaches the notes of the next step.
+    // newest observation, it ranks among the best and reaches the next step's prompt.
     assert_eq!(
-        steps[17]["retrieval"]["notes"][0],
+        steps[18]["retrieval"]["notes"][0],
         "the old key opens the wooden door"
     );
-    let plan18 = &prompts_of(&chats, "plan")[17];
+    let plan19 = &prompts_of(&chats, "plan")[18];
     assert!(
-        plan18.contains("Notes from memory:\n- the old key opens the wooden door"),
-        "{plan18}"
+        plan19.contains(
+            "2. Most relevant previous observations: ['the old key opens the wooden door'"
+        ),
+        "{plan19}"
     );
-    // Scores are the sum of three normalized terms: within [0, 3].
+    // Scores are the sum of three normalized terms: within [0, 3]; at most 5 retrieved.
     for s in &steps {
-        for e in s["retrieval"]["episodes"].as_array().unwrap() {
+        let episodes = s["retrieval"]["episodes"].as_array().unwrap();
+        assert!(episodes.len() <= 5);
+        for e in episodes {
             let score = e["score"].as_f64().unwrap();
             assert!((0.0..=3.0).contains(&score), "{score}");
         }

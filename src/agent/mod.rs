@@ -178,6 +178,7 @@ struct Filtered {
 pub const GO_TO: &str = "go to ";
 
 mod answers;
+mod calls;
 mod observe;
 pub mod progress;
 mod reference;

@@ -109,7 +109,7 @@ impl MemoryOption {
                 "AriGraph's semantic search (arigraph, arigraph-no-episodic, oracle)"
             }
             Episodes => {
-                "the episodic search's k in games (arigraph, oracle) and Simulacra's k; qa's is the reference's 2"
+                "the episodic search's k in games (arigraph, oracle); qa's is the reference's 2"
             }
             Gating | Thesis => "AriGraph's triplet extraction (arigraph, arigraph-no-episodic)",
             OutdatedScope => "AriGraph's outdated check (arigraph, arigraph-no-episodic)",
@@ -128,8 +128,9 @@ impl MemoryDesign {
     /// Whether the design reads the option; the others change nothing in its episodes.
     /// Only Reflexion plays trials. AriGraph reads every other option, without episodic
     /// search all but k; the oracle's semantic layer is the game's truth, so nothing of
-    /// LLM extraction (the outdated check, gating, theses); RAG and Reflexion retrieve
-    /// the reference's fixed k ([`super::RAG_ENTRIES`]), so not even `--episodes`.
+    /// LLM extraction (the outdated check, gating, theses); RAG, Reflexion and Simulacra
+    /// retrieve the reference's fixed k ([`super::RAG_ENTRIES`], `pipeline_smartrag.py`'s
+    /// `n_retrieve`), so not even `--episodes`.
     pub fn reads(self, o: MemoryOption) -> bool {
         if o == Trials {
             return self.has_trials();
@@ -138,8 +139,8 @@ impl MemoryDesign {
             MemoryDesign::Arigraph => true,
             MemoryDesign::ArigraphNoEpisodic => o != Episodes,
             MemoryDesign::Oracle => !matches!(o, OutdatedScope | Gating | Thesis),
-            MemoryDesign::Simulacra => o == Episodes,
             MemoryDesign::FullHistory
+            | MemoryDesign::Simulacra
             | MemoryDesign::NoMemory
             | MemoryDesign::Summary
             | MemoryDesign::Rag

@@ -13,7 +13,9 @@ use crate::memory::truth::WorldModelSummary;
 use crate::trajectory::Outcome;
 
 mod stats;
-pub use stats::{Cell, Levels, Speed, aggregate, best_k_mean, lower_bound, mean_std};
+pub use stats::{
+    BEST_OF, Cell, Levels, PAPER_ATTEMPTS, Speed, aggregate, best_k_mean, lower_bound, mean_std,
+};
 
 /// One finished (or failed) episode, one line of `episodes.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

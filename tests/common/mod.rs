@@ -177,6 +177,44 @@ fn lines_after<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The strings of a list as Python's `str(list)` writes it (`['a', "b's"]`), as the
+/// reference's prompts show lists; the list is the first `[...]` after `header`.
+pub fn py_list_after(text: &str, header: &str) -> Vec<String> {
+    let Some(start) = text.find(header) else {
+        return Vec::new();
+    };
+    let rest = &text[start + header.len()..];
+    let Some(open) = rest.find('[') else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut chars = rest[open + 1..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ']' => break,
+            '\'' | '"' => {
+                let quote = c;
+                let mut item = String::new();
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => match chars.next() {
+                            Some('n') => item.push('\n'),
+                            Some('t') => item.push('\t'),
+                            Some(e) => item.push(e),
+                            None => break,
+                        },
+                        d if d == quote => break,
+                        d => item.push(d),
+                    }
+                }
+                out.push(item);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn parse_fact(line: &str) -> Option<(String, String, String)> {
     let body =
         line.trim_start_matches(|c: char| c == '-' || c == '.' || c.is_ascii_digit() || c == ' ');
@@ -397,6 +435,22 @@ fn answer(script: &mut Script, body: &Value) -> String {
                 .unwrap_or_else(|| "Unknown".into());
             json!({"chain_of_thoughts": "scripted", "direct_answer": answer}).to_string()
         }
+        // The reference's outdated check (memory rules 7): replacement pairs of the old
+        // facts a new one gives another value.
+        "outdated" if body["response_format"]["json_schema"]["schema"]["properties"]["replacing"].is_object() => {
+            let new: Vec<String> = py_list_after(&user, "New triplets:");
+            let old: Vec<String> = py_list_after(&user, "Existing triplets:");
+            let pairs: Vec<Value> = old
+                .iter()
+                .filter_map(|o| {
+                    let of = parse_fact(o)?;
+                    new.iter()
+                        .find(|n| parse_fact(n).is_some_and(|nf| nf.0 == of.0 && nf.1 == of.1 && nf.2 != of.2))
+                        .map(|n| json!([o, n]))
+                })
+                .collect();
+            json!({"replacing": pairs}).to_string()
+        }
         "outdated" | "qa_outdated" => {
             let new: Vec<_> = lines_after(&user, "New facts:")
                 .into_iter()
@@ -420,12 +474,20 @@ fn answer(script: &mut Script, body: &Value) -> String {
                 .get(script.cursor)
                 .cloned()
                 .unwrap_or_else(|| "explore".into());
-            json!({"plan": [{"sub_goal": format!("do: {next}"), "reason": "it is the next scripted step"}]}).to_string()
+            let sub_goal = format!("do: {next}");
+            if body["response_format"]["json_schema"]["schema"]["properties"]["main_goal"].is_object() {
+                json!({"main_goal": "scripted", "plan_steps": [{"sub_goal_1": sub_goal, "reason": "it is the next scripted step"}],
+                       "your_emotion": {"your_current_emotion": "calm", "reason_behind_emotion": "scripted"}}).to_string()
+            } else {
+                json!({"plan": [{"sub_goal": sub_goal, "reason": "it is the next scripted step"}]}).to_string()
+            }
         }
         "action" => {
             let allowed = schema_actions(body);
             // Free-text mode: no enum; the next scripted command is written as is.
-            let free = body["response_format"]["json_schema"]["schema"]["properties"]["action"]
+            let properties = &body["response_format"]["json_schema"]["schema"]["properties"];
+            let reference = properties["action_to_take"].is_object();
+            let free = properties[if reference { "action_to_take" } else { "action" }]
                 .get("enum")
                 .is_none();
             let next = script.actions.get(script.cursor).cloned();
@@ -436,7 +498,11 @@ fn answer(script: &mut Script, body: &Value) -> String {
                 }
                 _ => allowed.first().cloned().unwrap_or_else(|| "look".into()),
             };
-            json!({"rationale": "scripted", "action": action}).to_string()
+            if reference {
+                json!({"reason_for_action": "scripted", "action_to_take": action}).to_string()
+            } else {
+                json!({"rationale": "scripted", "action": action}).to_string()
+            }
         }
         "summary" => {
             let n = script
@@ -759,7 +825,13 @@ pub fn read_json(path: impl AsRef<Path>) -> Value {
 /// The admissible actions a decision request's JSON schema lists (its `action` enum;
 /// empty in free-text mode).
 pub fn schema_actions(body: &Value) -> Vec<String> {
-    body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+    let properties = &body["response_format"]["json_schema"]["schema"]["properties"];
+    let action = if properties["action_to_take"].is_object() {
+        &properties["action_to_take"]
+    } else {
+        &properties["action"]
+    };
+    action["enum"]
         .as_array()
         .map(|a| {
             a.iter()

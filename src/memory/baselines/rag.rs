@@ -44,7 +44,13 @@ impl MemoryModule for Rag {
         log: &mut CallLog,
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
-        let text = first_chars(seen.observation, MEMORY_CHARS);
+        // Memory rules 7: the observation as the reference's ranked memory keeps it
+        // (`Game step #N`, the observation, its inventory; whole).
+        let text = if self.settings.revision().reference_prompts() {
+            seen.as_reference()
+        } else {
+            first_chars(seen.observation, MEMORY_CHARS)
+        };
         if let Some(v) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push((seen.step, text, v));
         }

@@ -37,6 +37,12 @@ pub fn mean_std(xs: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// Attempts per game and memory design in the paper's protocol (section 4.1: five
+/// attempts; `bench --runs` defaults to it).
+pub const PAPER_ATTEMPTS: u32 = 5;
+/// The attempts whose normalized scores the paper averages: the best 3 (section 4.1).
+pub const BEST_OF: usize = 3;
+
 /// The aggregate of one game and row.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Cell {
@@ -260,7 +266,7 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 memory: v.clone(),
                 episodes: done.len(),
                 failed: eps.len() - done.len(),
-                best3: best_k_mean(&scores, 3),
+                best3: best_k_mean(&scores, BEST_OF),
                 mean,
                 std,
                 win_rate: done.iter().filter(|r| r.outcome == Outcome::Won).count() as f64 / n,

@@ -7,6 +7,8 @@
 //! and inventory, the history of the last observations and actions, the plan as the
 //! JSON the planner writes, and the unexplored exits per visited room.
 
+pub(super) mod answers;
+
 use minijinja::context;
 use serde_json::{Value, json};
 
@@ -126,7 +128,7 @@ impl Agent {
             for entry in retrieval
                 .episodes
                 .iter()
-                .map(|e| format!("Observations: Game step #{}\n{}", e.step, e.observation))
+                .map(|e| format!("Observations: {}", e.observation))
                 .chain(last)
             {
                 if !past.contains(&entry) {

@@ -1,0 +1,296 @@
+//! The agent's own LLM calls (paper section 3): planning, the ReAct decision, the key
+//! items that query memory and the exploration check, as the reference makes them
+//! (agent revision 9) or in Ariadne's compact form (rule `compact-prompts`, and runs
+//! of earlier revisions).
+
+use anyhow::Result;
+use minijinja::context;
+
+use super::answers::{self, ActionAnswer, PlanAnswer, action_schema, plan_schema};
+use super::reference::answers::{
+    ReferenceActionAnswer, ReferencePlanAnswer, reference_action_schema,
+    reference_key_items_schema, reference_plan_schema,
+};
+use super::reference::plan_json;
+use super::{ActionSource, Agent, AgentRevision, GO_TO, PlanHeader, has_words, match_admissible};
+use crate::env::GameState;
+use crate::llm::prompts::clip;
+use crate::memory::KeyItem;
+
+impl Agent {
+    /// The planning call (paper section 3): the plan revised against the working
+    /// memory `wm`; a placeholder sub-goal is dropped as a repair (revision 7). A bad
+    /// answer keeps the plan as it was.
+    pub(super) async fn revise_plan(
+        &mut self,
+        wm: &minijinja::Value,
+        revision: AgentRevision,
+        layout: u32,
+        plan_items: usize,
+    ) -> Result<()> {
+        let messages = self.llm.prompts.render(
+            "plan",
+            context! { plan => &self.plan, layout => layout, max_items => plan_items, ..wm.clone() },
+        )?;
+        let plan: Option<PlanAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "plan",
+                messages,
+                plan_schema(revision),
+                400,
+                |p: &PlanAnswer| {
+                    if p.plan.is_empty() {
+                        Err("the plan is empty".into())
+                    } else if revision.drops_placeholders()
+                        && !p.plan.iter().any(|g| has_words(&g.sub_goal))
+                    {
+                        Err("no sub-goal says what to do (placeholders such as \"...\")".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .await?;
+        if let Some(mut p) = plan {
+            if revision.drops_placeholders() {
+                // Placeholder sub-goals ("...") beside real ones: dropped, a repair.
+                let before = p.plan.len();
+                p.plan.retain(|g| has_words(&g.sub_goal));
+                if p.plan.len() < before {
+                    self.pending.repairs += 1;
+                }
+            }
+            self.plan = p.plan;
+        }
+
+        Ok(())
+    }
+
+    /// The planning call as the reference makes it (`system_plan_agent`; agent revision
+    /// 9 without rule `compact-prompts`): the answer's steps become the plan, its main
+    /// goal and emotion are kept to show the plan back as the reference does. A bad
+    /// answer, or one with no sub-goal, keeps the plan as it was.
+    pub(super) async fn revise_reference_plan(&mut self, wm: &minijinja::Value) -> Result<()> {
+        let messages = self.llm.prompts.render("plan_reference", wm.clone())?;
+        let answer: Option<ReferencePlanAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "plan",
+                messages,
+                reference_plan_schema(),
+                600,
+                |p: &ReferencePlanAnswer| {
+                    if p.sub_goals().iter().any(|g| has_words(&g.sub_goal)) {
+                        Ok(())
+                    } else {
+                        Err("no step of plan_steps has a sub_goal that says what to do".into())
+                    }
+                },
+            )
+            .await?;
+        if let Some(p) = answer {
+            let sub_goals = p.sub_goals();
+            let kept: Vec<_> = sub_goals
+                .iter()
+                .filter(|g| has_words(&g.sub_goal))
+                .cloned()
+                .collect();
+            if kept.len() < p.plan_steps.len() {
+                self.pending.repairs += 1;
+            }
+            self.plan = kept;
+            self.plan_header = Some(PlanHeader {
+                main_goal: p.main_goal,
+                emotion: p.your_emotion,
+            });
+        }
+        Ok(())
+    }
+
+    /// The ReAct decision (paper section 3): a rationale and one action of `offered`
+    /// (matched to the admissible list, a repair when only close); a bad answer falls
+    /// back to a default action. In free-text mode (`free_text`) the action is a command
+    /// for the game's parser ([`answers::free_command`]); only the `go to` shortcuts of
+    /// `offered` are shown, and an answer equal to one of `offered` is taken as it.
+    pub(super) async fn choose_action(
+        &mut self,
+        wm: minijinja::Value,
+        offered: &[String],
+        revision: AgentRevision,
+        layout: u32,
+        free_text: bool,
+    ) -> Result<(String, String, ActionSource)> {
+        let admissible = offered;
+        let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
+        let reference = self.settings.reference_prompts();
+        let (template, plan) = if reference {
+            let plan = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+            ("action_reference", minijinja::Value::from(plan))
+        } else {
+            ("action", minijinja::Value::from_serialize(&self.plan))
+        };
+        let messages = self.llm.prompts.render(
+            template,
+            context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, layout => layout, ..wm },
+        )?;
+        let schema = match (reference, free_text) {
+            (true, true) => reference_action_schema(None),
+            (true, false) => reference_action_schema(Some(admissible)),
+            (false, true) => answers::free_action_schema(revision),
+            (false, false) => action_schema(admissible, revision),
+        };
+        let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
+            Some(_) => Ok(()),
+            None if free_text => answers::free_command(&a.action).map(|_| ()),
+            None => Err(format!(
+                "\"{}\" is not one of the admissible actions",
+                clip(&a.action, 100)
+            )),
+        };
+        let answer: Option<ActionAnswer> = if reference {
+            self.llm
+                .ask(
+                    &mut self.pending,
+                    "action",
+                    messages,
+                    schema,
+                    250,
+                    |a: &ReferenceActionAnswer| check(&a.as_action()),
+                )
+                .await?
+                .map(|a| a.as_action())
+        } else {
+            self.llm
+                .ask(&mut self.pending, "action", messages, schema, 250, check)
+                .await?
+        };
+        if free_text
+            && let Some(a) = &answer
+            && match_admissible(&a.action, admissible).is_none()
+            && let Ok(command) = answers::free_command(&a.action)
+        {
+            return Ok((command, a.rationale.clone(), ActionSource::Llm));
+        }
+        let (action, rationale, source) = match answer {
+            Some(a) => match match_admissible(&a.action, admissible) {
+                Some((cmd, repaired)) => (
+                    cmd.to_string(),
+                    a.rationale,
+                    if repaired {
+                        ActionSource::Repaired
+                    } else {
+                        ActionSource::Llm
+                    },
+                ),
+                None => self.fallback(admissible),
+            },
+            None => self.fallback(admissible),
+        };
+        Ok((action, rationale, source))
+    }
+
+    /// The key items of the observation and the current plan, each with its relevance
+    /// (the reference's `item_processing_scores`); `None` when the call gave no usable
+    /// answer or no item (the caller then searches the observation, goal and sub-goals).
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub(super) async fn key_items(
+        &mut self,
+        step: u32,
+        state: &GameState,
+    ) -> Result<Option<Vec<KeyItem>>> {
+        let reference = self.settings.rev().reference_prompts();
+        let (template, schema) = if reference {
+            ("key_items_reference", reference_key_items_schema())
+        } else {
+            ("key_items", answers::key_items_schema())
+        };
+        let messages = self.llm.prompts.render(
+            template,
+            context! {
+                observation => if reference {
+                    format!("Game step #{step}\n{}", state.observation)
+                } else {
+                    state.observation.clone()
+                },
+                inventory => &state.inventory,
+                goal => &self.goal,
+                plan => &self.plan,
+                plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
+            },
+        )?;
+        let answer: Option<answers::KeyItemsAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "key_items",
+                messages,
+                schema,
+                300,
+                |_| Ok(()),
+            )
+            .await?;
+        let mut items: Vec<KeyItem> = Vec::new();
+        for it in answer.map(|a| a.items).unwrap_or_default() {
+            let entity = it.entity.trim().to_string();
+            if !entity.is_empty() && !items.iter().any(|k| k.entity == entity) {
+                items.push(KeyItem {
+                    entity,
+                    relevance: it.relevance,
+                });
+            }
+        }
+        Ok((!items.is_empty()).then_some(items))
+    }
+
+    /// Whether the current (previous step's) plan needs exploration (the reference's
+    /// `if_exp_prompt`); a call with no usable answer counts as yes (exits shown).
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub(super) async fn explore_needed(&mut self) -> Result<bool> {
+        let template = if self.settings.rev().reference_prompts() {
+            "explore_reference"
+        } else {
+            "explore"
+        };
+        let plan_json = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+        let messages = self.llm.prompts.render(
+            template,
+            context! { plan => &self.plan, plan_json => plan_json },
+        )?;
+        let answer: Option<answers::ExploreAnswer> = self
+            .llm
+            .ask(
+                &mut self.pending,
+                "explore",
+                messages,
+                answers::explore_schema(),
+                20,
+                |_| Ok(()),
+            )
+            .await?;
+        Ok(answer.is_none_or(|a| a.explore))
+    }
+
+    /// No valid answer after the retry: take the first admissible command that differs
+    /// from the last action ("look" when the list is empty).
+    pub(super) fn fallback(&self, admissible: &[String]) -> (String, String, ActionSource) {
+        let last = self.actions.last();
+        let action = admissible
+            .iter()
+            .find(|a| Some(*a) != last)
+            .or(admissible.first())
+            .cloned()
+            .unwrap_or_else(|| "look".into());
+        (
+            action,
+            "no valid answer from the LLM; fallback action".into(),
+            ActionSource::Fallback,
+        )
+    }
+}

