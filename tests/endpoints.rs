@@ -136,7 +136,7 @@ fn reasoning_blocks_are_skipped_and_never_parsed() {
     server.script.lock().unwrap().replies = vec![(
         4,
         answer(
-            r#"<think>The room has [an antique trunk]</think>{"rationale":"r","action":"open antique trunk"}"#,
+            r#"<think>The room has [an antique trunk]</think>{"reason_for_action":"r","action_to_take":"open antique trunk"}"#,
             "stop",
         ),
     )];
@@ -369,12 +369,16 @@ fn over_long_model_strings_are_bounded_before_memory_and_prompts() {
             ]})
             .to_string(),
             "plan" => {
-                let item = json!({"sub_goal": lg, "reason": "r".repeat(5000)});
-                json!({"plan": vec![item; 8]}).to_string()
+                let steps: Vec<Value> = (1..=8)
+                    .map(|n| json!({format!("sub_goal_{n}"): lg, "reason": "r".repeat(5000)}))
+                    .collect();
+                json!({"main_goal": "m".repeat(5000), "plan_steps": steps,
+                       "your_emotion": {"your_current_emotion": "calm", "reason_behind_emotion": "r"}})
+                .to_string()
             }
             "action" => {
                 let mut a: Value = serde_json::from_str(rule).unwrap();
-                a["rationale"] = json!("w".repeat(5000));
+                a["reason_for_action"] = json!("w".repeat(5000));
                 a.to_string()
             }
             _ => return None,
@@ -401,10 +405,11 @@ fn over_long_model_strings_are_bounded_before_memory_and_prompts() {
             .all(|p| p["reason"].as_str().unwrap().chars().count() == 160)
     );
     assert_eq!(s1["rationale"].as_str().unwrap().chars().count(), 300);
-    // 1 dropped triplet + 1 cut list + 5 sub-goals + 5 reasons + 1 rationale.
-    assert_eq!(s1["llm_trimmed"], 13, "{}", s1["llm_calls"]);
+    // 1 dropped triplet + 1 cut list + the main goal + 5 sub-goals + 5 reasons + 1
+    // rationale.
+    assert_eq!(s1["llm_trimmed"], 14, "{}", s1["llm_calls"]);
     assert_eq!(s1["llm_failures"], 0);
-    assert_eq!(summary(&dir)["llm_trimmed"], 13);
+    assert_eq!(summary(&dir)["llm_trimmed"], 14);
     // No later prompt carries the long texts.
     let chats = server.script.lock().unwrap().chats.clone();
     for c in chats.iter().skip(3) {
@@ -872,19 +877,19 @@ fn a_repair_never_changes_the_meaning() {
         // two answers, never the draft alone.
         3 => Some(answer(
             &format!(
-                r#"Draft: {{"rationale": "b", "action": "close antique trunk"}}
+                r#"Draft: {{"reason_for_action": "b", "action_to_take": "close antique trunk"}}
 Hmm, but [that's wrong]. Final answer: {rule}"#
             ),
             "stop",
         )),
         4 => Some(answer(
-            r#"{"rationale": "retry", "action": "unlock wooden door with old key"}"#,
+            r#"{"reason_for_action": "retry", "action_to_take": "unlock wooden door with old key"}"#,
             "stop",
         )),
         // The key `action` twice: serde would keep the last (`look`); refused.
         5 => Some(answer(
             &format!(
-                r#"{}, "action": "look"}}"#,
+                r#"{}, "action_to_take": "look"}}"#,
                 rule.trim_end().trim_end_matches('}')
             ),
             "stop",
@@ -892,7 +897,7 @@ Hmm, but [that's wrong]. Final answer: {rule}"#
         // An answer that fits, with another one hidden under a key the schema does not
         // name: two answers, refused, never the outer one alone.
         7 => Some(answer(
-            &format!(r#"{{"rationale": "decoy", "action": "look", "answer": {rule}}}"#),
+            &format!(r#"{{"reason_for_action": "decoy", "action_to_take": "look", "answer": {rule}}}"#),
             "stop",
         )),
         _ => None,
@@ -1021,12 +1026,12 @@ fn tool_call_answers_are_unwrapped() {
             Some("tool_calls"),
             Some((10, 5)),
             json!({"tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "action", "arguments": "{\"rationale\": \"b\", \"action\": \"close antique trunk\"}"}},
+                {"id": "c1", "type": "function", "function": {"name": "action", "arguments": "{\"reason_for_action\": \"b\", \"action_to_take\": \"close antique trunk\"}"}},
                 {"id": "c2", "type": "function", "function": {"name": "action", "arguments": rule}}
             ]}),
         ))),
         5 => Some(answer(
-            r#"{"rationale": "retry", "action": "open wooden door"}"#,
+            r#"{"reason_for_action": "retry", "action_to_take": "open wooden door"}"#,
             "stop",
         )),
         _ => None,

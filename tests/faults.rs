@@ -76,10 +76,25 @@ fn other_action(body: &Value, rule: &str) -> Option<String> {
     let choices = common::schema_actions(body);
     let rule_action = serde_json::from_str::<Value>(rule)
         .ok()
-        .and_then(|v| v["action"].as_str().map(String::from));
+        .and_then(|v| {
+            v.get("action_to_take")
+                .or(v.get("action"))
+                .and_then(Value::as_str)
+                .map(String::from)
+        });
     choices
         .into_iter()
         .find(|c| Some(c.as_str()) != rule_action.as_deref())
+}
+
+/// The key of the action in a rule-based answer: the reference's `action_to_take`
+/// (agent revision 9) or Ariadne's compact `action`.
+fn action_key(rule: &str) -> &'static str {
+    if rule.contains("\"action_to_take\"") {
+        "action_to_take"
+    } else {
+        "action"
+    }
 }
 
 fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
@@ -207,13 +222,23 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                         }
                         1
                     }
+                    // The reference's plan (agent revision 9) or Ariadne's compact one.
+                    "plan" if v["plan_steps"].is_array() => {
+                        v["plan_steps"] = json!([{"sub_goal_1": "g".repeat(13_000), "reason": "r".repeat(3000)}]);
+                        2
+                    }
                     "plan" => {
                         v["plan"] =
                             json!([{"sub_goal": "g".repeat(13_000), "reason": "r".repeat(3000)}]);
                         2
                     }
                     "action" if v.is_object() => {
-                        v["rationale"] = json!("w".repeat(5000));
+                        let key = if v.get("reason_for_action").is_some() {
+                            "reason_for_action"
+                        } else {
+                            "rationale"
+                        };
+                        v[key] = json!("w".repeat(5000));
                         1
                     }
                     // Nothing to make long (the outdated numbers): the rule's answer.
@@ -291,8 +316,9 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                         reply(
                             body,
                             json!(format!(
-                                "{}, \"action\": {}}}",
+                                "{}, \"{}\": {}}}",
                                 rule.trim_end().trim_end_matches('}'),
+                                action_key(rule),
                                 json!(o)
                             )),
                             "stop",
@@ -305,7 +331,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                         reply(
                             body,
                             json!(format!(
-                                "{{\"rationale\": \"decoy\", \"action\": {}, \"answer\": {rule}}}",
+                                "{{\"reason_for_action\": \"decoy\", \"action_to_take\": {}, \"answer\": {rule}}}",
                                 json!(o)
                             )),
                             "stop",
@@ -330,7 +356,7 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                             body,
                             json!(format!(
                                 "{rule} or {}",
-                                json!({"rationale": "decoy", "action": o})
+                                json!({"reason_for_action": "decoy", "action_to_take": o})
                             )),
                             "stop",
                             json!({}),
