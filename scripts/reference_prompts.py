@@ -86,9 +86,40 @@ def fstring_after(path, def_name, nth_prompt=0):
     return clean(out)
 
 entries = []
-def add(call, template, design, source, lines, form):
-    entries.append({"call": call, "template": template, "design": design, "source": source,
-                    "lines": lines, "form": form})
+SYSTEM = {}
+exec("\n".join(src("prompts/system_prompts.py")), SYSTEM)
+SYSTEM_OF = {"plan": SYSTEM["system_plan_agent"], "action": SYSTEM["system_action_agent_sub_expl"],
+             "explore": SYSTEM["if_exp_prompt"], "key_items": SYSTEM["default_system_prompt"],
+             "summary": SYSTEM["summary_prompt"], "outdated": "You are a helpful assistant",
+             "extract_triplets": "You are a helpful assistant", "importance": "You are a helpful assistant"}
+
+
+def add(call, template, design, source, lines, form, user=None):
+    entry = {"call": call, "template": template, "design": design, "source": source,
+             "lines": lines, "form": form}
+    if call in SYSTEM_OF:
+        entry["system"] = SYSTEM_OF[call].strip()
+    if user is not None:
+        entry["user"] = user
+    entries.append(entry)
+
+
+def user_text(path, def_name, lists):
+    """The user message the reference's function builds, every variable a `{}` marker
+    (the names in `lists` as a one-item list, as the pipeline passes them), with its
+    exploration branch taken: the whole text, blank lines and spaces included."""
+    lines = src(path)
+    d = next(k for k, l in enumerate(lines) if l.startswith(f"def {def_name}("))
+    k = next(i for i in range(d, len(lines)) if lines[i].strip().startswith("prompt = f"))
+    end = next(i for i in range(k, len(lines)) if "cost" in lines[i] and "generate(" in lines[i])
+    code = "\n".join(l[4:] if l.startswith("    ") else l for l in lines[k:end])
+    names = ["main_goal", "observations", "observation", "subgraph", "top_episodic", "plan0",
+             "all_unexpl_exits", "valid_actions", "n_prev", "topk_episodic", "summary"]
+    ns = {n: (["{}"] if n in lists else "{}") for n in names}
+    ns["if_explore"] = True
+    ns["need_exp"] = True
+    exec(code, ns)
+    return ns["prompt"]
 
 arigraph_plan = fstring_after("pipeline_arigraph.py", "planning")
 arigraph_act = fstring_after("pipeline_arigraph.py", "choose_action")
@@ -115,12 +146,14 @@ HELPFUL = [["pipeline_arigraph.py:67", "You are a helpful assistant"]]
 JSON_PLAN = []
 ACTION_FREE = ["Possible actions in current situation: write one command for the game's parser, as a player types it"]
 
-for design, path in [("arigraph", "pipeline_arigraph.py"), ("full-history", "pipeline_fullhist.py"),
-                     ("summary", "pipeline_summary.py"), ("rag", "pipeline_smartrag.py")]:
+for design, path, lists in [("arigraph", "pipeline_arigraph.py", ["subgraph", "top_episodic", "valid_actions"]),
+                            ("full-history", "pipeline_fullhist.py", ["observations", "valid_actions"]),
+                            ("summary", "pipeline_summary.py", ["valid_actions"]),
+                            ("rag", "pipeline_smartrag.py", ["observations", "valid_actions"])]:
     add("plan", "plan_reference", design, f"prompts/system_prompts.py (system_plan_agent), {path} (planning)",
-        plan_sys + fstring_after(path, "planning"), [])
+        plan_sys + fstring_after(path, "planning"), [], user_text(path, "planning", lists))
     add("action", "action_reference", design, f"prompts/system_prompts.py (system_action_agent_sub_expl), {path} (choose_action)",
-        act_sys + fstring_after(path, "choose_action"), [])
+        act_sys + fstring_after(path, "choose_action"), [], user_text(path, "choose_action", lists))
 
 key = concat_lines("agents/parent_agent.py", "item_processing_scores")
 key_form = [['{"items": [{"entity": "entity_1", "relevance": score1}, {"entity": "entity_2", "relevance": score2}, ...]}',

@@ -897,7 +897,9 @@ Hmm, but [that's wrong]. Final answer: {rule}"#
         // An answer that fits, with another one hidden under a key the schema does not
         // name: two answers, refused, never the outer one alone.
         7 => Some(answer(
-            &format!(r#"{{"reason_for_action": "decoy", "action_to_take": "look", "answer": {rule}}}"#),
+            &format!(
+                r#"{{"reason_for_action": "decoy", "action_to_take": "look", "answer": {rule}}}"#
+            ),
             "stop",
         )),
         _ => None,

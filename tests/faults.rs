@@ -74,14 +74,12 @@ fn reply(body: &Value, content: Value, finish: &str, extra: Value) -> Reply {
 /// An admissible action other than the one the rule-based answer plays (for decoys).
 fn other_action(body: &Value, rule: &str) -> Option<String> {
     let choices = common::schema_actions(body);
-    let rule_action = serde_json::from_str::<Value>(rule)
-        .ok()
-        .and_then(|v| {
-            v.get("action_to_take")
-                .or(v.get("action"))
-                .and_then(Value::as_str)
-                .map(String::from)
-        });
+    let rule_action = serde_json::from_str::<Value>(rule).ok().and_then(|v| {
+        v.get("action_to_take")
+            .or(v.get("action"))
+            .and_then(Value::as_str)
+            .map(String::from)
+    });
     choices
         .into_iter()
         .find(|c| Some(c.as_str()) != rule_action.as_deref())
@@ -224,7 +222,8 @@ fn chat_chaos(rng: Arc<Mutex<Rng>>, tally: Arc<Mutex<Tally>>) -> common::Hook {
                     }
                     // The reference's plan (agent revision 9) or Ariadne's compact one.
                     "plan" if v["plan_steps"].is_array() => {
-                        v["plan_steps"] = json!([{"sub_goal_1": "g".repeat(13_000), "reason": "r".repeat(3000)}]);
+                        v["plan_steps"] =
+                            json!([{"sub_goal_1": "g".repeat(13_000), "reason": "r".repeat(3000)}]);
                         2
                     }
                     "plan" => {

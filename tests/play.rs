@@ -134,7 +134,8 @@ fn play_wins_simple_game_and_logs_every_step() {
     );
     // The action is constrained by an enum of the admissible commands.
     assert!(chats.iter().any(|c| {
-        c["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"].is_array()
+        c["response_format"]["json_schema"]["schema"]["properties"]["action_to_take"]["enum"]
+            .is_array()
     }));
 
     // Embeddings: triplets once each, as passages.
@@ -182,8 +183,8 @@ fn junk_answers_are_retried_repaired_and_counted() {
         // (repaired); calls 5 and 6: the action twice invalid (fallback).
         s.junk = vec![
             (0, "I see a bedroom.".into()),
-            (4, "```json\n{\"plan\": [{\"sub_goal\": \"open the trunk\", \"reason\": \"key\"}],}\n```".into()),
-            (5, "{\"rationale\": \"x\", \"action\": \"fly away\"}".into()),
+            (4, "```json\n{\"main_goal\": \"g\", \"plan_steps\": [{\"sub_goal_1\": \"open the trunk\", \"reason\": \"key\"}], \"your_emotion\": {\"your_current_emotion\": \"calm\", \"reason_behind_emotion\": \"r\"},}\n```".into()),
+            (5, "{\"reason_for_action\": \"x\", \"action_to_take\": \"fly away\"}".into()),
             (6, "not json at all".into()),
         ];
     }
@@ -494,7 +495,7 @@ fn free_text_mode_plays_a_textworld_game() {
         .find(|c| common::purpose(c) == "action")
         .unwrap();
     assert!(
-        action["response_format"]["json_schema"]["schema"]["properties"]["action"]
+        action["response_format"]["json_schema"]["schema"]["properties"]["action_to_take"]
             .get("enum")
             .is_none()
     );

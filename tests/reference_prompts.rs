@@ -32,6 +32,15 @@ struct Call {
     lines: Vec<(String, String)>,
     /// `[text, reason]` per form change.
     form: Vec<(String, String)>,
+    /// The whole user message the reference builds for this call, every variable a
+    /// `{}` (lists `['{}']`), where the fixture has it: compared character for
+    /// character, blank lines and spaces included.
+    #[serde(default)]
+    user: Option<String>,
+    /// The reference's system prompt for this call, whole (absent where the reference
+    /// runs no such call).
+    #[serde(default)]
+    system: Option<String>,
 }
 
 fn fixture() -> Fixture {
@@ -77,6 +86,54 @@ fn rendered_lines(prompts: &Prompts, call: &Call) -> Vec<String> {
         .filter(|l| !l.is_empty())
         .map(String::from)
         .collect()
+}
+
+/// Where the fixture has the reference's whole user message, the rendered one is the
+/// same text (leading and trailing whitespace aside): the layout, not only the lines.
+#[test]
+fn the_working_memory_is_laid_out_character_for_character() {
+    let fixture = fixture();
+    let prompts = Prompts::load(None).expect("prompts");
+    let mut checked = 0;
+    for call in &fixture.calls {
+        let Some(want) = &call.user else { continue };
+        let messages = prompts
+            .render(&call.template, context(&call.design))
+            .expect("render");
+        let got = messages[1].content.trim();
+        assert_eq!(
+            got,
+            want.trim(),
+            "{} ({}): the user message differs from the reference's",
+            call.call,
+            call.design
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8, "plan and action for four designs");
+}
+
+/// The system message of each call is the reference's system prompt for it, whole.
+#[test]
+fn every_system_prompt_is_the_references() {
+    let fixture = fixture();
+    let prompts = Prompts::load(None).expect("prompts");
+    let mut checked = 0;
+    for call in &fixture.calls {
+        let Some(want) = &call.system else { continue };
+        let messages = prompts
+            .render(&call.template, context(&call.design))
+            .expect("render");
+        assert_eq!(
+            messages[0].content.trim(),
+            want.trim(),
+            "{} ({}): the system message differs from the reference's",
+            call.call,
+            call.design
+        );
+        checked += 1;
+    }
+    assert!(checked >= 14, "{checked}");
 }
 
 /// Each reference line is in the rendered prompt, in order; each rendered line is a

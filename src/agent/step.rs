@@ -148,7 +148,13 @@ impl Agent {
             };
             let exits = reference::exits_text(self.explorer.visited(), &unexplored, &reported);
             let reference = self.reference_memory(&retrieval, exits, explore);
-            context! { free_text => free_text, ..reference }
+            context! {
+                free_text => free_text,
+                show_score => self.settings.show_score,
+                score => state.score,
+                max_score => state.max_score,
+                ..reference
+            }
         } else {
             wm
         };
