@@ -199,9 +199,8 @@ c: a +0 yumi\nd: 35 +0 ya (in quiver)\ne: an uncursed rustproof +0 splint mail (
         .expect("a plan call")["messages"]
         .to_string();
     assert!(
-        plan.contains("Unexplored exits")
-            && plan.contains("- level 1 room 0: doorway at (70, 17)")
-            && plan.contains("- level 1 room 0: doorway at (60, 18)"),
+        plan.contains("Unexplored exits for level 1 room 0: [")
+            && plan.contains("'doorway at (70, 17)', 'doorway at (60, 18)'"),
         "{plan}"
     );
     // A skill's moves are logged in what the game answered.

@@ -144,7 +144,7 @@ fn tampered_prompt_is_caught_by_the_llm_check() {
     let content = steps[1]["llm_calls"][plan]["messages"][1]["content"]
         .as_str()
         .unwrap()
-        .replace("Goal:", "Aim:");
+        .replace("Main goal:", "Aim:");
     assert!(content.contains("Aim:"));
     steps[1]["llm_calls"][plan]["messages"][1]["content"] = Value::String(content);
     let lines: Vec<String> = steps.iter().map(|s| s.to_string()).collect();
@@ -156,7 +156,7 @@ fn tampered_prompt_is_caught_by_the_llm_check() {
         stderr.contains("replay diverged at step 2, field llm_calls"),
         "{stderr}"
     );
-    assert!(stderr.contains("recorded \"Aim:"), "{stderr}");
+    assert!(stderr.contains("recorded \"1. Aim:"), "{stderr}");
 }
 
 #[test]
@@ -595,10 +595,12 @@ fn thesis_vertices_with_excluded_episodes_replay_exactly() {
     let shown = steps.iter().any(|s| {
         s["llm_calls"].as_array().unwrap().iter().any(|c| {
             c["purpose"] == "plan"
-                && c["messages"].to_string().contains("Statements remembered:")
                 && c["messages"]
                     .to_string()
-                    .contains("- Remember that the player is in the ")
+                    .contains("Relevant statements from your memory:")
+                && c["messages"]
+                    .to_string()
+                    .contains("'Remember that the player is in the ")
         })
     });
     assert!(shown, "no thesis in a plan prompt");

@@ -87,6 +87,7 @@ impl Agent {
             goal: &self.goal,
             plan: &sub_goals,
             items: items.as_deref(),
+            recent: self.settings.history as u32,
         };
         let mut retrieval = self
             .memory
@@ -141,13 +142,16 @@ impl Agent {
         };
         // Under the reference's prompts the working memory is laid out as it lays it out.
         let wm = if self.settings.reference_prompts() {
-            let reported = if state.skills {
-                exits.clone()
-            } else {
-                Vec::new()
-            };
-            let exits = reference::exits_text(self.explorer.visited(), &unexplored, &reported);
-            let reference = self.reference_memory(&retrieval, exits, explore);
+            let reported = state.skills.then_some(exits.as_slice());
+            let exits = reference::exits_text(self.explorer.visited(), &unexplored, reported);
+            let note = self.note.as_ref().map(|(step, action, text)| {
+                format!(
+                    "Latest note read (step {step}, \"{action}\"): {}",
+                    clip(text, NOTE_CHARS)
+                )
+            });
+            let extras = reference::extras(&retrieval, note, &warnings);
+            let reference = self.reference_memory(&retrieval, exits, explore, extras);
             context! {
                 free_text => free_text,
                 show_score => self.settings.show_score,

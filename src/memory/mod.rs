@@ -252,6 +252,10 @@ pub struct Queries<'a> {
     /// each item to the depth of its relevance instead of the observation, goal and
     /// sub-goals to depth d.
     pub items: Option<&'a [KeyItem]>,
+    /// The recent steps working memory shows whole (a game's agent: its history; 0
+    /// outside games): from memory rules 7 their episodes are left out of Eq. 1's top
+    /// k, as the reference leaves out the observations already in working memory.
+    pub recent: u32,
 }
 
 impl Queries<'_> {

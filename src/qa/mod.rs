@@ -330,6 +330,7 @@ pub async fn answer(
                 goal: &q.question,
                 plan: &[],
                 items: (!key_items.is_empty()).then_some(key_items.as_slice()),
+                recent: 0,
             };
             let r = graph.retrieve(llm, &mut log, &queries).await?;
             triplets = r.triplets.iter().map(|t| t.triplet.clone()).collect();

@@ -56,15 +56,77 @@ pub(super) fn plan_json(goal: &str, plan: &[SubGoal], header: Option<&PlanHeader
     serde_json::to_string_pretty(&answer).unwrap_or_default()
 }
 
+/// What Ariadne's switches add to the reference's working memory, after its numbered
+/// items, each after a blank line (nothing under the paper's profile without options):
+/// the later seeds' theses, temporal changes and paths, and the extended profile's kept
+/// note and warnings (with rule `compact-prompts` off).
+pub(super) fn extras(retrieval: &Retrieval, note: Option<String>, warnings: &[String]) -> String {
+    let list = |items: Vec<String>| {
+        let quoted: Vec<String> = items.iter().map(|i| py_repr(i)).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let mut out = String::new();
+    if !retrieval.theses.is_empty() {
+        let texts = retrieval.theses.iter().map(|t| t.text.clone()).collect();
+        out.push_str(&format!(
+            "\n\nRelevant statements from your memory: {}",
+            list(texts)
+        ));
+    }
+    if !retrieval.changes.is_empty() {
+        let changes = retrieval
+            .changes
+            .iter()
+            .map(|c| format!("{} -> {} (changed at step {})", c.from, c.to, c.until))
+            .collect();
+        out.push_str(&format!(
+            "\n\nHow facts changed (the older fact -> the fact that replaced it): {}",
+            list(changes)
+        ));
+    }
+    if !retrieval.paths.is_empty() {
+        out.push_str(&format!(
+            "\n\nPaths between the things asked about: {}",
+            list(retrieval.paths.clone())
+        ));
+    }
+    if let Some(note) = note {
+        out.push_str(&format!("\n\n{note}"));
+    }
+    for w in warnings {
+        out.push_str(&format!("\n\nWarning: {w}"));
+    }
+    out
+}
+
 /// The reference's unexplored exits (`get_unexpl_exits`): a line per visited room,
 /// `Unexplored exits for ROOM: ['east', ...]`, each after a newline; the exits a game
-/// reports itself (NetHack) one per line.
+/// reports itself (NetHack), `reported`, grouped by their room the same way.
 pub(super) fn exits_text(
     visited: &std::collections::BTreeSet<String>,
     unexplored: &[UnexploredExit],
-    reported: &[String],
+    reported: Option<&[String]>,
 ) -> String {
     let mut out = String::new();
+    // A game that reports its exits itself (NetHack: `level 1 room 0: doorway at (x,
+    // y)`): grouped by the room they belong to, in the order reported.
+    if let Some(reported) = reported {
+        let mut rooms: Vec<(&str, Vec<String>)> = Vec::new();
+        for line in reported {
+            let (room, exit) = line.split_once(": ").unwrap_or(("here", line.as_str()));
+            match rooms.iter_mut().find(|(r, _)| *r == room) {
+                Some((_, exits)) => exits.push(py_repr(exit)),
+                None => rooms.push((room, vec![py_repr(exit)])),
+            }
+        }
+        for (room, exits) in rooms {
+            out.push_str(&format!(
+                "\nUnexplored exits for {room}: [{}]",
+                exits.join(", ")
+            ));
+        }
+        return out;
+    }
     for room in visited {
         let dirs: Vec<String> = unexplored
             .iter()
@@ -75,10 +137,6 @@ pub(super) fn exits_text(
             "\nUnexplored exits for {room}: [{}]",
             dirs.join(", ")
         ));
-    }
-    for line in reported {
-        out.push('\n');
-        out.push_str(line);
     }
     out
 }
@@ -103,6 +161,7 @@ impl Agent {
         retrieval: &Retrieval,
         exits: String,
         explore: bool,
+        extras: String,
     ) -> minijinja::Value {
         let design = self.memory.design();
         let episodes: Vec<String> = retrieval
@@ -155,6 +214,7 @@ impl Agent {
             plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
             explore => explore,
             exits => exits,
+            extras => extras,
         }
     }
 }

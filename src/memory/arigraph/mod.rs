@@ -444,7 +444,7 @@ impl MemoryModule for AriGraphMemory {
         // not in observations]`, after the top k is taken).
         if self.settings.revision().skips_recent_episodes() {
             out.episodes
-                .retain(|e| e.step + super::RECENT_OBSERVATIONS < queries.step);
+                .retain(|e| e.step + queries.recent < queries.step);
         }
         Ok(out)
     }

@@ -250,6 +250,7 @@ async fn an_episode_among_the_last_five_observations_is_not_in_the_top_k() {
             goal: "find the coins",
             plan: &[],
             items: None,
+            recent: RECENT_OBSERVATIONS,
         };
         let got = MemoryModule::retrieve(&mut memory, &llm, &mut log, &queries)
             .await
