@@ -148,6 +148,9 @@ pub struct Agent {
     plan_header: Option<PlanHeader>,
     /// The observation of the step being decided, as the reference shows it.
     seen: String,
+    /// A Cooking game under agent revision 9: its `cook` commands are offered as the
+    /// reference offers them ([`cooking`]).
+    pub cooking_verbs: bool,
     /// Every past step as the reference's full-history baseline shows it
     /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`); kept for that
     /// design only.
@@ -179,6 +182,7 @@ pub const GO_TO: &str = "go to ";
 
 mod answers;
 mod calls;
+mod cooking;
 mod observe;
 pub mod progress;
 mod reference;
@@ -220,6 +224,7 @@ impl Agent {
             roaming: progress::Roaming::default(),
             plan_header: None,
             seen: String::new(),
+            cooking_verbs: false,
             whole_history: Vec::new(),
             explorer: Explorer::default(),
             what_if: None,

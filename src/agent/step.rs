@@ -6,10 +6,10 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 
-use super::reference;
 use super::{
     Agent, Decision, Filtered, GO_TO, HistoryItem, NOTE_CHARS, PLAN_ITEMS_COMPACT, progress,
 };
+use super::{cooking, reference};
 use crate::env::GameState;
 use crate::llm::CallLog;
 use crate::llm::prompts::clip;
@@ -107,6 +107,14 @@ impl Agent {
             self.filter_actions(step, state, &here, &room, &map, hold_due, &go_to_targets);
         warnings.extend(filtered.warnings);
         let (offered, blocked) = (filtered.offered, filtered.blocked);
+        // A Cooking game: `cook X with stove` offered as `fry X with stove`, as the
+        // reference offers it; the choice is sent as the game spells it.
+        let cooking = (self.cooking_verbs && !state.free_text && !self.settings.free_text)
+            .then(|| cooking::offered(&offered));
+        let offered: Vec<String> = match &cooking {
+            Some(pairs) => pairs.iter().map(|(o, _)| o.clone()).collect(),
+            None => offered,
+        };
 
         let history: Vec<&HistoryItem> = self.history.iter().collect();
         let facts: Vec<&str> = retrieval
@@ -180,6 +188,10 @@ impl Agent {
         let (action, rationale, source) = self
             .choose_action(wm, &offered, revision, layout, free_text)
             .await?;
+        let action = match &cooking {
+            Some(pairs) => cooking::as_sent(&action, pairs),
+            None => action,
+        };
         Ok(Decision {
             update,
             retrieval,

@@ -299,6 +299,17 @@ impl GameSpec {
         }
     }
 
+    /// Whether the reference treats the game as a Cooking game, whose `cook` commands it
+    /// rewrites (`pipeline_arigraph.py:109`: `"cook" in env_name`): a TextWorld or
+    /// TextWorld-Express cooking game, or one of the authors' Cooking games.
+    pub fn reference_cooking(&self) -> bool {
+        match self {
+            GameSpec::Suite(g) => g.game.name().contains("cook"),
+            GameSpec::TextWorld(_) | GameSpec::Twx(_) => self.is_cooking(),
+            GameSpec::Jericho(_) | GameSpec::NetHack(_) => false,
+        }
+    }
+
     /// The step cap this game has by default: the reference code's 150 for every game
     /// (`pipeline_arigraph.py`: `max_steps`; the paper's text gives no cap per family).
     pub fn default_step_cap(&self) -> u32 {

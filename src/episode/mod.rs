@@ -182,6 +182,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         config.agent.clone(),
     );
     agent.what_if = what_if;
+    agent.cooking_verbs = config.game.reference_cooking() && config.agent.rev().reference_prompts();
     agent.explorer = crate::nav::Explorer::new(&config.memory).retiring(config.memory.retire);
     for s in sinks.iter_mut() {
         s.started(&Start {

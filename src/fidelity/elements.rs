@@ -6,7 +6,7 @@
 
 use super::{Element, join, row, rule_note};
 use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
-use crate::env::suite::STEP_CAP;
+use crate::env::suite::{CLEAN_MAX_SCORE, STEP_CAP};
 use crate::llm::Temperatures;
 use crate::llm::bounds::{KEY_ITEMS, PLAN_ITEMS, REASON_CHARS, SUB_GOAL_CHARS, SUMMARY_CHARS};
 use crate::memory::baselines::simulacra::REFLECTION_THRESHOLD;
@@ -188,6 +188,18 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "the reference has no reflection or lesson call: they take its default, 0.7; `--temperature T` sets every call to T (recorded in the manifest)",
         ),
     ];
+    rows.push(row(
+        "Cooking commands",
+        "`utils/utils.py:361-377` (`action_processing`, `action_deprocessing`), `pipeline_arigraph.py:109, 201`, `utils/textworld_adapter.py:71-80` (`expand_action_space`)",
+        "in a Cooking game the game's `cook X with stove` is offered as `fry X with stove` (`oven`: `roast`, `BBQ`: `grill`), and the command chosen is sent as the game spells it".into(),
+        "only the commands rewritten are mapped back (the reference replaces `fry`, `roast` and `grill` in any command, which turns `take grilled carrot` into a command the game refuses); the reference also offers `take X` for the food in the room when no `take` command is admissible, from the game's typed facts, which the bridge does not send: not done",
+    ));
+    rows.push(row(
+        "Cleaning's end",
+        "section 4.1; `utils/win_cond.py:1-54`, `utils/utils.py:193-232` (`simulate_environment_actions`), `pipeline_arigraph.py:170-171`",
+        "the score is computed from state changes as the reference computes it (+1 for taking a misplaced item, +1 for putting it where it belongs, -1 for moving a thing in place)".into(),
+        &format!("the episode ends, won, when all {CLEAN_MAX_SCORE} points are scored (the reference plays on to the step cap, where a move can only lose points)"),
+    ));
     rows.extend(baseline_rows(&t));
     rows.push(row(
         "Protocol",
