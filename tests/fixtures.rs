@@ -5,7 +5,8 @@
 //! again, `ARIADNE_FIXTURE_BIN` naming another build to record with, as
 //! `before-profiles` was, by the build before profiles existed, and `paper-rules-4` and
 //! `extended-rules-4` by the build before memory rules 5, 19e2f0c, `paper-rules-5` and
-//! `extended-rules-5` by the build before memory rules 6, dc76b01).
+//! `extended-rules-5` by the build before memory rules 6, dc76b01, `paper-rules-6` and
+//! `extended-rules-6` by the build before agent revision 9 and memory rules 7, 68db669).
 
 mod common;
 
@@ -117,11 +118,11 @@ fn every_frozen_run_replays_exactly() {
     // Every revision and version this build knows, and both profiles, are held.
     assert_eq!(
         agents.into_iter().collect::<Vec<_>>(),
-        (1..=8).collect::<Vec<_>>()
+        (1..=u64::from(ariadne::agent::REVISION)).collect::<Vec<_>>()
     );
     assert_eq!(
         rules.into_iter().collect::<Vec<_>>(),
-        (1..=6).collect::<Vec<_>>()
+        (1..=u64::from(ariadne::memory::RULES)).collect::<Vec<_>>()
     );
     assert_eq!(
         profiles.into_iter().collect::<Vec<_>>(),
@@ -169,6 +170,11 @@ fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
         ("paper-rules-5".into(), vec![]),
         (
             "extended-rules-5".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+        ("paper-rules-6".into(), vec![]),
+        (
+            "extended-rules-6".into(),
             vec!["--profile".into(), "extended".into()],
         ),
     ]
