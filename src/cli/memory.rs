@@ -38,8 +38,8 @@ pub struct MemoryArgs {
     /// Semantic search width w (Algorithm 2), 1-1000.
     #[arg(long, value_parser = width, allow_negative_numbers = true, help_heading = "Memory")]
     pub width: Option<usize>,
-    /// Episodic vertices retrieved, k (Eq. 1; also Simulacra's k), 0-100 (RAG's is the
-    /// reference's 5).
+    /// Episodic vertices retrieved, k (Eq. 1), 0-100 (RAG's, Reflexion's and Simulacra's
+    /// is the reference's 5).
     #[arg(long, value_parser = episodes, allow_negative_numbers = true, help_heading = "Memory")]
     pub episodes: Option<usize>,
     /// Which existing triplets the outdated-edge check considers: incident or subject

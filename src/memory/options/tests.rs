@@ -61,7 +61,7 @@ fn rows_that_ignore_an_option_others_read_get_one_note() {
         notes,
         [
             "--depth is ignored by the rows simulacra, summary",
-            "--episodes is ignored by the row summary"
+            "--episodes is ignored by the rows simulacra, summary"
         ]
     );
 }
