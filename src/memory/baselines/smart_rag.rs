@@ -33,14 +33,7 @@ pub fn min_max(xs: &[f64]) -> Vec<f64> {
 
 /// The reference's scores of memories given as (step, importance, cosine) at step `now`.
 pub fn smart_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
-    let recency: Vec<f64> = memories
-        .iter()
-        .map(|m| RECENCY_DECAY.powi(now.saturating_sub(m.0) as i32))
-        .collect();
-    let importance: Vec<f64> = memories.iter().map(|m| m.1).collect();
-    let relevance: Vec<f64> = memories.iter().map(|m| m.2).collect();
-    let (r, i, v) = (min_max(&recency), min_max(&importance), min_max(&relevance));
-    (0..memories.len()).map(|k| r[k] + i[k] + v[k]).collect()
+    super::simulacra::summed_scores(memories, now, RECENCY_DECAY, min_max)
 }
 
 /// The text a memory is embedded from: the observation and the plan it was made under

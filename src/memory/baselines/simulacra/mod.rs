@@ -59,16 +59,29 @@ pub fn normalize_min_max(xs: &[f64]) -> Vec<f64> {
 /// summed with weights 1. Generative Agents decay recency from a memory's last access;
 /// runs under memory rules 1 used its creation step.
 pub fn simulacra_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
+    summed_scores(memories, now, RECENCY_DECAY, normalize_min_max)
+}
+
+/// The sum of recency (`decay^(now - step)`), importance and relevance, each normalized
+/// over the memories by `normalize`, for memories given as (step, importance,
+/// relevance): Generative Agents' score and the reference's ranked memory's
+/// ([`smart_rag::smart_scores`]) differ only in the decay and the normalization.
+pub fn summed_scores(
+    memories: &[(u32, f64, f64)],
+    now: u32,
+    decay: f64,
+    normalize: fn(&[f64]) -> Vec<f64>,
+) -> Vec<f64> {
     let recency: Vec<f64> = memories
         .iter()
-        .map(|m| RECENCY_DECAY.powi(now.saturating_sub(m.0) as i32))
+        .map(|m| decay.powi(now.saturating_sub(m.0) as i32))
         .collect();
     let importance: Vec<f64> = memories.iter().map(|m| m.1).collect();
     let relevance: Vec<f64> = memories.iter().map(|m| m.2).collect();
     let (r, i, v) = (
-        normalize_min_max(&recency),
-        normalize_min_max(&importance),
-        normalize_min_max(&relevance),
+        normalize(&recency),
+        normalize(&importance),
+        normalize(&relevance),
     );
     (0..memories.len()).map(|k| r[k] + i[k] + v[k]).collect()
 }
@@ -304,24 +317,9 @@ impl Simulacra {
         let mut ranked: Vec<(f64, &Entry)> = scores.into_iter().zip(past).collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.step.cmp(&a.1.step)));
         ranked.truncate(self.settings.rag_k());
-        let mut out = Retrieval {
-            queries: vec![current.text.clone()],
-            ..Retrieval::default()
-        };
-        for (score, e) in ranked {
-            if e.reflection {
-                out.notes.push(e.text.clone());
-            } else {
-                out.episodes.push(RetrievedEpisode {
-                    step: e.step,
-                    score,
-                    n: 0,
-                    total: 0,
-                    observation: format!("{}\nAction taken: {}", e.text, e.action),
-                });
-            }
-        }
-        out
+        shown(current.text.clone(), ranked, |e| {
+            format!("{}\nAction taken: {}", e.text, e.action)
+        })
     }
 
     /// Generative Agents' reflection (the paper's Simulacra; the reference has none):
@@ -437,25 +435,35 @@ impl Simulacra {
             .into_iter()
             .map(|(s, i)| (s, &self.entries[i]))
             .collect();
-        let mut out = Retrieval {
-            queries: vec![query],
-            ..Retrieval::default()
-        };
-        for (score, e) in ranked {
-            if e.reflection {
-                out.notes.push(e.text.clone());
-            } else {
-                out.episodes.push(RetrievedEpisode {
-                    step: e.step,
-                    score,
-                    n: 0,
-                    total: 0,
-                    observation: e.text.clone(),
-                });
-            }
-        }
-        Ok(out)
+        Ok(shown(query, ranked, |e| e.text.clone()))
     }
+}
+
+/// The retrieval of ranked memories asked with `query`: reflections as notes, the
+/// others as episodes with their score and the text `observation` makes of them.
+fn shown(
+    query: String,
+    ranked: Vec<(f64, &Entry)>,
+    observation: impl Fn(&Entry) -> String,
+) -> Retrieval {
+    let mut out = Retrieval {
+        queries: vec![query],
+        ..Retrieval::default()
+    };
+    for (score, e) in ranked {
+        if e.reflection {
+            out.notes.push(e.text.clone());
+        } else {
+            out.episodes.push(RetrievedEpisode {
+                step: e.step,
+                score,
+                n: 0,
+                total: 0,
+                observation: observation(e),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]
