@@ -149,7 +149,7 @@ pub struct Agent {
     /// The observation of the step being decided, as the reference shows it.
     seen: String,
     /// A Cooking game under agent revision 9: its `cook` commands are offered as the
-    /// reference offers them ([`cooking`]).
+    /// reference offers them (`agent/cooking.rs`).
     pub cooking_verbs: bool,
     /// Every past step as the reference's full-history baseline shows it
     /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`); kept for that

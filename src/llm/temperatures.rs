@@ -59,7 +59,7 @@ impl Temperatures {
         }
     }
 
-    /// The temperature of a call made for `purpose` (a [`ChatRequest::purpose`]).
+    /// The temperature of a call made for `purpose` (a [`crate::llm::ChatRequest::purpose`]).
     pub fn of(&self, purpose: &str) -> f32 {
         match purpose {
             "extract_triplets" => self.extraction,
