@@ -315,3 +315,48 @@ fn every_design_replays_identically() {
         );
     }
 }
+
+/// The reference samples the decision of an agent without exploration at 1 (every
+/// baseline's `choose_action`, and AriGraph's when exploration is off) and AriGraph's
+/// otherwise at 0.2; the plan at 0.2 in every design. The manifest records what was sent.
+#[test]
+fn a_baselines_action_call_samples_at_one() {
+    let temperatures = |design: &str, extra: &[&str]| {
+        let (_, chats, work) = run(design, 2, extra);
+        let of = |purpose: &str| -> Vec<f64> {
+            chats
+                .iter()
+                .filter(|c| c["response_format"]["json_schema"]["name"] == purpose)
+                .map(|c| c["temperature"].as_f64().unwrap())
+                .collect()
+        };
+        let manifest = common::read_json(run_dir(work.path()).join("manifest.json"));
+        let recorded = manifest["llm"]["chat"]["temperatures"]["action"]
+            .as_f64()
+            .unwrap();
+        (of("action"), of("plan"), recorded)
+    };
+    for (design, extra, action) in [
+        ("rag", &[][..], 1.0),
+        ("full-history", &[][..], 1.0),
+        ("summary", &[][..], 1.0),
+        ("arigraph", &["--no-exploration"][..], 1.0),
+        ("arigraph", &[][..], 0.2),
+    ] {
+        let (actions, plans, recorded) = temperatures(design, extra);
+        assert!(!actions.is_empty(), "{design}");
+        for t in actions {
+            assert!(
+                (t - action).abs() < 1e-6,
+                "{design} {extra:?}: action at {t}"
+            );
+        }
+        for t in plans {
+            assert!((t - 0.2).abs() < 1e-6, "{design}: plan at {t}");
+        }
+        assert!(
+            (recorded - action).abs() < 1e-6,
+            "{design}: manifest {recorded}"
+        );
+    }
+}
