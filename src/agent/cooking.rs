@@ -1,5 +1,5 @@
 //! The reference's Cooking commands (`utils/utils.py:361-377`, `action_processing` and
-//! `action_deprocessing`, applied by `pipeline_arigraph.py:109` and `:201` in a Cooking
+//! `action_deprocessing`, applied by `pipeline_arigraph.py:109` and `:200` in a Cooking
 //! game): the game's `cook X with stove` is offered as `fry X with stove` (`oven`:
 //! `roast`, `BBQ`: `grill`), as the paper's instructions to the players name the three
 //! ways of cooking, and the command chosen is sent to the game as the game spells it.

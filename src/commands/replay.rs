@@ -306,9 +306,12 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                 }
                 let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
                 let conn = connect::connect(&llm, true, m.seed, &py, writer.dir()).await?;
-                let live = conn.backend(m.seed)?;
+                // The decision sampled as the run's agent samples it (at 1 without
+                // exploration, as the reference does).
+                let explores = m.memory_design.has_graph() && m.agent.exploration;
+                let live = conn.backend_for(m.seed, explores)?;
                 servers = conn.servers;
-                manifest.llm = conn.described;
+                manifest.llm = crate::episode::game::described_for(&conn.described, explores);
                 writer.write_manifest(&manifest)?;
                 let backend = ReplayBackend::new(
                     calls(&run.steps[..n as usize]),

@@ -47,7 +47,7 @@ pub struct GameRun<'a> {
 /// The endpoint description a run's manifest records: the connection's, with the
 /// decision's temperature an agent without exploration samples at
 /// ([`crate::llm::Temperatures::without_exploration`]).
-fn described_for(described: &serde_json::Value, explores: bool) -> serde_json::Value {
+pub fn described_for(described: &serde_json::Value, explores: bool) -> serde_json::Value {
     let mut out = described.clone();
     if !explores
         && let Some(t) = out

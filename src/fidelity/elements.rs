@@ -62,7 +62,7 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         ),
         row(
             "Outdated-edge detection",
-            "section 2, Appendix E; `graphs/contriever_graph.py:36-44` (`update`), `:165-170` (`delete_triplets`), `prompts/prompts.py:1-33` (`prompt_refining_items`)",
+            "section 2, Appendix E; `graphs/contriever_graph.py:36-44` (`update`), `:165-171` (`delete_triplets`), `prompts/prompts.py:1-33` (`prompt_refining_items`)",
             format!(
                 "candidates: the alive edges incident to a vertex of a new triplet (E_s^rel) except those whose text holds {} (the reference's `words_to_exclude`, matched as it matches them, inside words too); the reference's prompt line for line (`prompts/outdated_reference.md`) with the new triplets not yet in the graph; the answer's replacement pairs delete each outdated triplet that matches an alive fact exactly, unless both its ends are rooms the agent has been in; temperature {}",
                 excluded_words(),
@@ -86,7 +86,7 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         ),
         row(
             "Semantic search",
-            "Algorithm 2; `graphs/contriever_graph.py:58-66`, `utils/retriever_search_drafts.py:60-90` (`graph_retr_search`)",
+            "Algorithm 2; `graphs/contriever_graph.py:58-67`, `utils/retriever_search_drafts.py:60-90` (`graph_retr_search`)",
             format!(
                 "top-w triplets (w = {}) of each key item, then of every queued vertex, over all semantic edges, to the item's depth; a triplet whose similarity to its query is under {PAPER_CUTOFF} is neither kept nor expanded",
                 m.width
@@ -108,10 +108,10 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "Episodic search",
             "Eq. 1; `graphs/contriever_graph.py:71-75`",
             format!(
-                "rel = n/max(N,1) · log2(max(N,1)) over the retrieved triplets, top k = {}, the current step excluded; then the episodes of the last {RECENT_OBSERVATIONS} steps are dropped from the top k, as the reference drops those already in working memory",
+                "rel = n/max(N,1) · log2(max(N,1)) over the retrieved triplets, top k = {}, the current step excluded; then the episodes of the last {RECENT_OBSERVATIONS} steps are dropped from the top k: they are in working memory already",
                 m.episodes
             ),
-            "the reference ranks episodes against the previous step's retrieved facts and their similarity to the plan (`utils/utils.py:247-292`, `find_top_episodic_emb`); Ariadne follows the paper's Eq. 1 (section 2) over this step's retrieved triplets",
+            "the reference ranks episodes against the previous step's retrieved facts and their similarity to the plan (`utils/utils.py:247-292`, `find_top_episodic_emb`); Ariadne follows the paper's Eq. 1 (section 2) over this step's retrieved triplets; the reference's own drop of the episodes in working memory (`graphs/contriever_graph.py:75`) compares episodes kept without their inventory line with history entries that have it (`pipeline_arigraph.py:94, 117`), so as it runs it drops none: Ariadne drops what it means to",
         ),
         row(
             "Rewards hidden from the LLM",
@@ -121,13 +121,13 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         ),
         row(
             "Goal at step 1",
-            "section 4.1, Appendix F; `utils/envs_cfg.py:12-33` (`FIRST_OBS`, `MAIN_GOALS`)",
+            "section 4.1, Appendix F; `utils/envs_cfg.py:12-32` (`FIRST_OBS`, `MAIN_GOALS`)",
             "the game's objective; Cooking games get the paper's instructions; `--goal` / `--goal-file` for games without one, else the goal is said to be unknown".into(),
             "the source is in the manifest's `goal.source`",
         ),
         row(
             "Working memory",
-            "section 3; `pipeline_arigraph.py:29` (`n_prev = 5`), `:175-218` (`choose_action`, `planning`), `pipeline_fullhist.py:119-146`, `pipeline_summary.py:127-158`, `pipeline_smartrag.py:135-164`",
+            "section 3; `pipeline_arigraph.py:29` (`n_prev = 5`), `:175-218` (`choose_action`, `planning`), `pipeline_fullhist.py:119-148`, `pipeline_summary.py:127-158`, `pipeline_smartrag.py:135-164`",
             format!(
                 "laid out as the reference's pipeline of the design lays it out: for AriGraph 1. the main goal, 2. {history}, 3. the current observation with its inventory, 4. the retrieved triplets, 5. the top k episodes, 6. the plan, 7. the unexplored exits per visited room when the exploration check says so; the action call adds the possible actions; full history shows every step as item 2, the summary its summary as item 4, RAG, Reflexion and Simulacra their retrieved entries with the last {PAPER_HISTORY} steps as item 2"
             ),
@@ -159,19 +159,19 @@ pub fn elements(profile: Profile) -> Vec<Element> {
                 t.action, t.sampled_action
             ),
             &join([
-                Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-199`)".into()),
+                Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-198`)".into()),
                 note(Rule::LoopBreaking),
             ]),
         ),
         row(
             "Navigation",
-            "section 3, Appendix A; `pipeline_arigraph.py:110`, `:141-170` (`process_action_get_reward`), `graphs/parent_graph.py:157-204` (`find_path`)",
+            "section 3, Appendix A; `pipeline_arigraph.py:110`, `:141-172` (`process_action_get_reward`), `graphs/parent_graph.py:157-203` (`find_path`)",
             "`go to <room>` for rooms the agent has been in, routed over the spatial triplets; a route is one step against the step cap, each move logged".into(),
             "only rooms a route reaches now are offered (the reference offers every visited location and answers an unreachable one with its path-finding message); routes are A* over unit costs where the reference searches breadth first: both give a shortest route; `--no-go-to` removes it",
         ),
         row(
             "Exploration",
-            "Appendix B; `prompts/system_prompts.py:6-7` (`if_exp_prompt`), `pipeline_arigraph.py:100-106`, `:221-228` (`get_unexpl_exits`)",
+            "Appendix B; `prompts/system_prompts.py:6-7` (`if_exp_prompt`), `pipeline_arigraph.py:100-106`, `:221-227` (`get_unexpl_exits`)",
             format!(
                 "every step one call with the reference's prompt (`prompts/explore_reference.md`) says whether the previous plan needs exploring; only then does item 7 list, per visited room, the exits the graph knows (`room, has exit, dir`) that no move has taken; temperature {}",
                 t.explore
@@ -190,14 +190,14 @@ pub fn elements(profile: Profile) -> Vec<Element> {
     ];
     rows.push(row(
         "Cooking commands",
-        "`utils/utils.py:361-377` (`action_processing`, `action_deprocessing`), `pipeline_arigraph.py:109, 201`, `utils/textworld_adapter.py:71-80` (`expand_action_space`)",
+        "`utils/utils.py:361-377` (`action_processing`, `action_deprocessing`), `pipeline_arigraph.py:109, 200`, `utils/textworld_adapter.py:71-80` (`expand_action_space`)",
         "in a Cooking game the game's `cook X with stove` is offered as `fry X with stove` (`oven`: `roast`, `BBQ`: `grill`), and the command chosen is sent as the game spells it".into(),
         "only the commands rewritten are mapped back (the reference replaces `fry`, `roast` and `grill` in any command, which turns `take grilled carrot` into a command the game refuses); the reference also offers `take X` for the food in the room when no `take` command is admissible, from the game's typed facts, which the bridge does not send: not done",
     ));
     rows.push(row(
         "Cleaning's end",
         "section 4.1; `utils/win_cond.py:1-54`, `utils/utils.py:193-232` (`simulate_environment_actions`), `pipeline_arigraph.py:170-171`",
-        "the score is computed from state changes as the reference computes it (+1 for taking a misplaced item, +1 for putting it where it belongs, -1 for moving a thing in place)".into(),
+        "the score is computed from state changes as the reference computes it (+1 for taking a misplaced item, +1 for putting it where it belongs, -1 for any other change of place: taking a thing from its place, putting one in a wrong place)".into(),
         &format!("the episode ends, won, when all {CLEAN_MAX_SCORE} points are scored (the reference plays on to the step cap, where a move can only lose points)"),
     ));
     rows.extend(baseline_rows(&t));
@@ -227,7 +227,7 @@ fn baseline_rows(t: &Temperatures) -> Vec<Element> {
         ),
         row(
             "Summary",
-            "section 4.1; `prompts/system_prompts.py:67-71` (`summary_prompt`), `pipeline_summary.py:57, 161-168`",
+            "section 4.1; `prompts/system_prompts.py:67-71` (`summary_prompt`), `pipeline_summary.py:57, 161-169`",
             format!(
                 "every step, before planning, the reference's call line for line (`prompts/summary_reference.md`) rewrites the summary from \"{FIRST_SUMMARY}\"; working memory shows it as item 4; temperature {}",
                 t.summary
@@ -240,18 +240,18 @@ fn baseline_rows(t: &Temperatures) -> Vec<Element> {
             "RAG",
             "section 4.1 (\"retrieves top-k memories based on their similarity score to the current observation and plan\"); the reference has no such pipeline",
             format!(
-                "the top {RAG_ENTRIES} past observations with the action taken, by cosine of their embedding to the observation, goal and plan; shown with the last {PAPER_HISTORY} steps as the reference's ranked memory shows its entries (`pipeline_smartrag.py:88`)"
+                "the top {RAG_ENTRIES} past observations with the action taken, by cosine of their embedding to the observation and the plan's sub-goals; shown with the last {PAPER_HISTORY} steps as the reference's ranked memory shows its entries (`pipeline_smartrag.py:88`)"
             ),
-            "k is the reference's `n_retrieve` (`pipeline_smartrag.py:29`), the ranked memory's; the paper gives none",
+            "k is the reference's `n_retrieve` (`pipeline_smartrag.py:29`), the ranked memory's; the paper gives none; the last steps shown are the last 5, in order (the reference's `observations[-i] for i in range(5)` takes step 1 and the last 4, and its `set` scrambles the order, `pipeline_smartrag.py:88-89`)",
         ),
         row(
             "Simulacra",
-            "section 4.1 (\"recency, importance, and relevance, alongside reflections\"); `pipeline_smartrag.py:29, 85-97, 167-192`",
+            "section 4.1 (\"recency, importance, and relevance, alongside reflections\"); `pipeline_smartrag.py:29, 84-98, 167-192`",
             format!(
                 "the reference's ranked memory: every past observation with an importance its prompt rates from 1 to 10 under the plan of its step (`prompts/importance_reference.md`, temperature {}) and the embedding of the observation with the plan; ranked by min-max normalised {RECENCY_DECAY}^Δsteps + importance + cosine to this step's embedding, the best {RAG_ENTRIES}, shown with the last {PAPER_HISTORY} steps; reflections as Generative Agents writes them when the importance since the last reaches {REFLECTION_THRESHOLD}",
                 t.importance
             ),
-            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning",
+            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning; the last steps shown are the last 5, in order (the reference takes step 1 and the last 4, `pipeline_smartrag.py:88-89`)",
         ),
         row(
             "Reflexion",

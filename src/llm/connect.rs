@@ -99,7 +99,8 @@ impl Connection {
     /// # Errors
     /// The HTTP client cannot be built.
     pub fn backend(&self, seed: u64) -> Result<Arc<dyn ChatBackend>> {
-        self.backend_for(seed, false)
+        // The temperatures as configured: an agent's backend is `backend_for`.
+        self.backend_for(seed, true)
     }
 
     /// A backend whose chat requests carry `seed`, for an agent that explores or not:
