@@ -317,7 +317,10 @@ pub struct LlmArgs {
     /// How structured answers are requested: schema, object or none.
     #[arg(long, value_parser = parse_from_str::<JsonMode>, help_heading = "LLM")]
     pub json_mode: Option<JsonMode>,
-    /// Sampling temperature (0 to 2).
+    /// Sampling temperature (0 to 2) of every call. Without it each call takes the
+    /// reference's: 0 extraction and outdated check, 0.2 plan, action and exploration
+    /// check (the action 1 for a design without exploration), 0.6 summary, 0.4
+    /// importance, 0.7 the rest.
     #[arg(long, value_parser = parse_temperature, help_heading = "LLM")]
     pub temperature: Option<f32>,
     /// Per-request timeout in seconds.

@@ -5,7 +5,7 @@
 //! constant the engine reads.
 
 use super::{Element, join, row, rule_note};
-use crate::agent::{PAPER_HISTORY, SHORT_HISTORY, SHORT_HISTORY_CHARS};
+use crate::agent::{PAPER_HISTORY, PLAN_ITEMS_COMPACT, SHORT_HISTORY, SHORT_HISTORY_CHARS};
 use crate::env::suite::{CLEAN_MAX_SCORE, STEP_CAP};
 use crate::llm::Temperatures;
 use crate::llm::bounds::{KEY_ITEMS, PLAN_ITEMS, REASON_CHARS, SUB_GOAL_CHARS, SUMMARY_CHARS};
@@ -128,9 +128,15 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         row(
             "Working memory",
             "section 3; `pipeline_arigraph.py:29` (`n_prev = 5`), `:175-218` (`choose_action`, `planning`), `pipeline_fullhist.py:119-148`, `pipeline_summary.py:127-158`, `pipeline_smartrag.py:135-164`",
-            format!(
-                "laid out as the reference's pipeline of the design lays it out: for AriGraph 1. the main goal, 2. {history}, 3. the current observation with its inventory, 4. the retrieved triplets, 5. the top k episodes, 6. the plan, 7. the unexplored exits per visited room when the exploration check says so; the action call adds the possible actions; full history shows every step as item 2, the summary its summary as item 4, RAG, Reflexion and Simulacra their retrieved entries with the last {PAPER_HISTORY} steps as item 2"
-            ),
+            if rules.compact_prompts {
+                format!(
+                    "Ariadne's layout (rule `compact-prompts`, `prompts/working_memory.md`): the goal, {history}, the retrieved facts and episodes, the unexplored exits, the `go to` targets, the observation and inventory, then each call's own part (the plan, or the admissible actions)"
+                )
+            } else {
+                format!(
+                    "laid out as the reference's pipeline of the design lays it out: for AriGraph 1. the main goal, 2. {history}, 3. the current observation with its inventory, 4. the retrieved triplets, 5. the top k episodes, 6. the plan, 7. the unexplored exits per visited room when the exploration check says so; the action call adds the possible actions; full history shows every step as item 2, the summary its summary as item 4, RAG, Reflexion and Simulacra their retrieved entries with the last {PAPER_HISTORY} steps as item 2"
+                )
+            },
             &join([
                 Some("form: lists are written as Python writes them (`['a, b, c']`); the plan shown back is the planner's last answer re-serialised (the reference shows its text as sent); RAG's and Reflexion's entries show the observation without its inventory line".into()),
                 note(Rule::ShortHistory),
@@ -140,12 +146,23 @@ pub fn elements(profile: Profile) -> Vec<Element> {
         row(
             "Planning",
             "section 3; `prompts/system_prompts.py:9-47` (`system_plan_agent`), `pipeline_arigraph.py:54-62` (the first plan), `:204-218` (`planning`)",
-            format!(
-                "the reference's prompt line for line (`prompts/plan_reference.md`), answered with its fields `main_goal`, `plan_steps` of `sub_goal_N` and `reason`, and `your_emotion`; the first plan is the reference's (\"Start the game\"); revised every step; temperature {}",
-                t.plan
-            ),
+            if rules.compact_prompts {
+                format!(
+                    "Ariadne's compact prompt (rule `compact-prompts`, `prompts/plan.md` after the system prompt `prompts/agent.md` it shares with the action call): at most {PLAN_ITEMS_COMPACT} sub-goals with short reasons, revised every step; temperature {}",
+                    t.plan
+                )
+            } else {
+                format!(
+                    "the reference's prompt line for line (`prompts/plan_reference.md`), answered with its fields `main_goal`, `plan_steps` of `sub_goal_N` and `reason`, and `your_emotion`; the first plan is the reference's (\"Start the game\"); revised every step; temperature {}",
+                    t.plan
+                )
+            },
             &join([
-                Some(format!("form: a JSON schema enforces the fields, 1 to {PLAN_ITEMS} numbered steps (the reference sets no number: a bound on runaway answers), sub-goals cut at {SUB_GOAL_CHARS} and reasons at {REASON_CHARS} characters")),
+                Some(if rules.compact_prompts {
+                    "form: the answer is JSON `{\"plan\": [{\"sub_goal\", \"reason\"}]}`".to_string()
+                } else {
+                    format!("form: a JSON schema enforces the fields, 1 to {PLAN_ITEMS} numbered steps (the reference sets no number: a bound on runaway answers), sub-goals cut at {SUB_GOAL_CHARS} and reasons at {REASON_CHARS} characters")
+                }),
                 note(Rule::PlanProgress),
                 note(Rule::RepeatWarning),
                 note(Rule::CompactPrompts),
@@ -155,12 +172,19 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "ReAct decision",
             "section 3; `prompts/system_prompts.py:50-65` (`system_action_agent_sub_expl`), `pipeline_arigraph.py:175-201` (`choose_action`)",
             format!(
-                "the reference's prompt line for line (`prompts/action_reference.md`), answered with `reason_for_action` and `action_to_take`, the action one of the admissible commands and `go to` targets; temperature {} with exploration, {} without it (`pipeline_arigraph.py:189`) and for every baseline (`pipeline_fullhist.py:126`, `pipeline_summary.py:135`, `pipeline_smartrag.py:142`)",
-                t.action, t.sampled_action
+                "{}, the action one of the admissible commands and `go to` targets; temperature {} with exploration, {} without it (`pipeline_arigraph.py:189`) and for every baseline (`pipeline_fullhist.py:126`, `pipeline_summary.py:135`, `pipeline_smartrag.py:142`)",
+                if rules.compact_prompts {
+                    "Ariadne's compact prompt (rule `compact-prompts`, `prompts/action.md`), answered with a one-sentence `rationale` and the `action`"
+                } else {
+                    "the reference's prompt line for line (`prompts/action_reference.md`), answered with `reason_for_action` and `action_to_take`"
+                },
+                t.action,
+                t.sampled_action
             ),
             &join([
                 Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-198`)".into()),
                 note(Rule::LoopBreaking),
+                note(Rule::CompactPrompts),
             ]),
         ),
         row(

@@ -109,7 +109,7 @@ impl MemoryOption {
                 "AriGraph's semantic search (arigraph, arigraph-no-episodic, oracle)"
             }
             Episodes => {
-                "the episodic search's k in games (arigraph, oracle); qa's is the reference's 2"
+                "the episodic search's k in games (arigraph, oracle); RAG, Reflexion and Simulacra retrieve the reference's 5, and qa the reference's 2"
             }
             Gating | Thesis => "AriGraph's triplet extraction (arigraph, arigraph-no-episodic)",
             OutdatedScope => "AriGraph's outdated check (arigraph, arigraph-no-episodic)",

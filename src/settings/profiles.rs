@@ -117,7 +117,7 @@ impl Resolver {
             if !profiles.iter().any(|p| p.rules().has(*rule)) {
                 let names: Vec<&str> = profiles.iter().map(|p| p.name()).collect();
                 let what = format!(
-                    "{} changes nothing under --profile {}: it is a rule of the extended profile",
+                    "{} changes nothing under --profile {}: it is a rule of the extended profile (add --profile extended)",
                     rule.name(),
                     names.join(",")
                 );
