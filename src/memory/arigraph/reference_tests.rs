@@ -29,8 +29,7 @@ fn at<'a>(step: u32, room: &'a str, observation: &'a str) -> Observed<'a> {
     }
 }
 
-/// Two updates under `settings`, the second in `room`, with `verdict` as the outdated
-/// check's answer; returns the memory, the second report and the script.
+/// Two updates under `settings`, the second in `room` (see [`super::tests`]).
 async fn two_updates(
     settings: MemorySettings,
     first: &[(&str, &str, &str)],
@@ -38,29 +37,7 @@ async fn two_updates(
     room: &str,
     verdict: &str,
 ) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
-    let script = Arc::new(
-        Scripted::default()
-            .answer(
-                "extract_triplets",
-                &[&extraction(first), &extraction(second)],
-            )
-            .answer("outdated", &[verdict]),
-    );
-    let llm = Llm {
-        backend: script.clone(),
-        prompts: Prompts::load(None).expect("prompts"),
-    };
-    let mut memory = AriGraphMemory::new(settings);
-    let mut log = CallLog::default();
-    memory
-        .update_graph(&llm, &mut log, &at(1, "Bedroom", "-= Bedroom =-"))
-        .await
-        .expect("step 1");
-    let report = memory
-        .update_graph(&llm, &mut log, &at(2, room, "-= Room =-"))
-        .await
-        .expect("step 2");
-    (memory, report, script)
+    super::tests::two_steps_in(settings, first, second, room, verdict).await
 }
 
 fn outdated_prompt(script: &Scripted) -> String {

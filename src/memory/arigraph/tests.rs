@@ -59,6 +59,19 @@ async fn two_steps_with(
     second: &[(&str, &str, &str)],
     verdict: &str,
 ) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
+    two_steps_in(settings, first, second, "Bedroom", verdict).await
+}
+
+/// Two updates under `settings` (step 1 in the bedroom, step 2 in `room`) extracting
+/// `first` then `second`, with `verdict` as the outdated check's answer; the memory,
+/// the second report and the script.
+pub(super) async fn two_steps_in(
+    settings: MemorySettings,
+    first: &[(&str, &str, &str)],
+    second: &[(&str, &str, &str)],
+    room: &str,
+    verdict: &str,
+) -> (AriGraphMemory, UpdateReport, Arc<Scripted>) {
     let script = Arc::new(
         Scripted::default()
             .answer(
@@ -78,7 +91,7 @@ async fn two_steps_with(
         .await
         .expect("step 1");
     let report = memory
-        .update_graph(&llm, &mut log, &observed(2))
+        .update_graph(&llm, &mut log, &Observed { room, ..observed(2) })
         .await
         .expect("step 2");
     (memory, report, script)
