@@ -91,7 +91,14 @@ pub(super) async fn two_steps_in(
         .await
         .expect("step 1");
     let report = memory
-        .update_graph(&llm, &mut log, &Observed { room, ..observed(2) })
+        .update_graph(
+            &llm,
+            &mut log,
+            &Observed {
+                room,
+                ..observed(2)
+            },
+        )
         .await
         .expect("step 2");
     (memory, report, script)
