@@ -98,6 +98,51 @@ pub fn fidelity_table(profile: Profile) -> String {
     out
 }
 
+/// The Fidelity table of `profile` for reading in a terminal: one block per element
+/// (its name, then its source, what it does and its departures, one labelled line
+/// each), then the rules and the later seeds' options the same way. The same content
+/// as [`fidelity_table`], without Markdown's table rows of a thousand characters.
+pub fn fidelity_text(profile: Profile) -> String {
+    let mut out = format!(
+        "Profile {profile}. Sources cite the paper's sections or the reference code (AIRI-Institute/AriGraph) at commit {REFERENCE_COMMIT}.\n"
+    );
+    for e in elements(profile) {
+        let dep = if e.departures.is_empty() {
+            "none"
+        } else {
+            e.departures.as_str()
+        };
+        out.push_str(&format!(
+            "\n{}\n  source:     {}\n  does:       {}\n  departures: {}\n",
+            e.element, e.source, e.does, dep
+        ));
+    }
+    for r in profile.rules().enabled() {
+        out.push_str(&format!(
+            "\nrule {} (--without {})\n  does: {}\n  why:  {}\n",
+            r.name(),
+            r.name(),
+            r.what(),
+            r.reason()
+        ));
+    }
+    out.push_str(
+        "\nThe later seeds' options (switches on either profile, off unless asked for):\n",
+    );
+    for o in later_options() {
+        let adaptations = if o.adaptations.is_empty() {
+            "none"
+        } else {
+            o.adaptations.as_str()
+        };
+        out.push_str(&format!(
+            "\n{}\n  source:      {}\n  does:        {}\n  adaptations: {}\n",
+            o.switch, o.source, o.does, adaptations
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +221,27 @@ mod tests {
             "{}^Δsteps",
             crate::memory::baselines::smart_rag::RECENCY_DECAY
         )));
+    }
+
+    /// The terminal form carries every element, rule and option of the table, and no
+    /// line of it is a Markdown table row.
+    #[test]
+    fn the_terminal_form_holds_the_same_content() {
+        for p in Profile::ALL {
+            let text = fidelity_text(p);
+            for e in elements(p) {
+                assert!(
+                    text.contains(&format!("\n{}\n", e.element)),
+                    "{}",
+                    e.element
+                );
+                assert!(text.contains(&e.does), "{}", e.element);
+            }
+            for r in p.rules().enabled() {
+                assert!(text.contains(&format!("--without {}", r.name())));
+            }
+            assert!(!text.lines().any(|l| l.starts_with('|')));
+        }
     }
 
     /// Every rule of the extended profile is named in its table with its switch, and
