@@ -12,7 +12,7 @@ mod elements;
 mod later;
 
 pub use elements::elements;
-pub use later::{LaterOption, later_options, later_table};
+pub use later::{LATER_HEADING, LaterOption, later_options, later_table};
 
 use crate::profile::{Profile, Rule, Rules};
 
@@ -72,14 +72,12 @@ pub fn fidelity_table(profile: Profile) -> String {
     out.push_str("| paper element | source | what it does | departures and switches |\n");
     out.push_str("|---|---|---|---|\n");
     for e in elements(profile) {
-        let dep = if e.departures.is_empty() {
-            "none".to_string()
-        } else {
-            e.departures.clone()
-        };
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
-            e.element, e.source, e.does, dep
+            e.element,
+            e.source,
+            e.does,
+            or_none(&e.departures)
         ));
     }
     let rules = profile.rules();
@@ -107,14 +105,12 @@ pub fn fidelity_text(profile: Profile) -> String {
         "Profile {profile}. Sources cite the paper's sections or the reference code (AIRI-Institute/AriGraph) at commit {REFERENCE_COMMIT}.\n"
     );
     for e in elements(profile) {
-        let dep = if e.departures.is_empty() {
-            "none"
-        } else {
-            e.departures.as_str()
-        };
         out.push_str(&format!(
             "\n{}\n  source:     {}\n  does:       {}\n  departures: {}\n",
-            e.element, e.source, e.does, dep
+            e.element,
+            e.source,
+            e.does,
+            or_none(&e.departures)
         ));
     }
     for r in profile.rules().enabled() {
@@ -126,21 +122,22 @@ pub fn fidelity_text(profile: Profile) -> String {
             r.reason()
         ));
     }
-    out.push_str(
-        "\nThe later seeds' options (switches on either profile, off unless asked for):\n",
-    );
+    out.push_str(&format!("\n{LATER_HEADING}\n"));
     for o in later_options() {
-        let adaptations = if o.adaptations.is_empty() {
-            "none"
-        } else {
-            o.adaptations.as_str()
-        };
         out.push_str(&format!(
             "\n{}\n  source:      {}\n  does:        {}\n  adaptations: {}\n",
-            o.switch, o.source, o.does, adaptations
+            o.switch,
+            o.source,
+            o.does,
+            or_none(&o.adaptations)
         ));
     }
     out
+}
+
+/// A table cell that may be empty: the text, or "none".
+pub(crate) fn or_none(text: &str) -> &str {
+    if text.is_empty() { "none" } else { text }
 }
 
 #[cfg(test)]

@@ -92,19 +92,21 @@ pub fn later_options() -> Vec<LaterOption> {
 
 /// The later seeds' options as Markdown.
 pub fn later_table() -> String {
-    let mut out = String::from(
-        "\nThe later seeds' options (switches on either profile, off unless asked for):\n\n| switch | source | what it does | adaptations kept, with their reasons |\n|---|---|---|---|\n",
+    let mut out = format!(
+        "\n{LATER_HEADING}\n\n| switch | source | what it does | adaptations kept, with their reasons |\n|---|---|---|---|\n"
     );
     for o in later_options() {
-        let adaptations = if o.adaptations.is_empty() {
-            "none"
-        } else {
-            o.adaptations.as_str()
-        };
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
-            o.switch, o.source, o.does, adaptations
+            o.switch,
+            o.source,
+            o.does,
+            super::or_none(&o.adaptations)
         ));
     }
     out
 }
+
+/// The line that introduces the later seeds' options in both forms of the table.
+pub const LATER_HEADING: &str =
+    "The later seeds' options (switches on either profile, off unless asked for):";
