@@ -14,7 +14,7 @@ use crate::memory::baselines::smart_rag::RECENCY_DECAY;
 use crate::memory::baselines::summary::FIRST_SUMMARY;
 use crate::memory::retrieval::PAPER_CUTOFF;
 use crate::memory::{MemorySettings, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
-use crate::profile::{Profile, Rule};
+use crate::profile::{Profile, Rule, Rules};
 use crate::trajectory::bench::{BEST_OF, PAPER_ATTEMPTS};
 
 /// The words that keep a fact out of the outdated check, quoted and listed.
@@ -26,22 +26,87 @@ fn excluded_words() -> String {
         .join(", ")
 }
 
-/// The rows for `profile` with all its rules on.
+/// The rows for `profile` with all its rules on: the memory's, the agent's, the games',
+/// the baselines' and the protocol's.
 pub fn elements(profile: Profile) -> Vec<Element> {
     let rules = profile.rules();
+    let t = Temperatures::REFERENCE;
+    let mut rows = memory_rows(&rules);
+    rows.extend(told_rows());
+    rows.extend(agent_rows(&rules));
+    rows.extend(moving_rows());
+    rows.extend(game_rows());
+    rows.extend(baseline_rows(&t));
+    rows.push(row(
+        "Protocol",
+        "section 4.1; `pipeline_arigraph.py:30` (`max_steps = 150`)",
+        format!(
+            "{PAPER_ATTEMPTS} attempts, mean of the best {BEST_OF}; step cap {STEP_CAP} for every game"
+        ),
+        "`bench --runs`, `--max-steps`",
+    ));
+    rows
+}
+
+/// The baselines' rows: each with the reference pipeline it follows, or the paper's
+/// section where the reference has none.
+fn baseline_rows(t: &Temperatures) -> Vec<Element> {
+    vec![
+        row(
+            "Full history",
+            "section 4.1; `pipeline_fullhist.py:82, 119-146`",
+            format!(
+                "every past step (`Observation: ...` with the action taken) as item 2 of working memory, nothing retrieved; the action sampled at {}",
+                t.sampled_action
+            ),
+            "",
+        ),
+        row(
+            "Summary",
+            "section 4.1; `prompts/system_prompts.py:67-71` (`summary_prompt`), `pipeline_summary.py:57, 161-169`",
+            format!(
+                "every step, before planning, the reference's call line for line (`prompts/summary_reference.md`) rewrites the summary from \"{FIRST_SUMMARY}\"; working memory shows it as item 4; temperature {}",
+                t.summary
+            ),
+            &format!(
+                "form: the summary as a JSON string; a summary is cut at {SUMMARY_CHARS} characters (the reference asks for at most three paragraphs)"
+            ),
+        ),
+        row(
+            "RAG",
+            "section 4.1 (\"retrieves top-k memories based on their similarity score to the current observation and plan\"); the reference has no such pipeline",
+            format!(
+                "the top {RAG_ENTRIES} past observations with the action taken, by cosine of their embedding to the observation and the plan's sub-goals; shown with the last {PAPER_HISTORY} steps as the reference's ranked memory shows its entries (`pipeline_smartrag.py:88`)"
+            ),
+            "k is the reference's `n_retrieve` (`pipeline_smartrag.py:29`), the ranked memory's; the paper gives none; the last steps shown are the last 5, in order (the reference's `observations[-i] for i in range(5)` takes step 1 and the last 4, and its `set` scrambles the order, `pipeline_smartrag.py:88-89`)",
+        ),
+        row(
+            "Simulacra",
+            "section 4.1 (\"recency, importance, and relevance, alongside reflections\"); `pipeline_smartrag.py:29, 84-98, 167-192`",
+            format!(
+                "the reference's ranked memory: every past observation with an importance its prompt rates from 1 to 10 under the plan of its step (`prompts/importance_reference.md`, temperature {}) and the embedding of the observation with the plan; ranked by min-max normalised {RECENCY_DECAY}^Δsteps + importance + cosine to this step's embedding, the best {RAG_ENTRIES}, shown with the last {PAPER_HISTORY} steps; reflections as Generative Agents writes them when the importance since the last reaches {REFLECTION_THRESHOLD}",
+                t.importance
+            ),
+            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning; the last steps shown are the last 5, in order (the reference takes step 1 and the last 4, `pipeline_smartrag.py:88-89`)",
+        ),
+        row(
+            "Reflexion",
+            "section 4.1 (\"RAG with Reflexion\"); `prompts/prompts.py:127-132` (`reflex_prompt`)",
+            format!(
+                "the RAG memory over several trials (`--trials`); after a failed trial one call with the reference's `reflex_prompt` line for line (`prompts/lesson_reference.md`) over the trial writes a lesson, given to the next trials; temperature {}",
+                t.other
+            ),
+            "no pipeline of the reference calls `reflex_prompt`: its `{for_reflex}` is filled with the goal, outcome and each step's action and result, and its system prompt is \"You are a helpful assistant\"; form: the lesson as a JSON string",
+        ),
+    ]
+}
+
+/// The memory's rows: the graph, its update and its retrieval (section 2).
+fn memory_rows(rules: &Rules) -> Vec<Element> {
     let m = MemorySettings::default();
     let t = Temperatures::REFERENCE;
-    let note = |r: Rule| rule_note(&rules, r);
-    let history = if rules.short_history {
-        format!(
-            "the last {SHORT_HISTORY} observations (each cut to {SHORT_HISTORY_CHARS} characters) with the action taken"
-        )
-    } else {
-        format!(
-            "the last {PAPER_HISTORY} observations (each `Game step #N`, the observation, its inventory) with the action taken"
-        )
-    };
-    let mut rows = vec![
+    let note = |r: Rule| rule_note(rules, r);
+    vec![
         row(
             "Graph G = (Vs, Es, Ve, Ee)",
             "section 2",
@@ -113,6 +178,12 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             ),
             "the reference ranks episodes against the previous step's retrieved facts and their similarity to the plan (`utils/utils.py:247-292`, `find_top_episodic_emb`); Ariadne follows the paper's Eq. 1 (section 2) over this step's retrieved triplets; the reference's own drop of the episodes in working memory (`graphs/contriever_graph.py:75`) compares episodes kept without their inventory line with history entries that have it (`pipeline_arigraph.py:94, 117`), so as it runs it drops none: Ariadne drops what it means to",
         ),
+    ]
+}
+
+/// What the agent is told at the start: no reward, the goal (sections 2 and 4.1).
+fn told_rows() -> Vec<Element> {
+    vec![
         row(
             "Rewards hidden from the LLM",
             "section 2",
@@ -125,6 +196,23 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             "the game's objective; Cooking games get the paper's instructions; `--goal` / `--goal-file` for games without one, else the goal is said to be unknown".into(),
             "the source is in the manifest's `goal.source`",
         ),
+    ]
+}
+
+/// The agent's rows: working memory, planning and the decision (section 3).
+fn agent_rows(rules: &Rules) -> Vec<Element> {
+    let t = Temperatures::REFERENCE;
+    let note = |r: Rule| rule_note(rules, r);
+    let history = if rules.short_history {
+        format!(
+            "the last {SHORT_HISTORY} observations (each cut to {SHORT_HISTORY_CHARS} characters) with the action taken"
+        )
+    } else {
+        format!(
+            "the last {PAPER_HISTORY} observations (each `Game step #N`, the observation, its inventory) with the action taken"
+        )
+    };
+    vec![
         row(
             "Working memory",
             "section 3; `pipeline_arigraph.py:29` (`n_prev = 5`), `:175-218` (`choose_action`, `planning`), `pipeline_fullhist.py:119-148`, `pipeline_summary.py:127-158`, `pipeline_smartrag.py:135-164`",
@@ -187,6 +275,14 @@ pub fn elements(profile: Profile) -> Vec<Element> {
                 note(Rule::CompactPrompts),
             ]),
         ),
+    ]
+}
+
+/// The agent's other rows: navigation, exploration and sampling (section 3, Appendices
+/// A and B).
+fn moving_rows() -> Vec<Element> {
+    let t = Temperatures::REFERENCE;
+    vec![
         row(
             "Navigation",
             "section 3, Appendix A; `pipeline_arigraph.py:110`, `:141-172` (`process_action_get_reward`), `graphs/parent_graph.py:157-203` (`find_path`)",
@@ -211,80 +307,23 @@ pub fn elements(profile: Profile) -> Vec<Element> {
             ),
             "the reference has no reflection or lesson call: they take its default, 0.7; `--temperature T` sets every call to T (recorded in the manifest)",
         ),
-    ];
-    rows.push(row(
-        "Cooking commands",
-        "`utils/utils.py:361-377` (`action_processing`, `action_deprocessing`), `pipeline_arigraph.py:109, 200`, `utils/textworld_adapter.py:71-80` (`expand_action_space`)",
-        "in a Cooking game the game's `cook X with stove` is offered as `fry X with stove` (`oven`: `roast`, `BBQ`: `grill`), and the command chosen is sent as the game spells it".into(),
-        "only the commands rewritten are mapped back (the reference replaces `fry`, `roast` and `grill` in any command, which turns `take grilled carrot` into a command the game refuses); the reference also offers `take X` for the food in the room when no `take` command is admissible, from the game's typed facts, which the bridge does not send: not done",
-    ));
-    rows.push(row(
-        "Cleaning's end",
-        "section 4.1; `utils/win_cond.py:1-54`, `utils/utils.py:193-232` (`simulate_environment_actions`), `pipeline_arigraph.py:170-171`",
-        "the score is computed from state changes as the reference computes it (+1 for taking a misplaced item, +1 for putting it where it belongs, -1 for any other change of place: taking a thing from its place, putting one in a wrong place)".into(),
-        &format!("the episode ends, won, when all {CLEAN_MAX_SCORE} points are scored (the reference plays on to the step cap, where a move can only lose points)"),
-    ));
-    rows.extend(baseline_rows(&t));
-    rows.push(row(
-        "Protocol",
-        "section 4.1; `pipeline_arigraph.py:30` (`max_steps = 150`)",
-        format!(
-            "{PAPER_ATTEMPTS} attempts, mean of the best {BEST_OF}; step cap {STEP_CAP} for every game"
-        ),
-        "`bench --runs`, `--max-steps`",
-    ));
-    rows
+    ]
 }
 
-/// The baselines' rows: each with the reference pipeline it follows, or the paper's
-/// section where the reference has none.
-fn baseline_rows(t: &Temperatures) -> Vec<Element> {
+/// The rows of what the reference does for one family of games.
+fn game_rows() -> Vec<Element> {
     vec![
         row(
-            "Full history",
-            "section 4.1; `pipeline_fullhist.py:82, 119-146`",
-            format!(
-                "every past step (`Observation: ...` with the action taken) as item 2 of working memory, nothing retrieved; the action sampled at {}",
-                t.sampled_action
-            ),
-            "",
+            "Cooking commands",
+            "`utils/utils.py:361-377` (`action_processing`, `action_deprocessing`), `pipeline_arigraph.py:109, 200`, `utils/textworld_adapter.py:71-80` (`expand_action_space`)",
+            "in a Cooking game the game's `cook X with stove` is offered as `fry X with stove` (`oven`: `roast`, `BBQ`: `grill`), and the command chosen is sent as the game spells it".into(),
+            "only the commands rewritten are mapped back (the reference replaces `fry`, `roast` and `grill` in any command, which turns `take grilled carrot` into a command the game refuses); the reference also offers `take X` for the food in the room when no `take` command is admissible, from the game's typed facts, which the bridge does not send: not done",
         ),
         row(
-            "Summary",
-            "section 4.1; `prompts/system_prompts.py:67-71` (`summary_prompt`), `pipeline_summary.py:57, 161-169`",
-            format!(
-                "every step, before planning, the reference's call line for line (`prompts/summary_reference.md`) rewrites the summary from \"{FIRST_SUMMARY}\"; working memory shows it as item 4; temperature {}",
-                t.summary
-            ),
-            &format!(
-                "form: the summary as a JSON string; a summary is cut at {SUMMARY_CHARS} characters (the reference asks for at most three paragraphs)"
-            ),
-        ),
-        row(
-            "RAG",
-            "section 4.1 (\"retrieves top-k memories based on their similarity score to the current observation and plan\"); the reference has no such pipeline",
-            format!(
-                "the top {RAG_ENTRIES} past observations with the action taken, by cosine of their embedding to the observation and the plan's sub-goals; shown with the last {PAPER_HISTORY} steps as the reference's ranked memory shows its entries (`pipeline_smartrag.py:88`)"
-            ),
-            "k is the reference's `n_retrieve` (`pipeline_smartrag.py:29`), the ranked memory's; the paper gives none; the last steps shown are the last 5, in order (the reference's `observations[-i] for i in range(5)` takes step 1 and the last 4, and its `set` scrambles the order, `pipeline_smartrag.py:88-89`)",
-        ),
-        row(
-            "Simulacra",
-            "section 4.1 (\"recency, importance, and relevance, alongside reflections\"); `pipeline_smartrag.py:29, 84-98, 167-192`",
-            format!(
-                "the reference's ranked memory: every past observation with an importance its prompt rates from 1 to 10 under the plan of its step (`prompts/importance_reference.md`, temperature {}) and the embedding of the observation with the plan; ranked by min-max normalised {RECENCY_DECAY}^Δsteps + importance + cosine to this step's embedding, the best {RAG_ENTRIES}, shown with the last {PAPER_HISTORY} steps; reflections as Generative Agents writes them when the importance since the last reaches {REFLECTION_THRESHOLD}",
-                t.importance
-            ),
-            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning; the last steps shown are the last 5, in order (the reference takes step 1 and the last 4, `pipeline_smartrag.py:88-89`)",
-        ),
-        row(
-            "Reflexion",
-            "section 4.1 (\"RAG with Reflexion\"); `prompts/prompts.py:127-132` (`reflex_prompt`)",
-            format!(
-                "the RAG memory over several trials (`--trials`); after a failed trial one call with the reference's `reflex_prompt` line for line (`prompts/lesson_reference.md`) over the trial writes a lesson, given to the next trials; temperature {}",
-                t.other
-            ),
-            "no pipeline of the reference calls `reflex_prompt`: its `{for_reflex}` is filled with the goal, outcome and each step's action and result, and its system prompt is \"You are a helpful assistant\"; form: the lesson as a JSON string",
+            "Cleaning's end",
+            "section 4.1; `utils/win_cond.py:1-54`, `utils/utils.py:193-232` (`simulate_environment_actions`), `pipeline_arigraph.py:170-171`",
+            "the score is computed from state changes as the reference computes it (+1 for taking a misplaced item, +1 for putting it where it belongs, -1 for any other change of place: taking a thing from its place, putting one in a wrong place)".into(),
+            &format!("the episode ends, won, when all {CLEAN_MAX_SCORE} points are scored (the reference plays on to the step cap, where a move can only lose points)"),
         ),
     ]
 }
