@@ -25,12 +25,11 @@ impl Agent {
         &mut self,
         wm: &minijinja::Value,
         revision: AgentRevision,
-        layout: u32,
         plan_items: usize,
     ) -> Result<()> {
         let messages = self.llm.prompts.render(
             "plan",
-            context! { plan => &self.plan, layout => layout, max_items => plan_items, ..wm.clone() },
+            context! { plan => &self.plan, shared_prefix => revision.shares_prefix(), max_items => plan_items, ..wm.clone() },
         )?;
         let plan: Option<PlanAnswer> = self
             .llm
@@ -120,7 +119,6 @@ impl Agent {
         wm: minijinja::Value,
         offered: &[String],
         revision: AgentRevision,
-        layout: u32,
         free_text: bool,
     ) -> Result<(String, String, ActionSource)> {
         let admissible = offered;
@@ -134,7 +132,7 @@ impl Agent {
         };
         let messages = self.llm.prompts.render(
             template,
-            context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, layout => layout, ..wm },
+            context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, shared_prefix => revision.shares_prefix(), ..wm },
         )?;
         let schema = match (reference, free_text) {
             (true, true) => reference_action_schema(None),

@@ -171,7 +171,6 @@ impl Agent {
             wm
         };
         let revision = self.settings.rev();
-        let layout = self.settings.revision;
         let plan_items = if revision.shares_prefix() {
             PLAN_ITEMS_COMPACT
         } else {
@@ -180,13 +179,13 @@ impl Agent {
         if self.settings.reference_prompts() {
             self.revise_reference_plan(&wm).await?;
         } else {
-            self.revise_plan(&wm, revision, layout, plan_items).await?;
+            self.revise_plan(&wm, revision, plan_items).await?;
         }
 
         let mut dropped = dropped;
         dropped.extend(self.drop_achieved(state));
         let (action, rationale, source) = self
-            .choose_action(wm, &offered, revision, layout, free_text)
+            .choose_action(wm, &offered, revision, free_text)
             .await?;
         let action = match &cooking {
             Some(pairs) => cooking::as_sent(&action, pairs),

@@ -145,7 +145,7 @@ impl AriGraphMemory {
                 };
                 llm.prompts.render(
                     "extract_triplets",
-                    context! { known => known, rules => rules, thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
+                    context! { known => known, compact_triplets => self.settings.revision().compact_triplets(), shows_known_facts => self.settings.revision().shows_known_facts(), thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
                 )?
             }
         };
