@@ -116,38 +116,7 @@ impl Agent {
             None => offered,
         };
 
-        let history: Vec<&HistoryItem> = self.history.iter().collect();
-        let facts: Vec<&str> = retrieval
-            .triplets
-            .iter()
-            .map(|t| t.triplet.as_str())
-            .collect();
-        let note = self.note.as_ref().map(|(step, action, text)| {
-            context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
-        });
         let free_text = self.settings.free_text || state.free_text;
-        let wm = context! {
-            free_text => free_text,
-            goal => &self.goal,
-            note => note,
-            facts => facts,
-            episodes => &retrieval.episodes,
-            notes => &retrieval.notes,
-            theses => &retrieval.theses,
-            changes => &retrieval.changes,
-            paths => &retrieval.paths,
-            history => history,
-            warnings => &warnings,
-            step => step,
-            show_score => self.settings.show_score,
-            score => state.score,
-            max_score => state.max_score,
-            room => &room,
-            inventory => clip(&state.inventory, 400),
-            observation => &state.observation,
-            unexplored => exits,
-            go_to_targets => &go_to_targets,
-        };
         // Under the reference's prompts the working memory is laid out as it lays it out.
         let wm = if self.settings.reference_prompts() {
             let reported = state.skills.then_some(exits.as_slice());
@@ -168,7 +137,37 @@ impl Agent {
                 ..reference
             }
         } else {
-            wm
+            let history: Vec<&HistoryItem> = self.history.iter().collect();
+            let facts: Vec<&str> = retrieval
+                .triplets
+                .iter()
+                .map(|t| t.triplet.as_str())
+                .collect();
+            let note = self.note.as_ref().map(|(step, action, text)| {
+                context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
+            });
+            context! {
+                free_text => free_text,
+                goal => &self.goal,
+                note => note,
+                facts => facts,
+                episodes => &retrieval.episodes,
+                notes => &retrieval.notes,
+                theses => &retrieval.theses,
+                changes => &retrieval.changes,
+                paths => &retrieval.paths,
+                history => history,
+                warnings => &warnings,
+                step => step,
+                show_score => self.settings.show_score,
+                score => state.score,
+                max_score => state.max_score,
+                room => &room,
+                inventory => clip(&state.inventory, 400),
+                observation => &state.observation,
+                unexplored => exits,
+                go_to_targets => &go_to_targets,
+            }
         };
         let revision = self.settings.rev();
         let plan_items = if revision.shares_prefix() {
