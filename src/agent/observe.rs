@@ -37,6 +37,8 @@ impl Agent {
             recent: &recent,
             plan: &plan,
         };
+        // The observation as the reference's working memory shows it.
+        self.seen = seen.as_reference();
         // The graph's clock dates what this step adds and closes (moves included).
         if let Some(graph) = self.memory.graph_mut() {
             graph.set_step(step);

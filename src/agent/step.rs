@@ -30,7 +30,6 @@ impl Agent {
     ) -> Result<Decision> {
         let started = Instant::now();
         self.pending = CallLog::default();
-        self.seen = reference::seen_at(step, state);
         let update = self.remember(step, state, last_action).await?;
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);

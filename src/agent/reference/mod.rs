@@ -13,20 +13,10 @@ use minijinja::context;
 use serde_json::{Value, json};
 
 use super::{Agent, PlanHeader, SubGoal};
-use crate::env::GameState;
 use crate::llm::prompts::py_repr;
 use crate::memory::names::entity_key;
 use crate::memory::{MemoryDesign, Retrieval};
 use crate::nav::UnexploredExit;
-
-/// The observation as the reference shows it at `step` (1-based): `Game step #N`, the
-/// observation, then `Inventory: ...` (`pipeline_arigraph.py`, `run`).
-pub(super) fn seen_at(step: u32, state: &GameState) -> String {
-    format!(
-        "Game step #{step}\n{}\nInventory: {}",
-        state.observation, state.inventory
-    )
-}
 
 /// The plan as the reference shows it back to its planner and action selector: before
 /// the first plan, the reference's `plan0` (its main goal and one sub-goal, "Start the
