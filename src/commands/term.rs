@@ -115,13 +115,18 @@ impl StepSink for TerminalView {
             ),
         };
         println!(
-            "\n{} | {score} | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
+            "\n{} | {score} | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {}{} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
             s.outcome,
             s.steps,
             s.llm_calls,
             s.llm_failures,
             s.llm_repairs,
             s.llm_trimmed,
+            if s.llm_refused > 0 {
+                format!("{} items refused, ", s.llm_refused)
+            } else {
+                String::new()
+            },
             s.llm_retries,
             s.fallback_actions,
             s.wall_s

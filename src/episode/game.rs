@@ -262,6 +262,7 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
                 s.llm_failures += prev.llm_failures;
                 s.llm_repairs += prev.llm_repairs;
                 s.llm_trimmed += prev.llm_trimmed;
+                s.llm_refused += prev.llm_refused;
                 s.llm_retries += prev.llm_retries;
                 s.unfinished_calls += prev.unfinished_calls;
                 s.fallback_actions += prev.fallback_actions;

@@ -120,6 +120,7 @@ pub fn build(
         llm_failures: decision.log.failures,
         llm_repairs: decision.log.repairs,
         llm_trimmed: decision.log.trimmed,
+        llm_refused: decision.log.refused,
         llm_retries: decision.log.retries,
         prompt_cuts: decision.log.prompt_cuts(),
         llm_calls: decision.log.calls,
@@ -146,6 +147,7 @@ impl Summary {
         self.llm_failures += u64::from(record.llm_failures);
         self.llm_repairs += u64::from(record.llm_repairs);
         self.llm_trimmed += u64::from(record.llm_trimmed);
+        self.llm_refused += u64::from(record.llm_refused);
         self.llm_retries += u64::from(record.llm_retries);
         self.prompt_cuts += u64::from(record.prompt_cuts);
         self.fallback_actions += u64::from(record.action_source == ActionSource::Fallback);
@@ -170,6 +172,7 @@ impl Summary {
         self.llm_failures += u64::from(log.failures);
         self.llm_repairs += u64::from(log.repairs);
         self.llm_trimmed += u64::from(log.trimmed);
+        self.llm_refused += u64::from(log.refused);
         self.llm_retries += u64::from(log.retries);
         self.prompt_cuts += u64::from(log.prompt_cuts());
         self.usage.add(log.usage());

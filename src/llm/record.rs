@@ -54,6 +54,10 @@ pub struct CallRecord {
     /// (see [`super::bounds`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trimmed: Vec<String>,
+    /// The items of the accepted answer refused as not what was asked, each with why
+    /// (an extraction item that is not three parts: memory rules 8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
 }
 
 /// The most characters of an answer that are judged and logged (256 Ki): an answer
@@ -154,6 +158,9 @@ pub struct CallLog {
     pub repairs: u32,
     /// Strings cut and items dropped by the client-side bounds this step.
     pub trimmed: u32,
+    /// Items of accepted answers refused as not what was asked (an extraction item
+    /// that is not three parts), this step.
+    pub refused: u32,
     /// Transport retries of chat and embedding calls this step.
     pub retries: u32,
 }

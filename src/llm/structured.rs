@@ -71,6 +71,7 @@ where
                     prompt_cut: None,
                     error: Some(format!("transport: {e}")),
                     trimmed: Vec::new(),
+                    refused: Vec::new(),
                 });
                 return Err(e);
             }
@@ -106,6 +107,7 @@ where
             prompt_cut: answer.prompt_cut.clone(),
             error: None,
             trimmed: Vec::new(),
+            refused: Vec::new(),
         };
         match judged {
             Ok((t, repaired, notes)) => {

@@ -238,7 +238,7 @@ pub enum ExtractionPrompt {
 }
 
 /// The current revision of the memory rules (see [`MemorySettings::rules`]).
-pub const RULES: u32 = 7;
+pub const RULES: u32 = 8;
 
 /// RAG's entries retrieved per step under the reference code (`pipeline_smartrag.py`:
 /// `n_retrieve = 5`).
@@ -273,6 +273,15 @@ pub enum MemoryRevision {
     /// without the episodes of the last [`RECENT_OBSERVATIONS`] steps; the extraction
     /// prompt in the reference's messages.
     V7,
+    /// Extraction items read one by one as the reference reads a triplet's text
+    /// (`utils/utils.py:26-40`, `process_triplets`): an item that is not exactly three
+    /// parts is refused alone and counted, a `subject, relation, object` string
+    /// repaired ([`super::arigraph`]'s `read_item`); before, one item of another
+    /// shape refused the whole answer and a part holding several was kept whole. The
+    /// QA answer call's prompt is the reference's whole (`musique_test_big.py`,
+    /// `get_answer`: its indentation, its closing `Your answer:`, lists as Python
+    /// writes them).
+    V8,
 }
 
 /// Words that keep a fact out of the outdated check's candidates under memory rules 7:
@@ -295,7 +304,7 @@ pub const RECENT_OBSERVATIONS: u32 = 5;
 
 impl MemoryRevision {
     /// The version new runs record.
-    pub const CURRENT: MemoryRevision = MemoryRevision::V7;
+    pub const CURRENT: MemoryRevision = MemoryRevision::V8;
 
     /// The version of a recorded number.
     ///
@@ -310,6 +319,7 @@ impl MemoryRevision {
             5 => Ok(Self::V5),
             6 => Ok(Self::V6),
             7 => Ok(Self::V7),
+            8 => Ok(Self::V8),
             _ => Err(format!(
                 "memory rules version {n} is unknown to this build of Ariadne, which knows versions 1 to {RULES}; replay it with the build that recorded it"
             )),
@@ -381,6 +391,17 @@ impl MemoryRevision {
     /// Eq. 1's top k leaves out the episodes of the last [`RECENT_OBSERVATIONS`] steps.
     pub fn skips_recent_episodes(self) -> bool {
         self >= Self::V7
+    }
+
+    /// Extraction items are read one by one, each exactly three parts or refused
+    /// (memory rules 8).
+    pub fn reads_items_as_triplets(self) -> bool {
+        self >= Self::V8
+    }
+
+    /// The QA answer prompt is the reference's whole (memory rules 8).
+    pub fn reference_qa_answer(self) -> bool {
+        self >= Self::V8
     }
 }
 

@@ -398,7 +398,7 @@ mod tests {
             assert!(AgentRevision::from_number(n).is_ok());
         }
         let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
-        assert!(e.contains("versions 1 to 7") && !e.contains('\n'), "{e}");
+        assert!(e.contains("versions 1 to 8") && !e.contains('\n'), "{e}");
         let e = AgentRevision::from_number(0).unwrap_err();
         assert!(e.contains("revisions 1 to 9"), "{e}");
     }

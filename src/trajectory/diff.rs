@@ -31,6 +31,7 @@ pub const COMPARED: &[&str] = &[
     "llm_failures",
     "llm_repairs",
     "llm_trimmed",
+    "llm_refused",
 ];
 
 /// The path of the first difference between two JSON values (`field.sub[2].x`), with

@@ -157,6 +157,10 @@ fn is_zero_u32(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -264,6 +268,10 @@ pub struct StepRecord {
     /// runs recorded before it was counted).
     #[serde(default)]
     pub llm_trimmed: u32,
+    /// Items of accepted answers refused as not what was asked this step (an
+    /// extraction item that is not three parts; memory rules 8).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub llm_refused: u32,
     /// Transport retries (429, 5xx, dropped connections) of the step's chat and
     /// embedding calls.
     #[serde(default)]
@@ -315,6 +323,9 @@ pub struct Summary {
     /// Strings cut and list items dropped by the client-side bounds.
     #[serde(default)]
     pub llm_trimmed: u64,
+    /// Items of accepted answers refused as not what was asked (memory rules 8).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub llm_refused: u64,
     /// Transport retries (429, 5xx, dropped connections).
     #[serde(default)]
     pub llm_retries: u64,

@@ -363,7 +363,7 @@ pub fn extract(user: &str) -> Vec<Value> {
         && let Some((_, rest)) = obs.split_once("you open the ")
     {
         push(
-            rest.split(['.', '\n']).next().unwrap_or(rest).trim(),
+            rest.split(['.', ',', '\n']).next().unwrap_or(rest).trim(),
             "is",
             "open",
         );

@@ -153,6 +153,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 retries: 0,
                 error: None,
                 trimmed: Vec::new(),
+                refused: Vec::new(),
             })
             .collect();
         let mut usage = Usage::default();
@@ -217,6 +218,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
             llm_failures: 0,
             llm_repairs: 0,
             llm_trimmed: 0,
+            llm_refused: 0,
             llm_retries: 0,
             prompt_cuts: 0,
             ground_truth: None,

@@ -9,7 +9,7 @@ use crate::memory::{PersonalAiForm, thesis};
 
 /// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
 /// (rules 1 and 2) or the compact `["subject", "relation", "object"]` (rules 3).
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(from = "TripletForm")]
 pub(super) struct RawTriplet {
     pub(super) subject: String,

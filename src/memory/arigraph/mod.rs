@@ -12,6 +12,7 @@ use anyhow::Result;
 use minijinja::context;
 
 mod answers;
+mod items;
 mod retrieve;
 mod stale;
 
@@ -28,6 +29,7 @@ use super::{
 };
 use crate::llm::{CallLog, EmbedKind, Llm};
 use answers::*;
+use items::ExtractionItems;
 
 /// The AriGraph memory with its settings and a cache of query embeddings.
 #[derive(Debug, Default)]
@@ -45,6 +47,22 @@ pub struct AriGraphMemory {
     /// The rooms the agent has been in (their canonical names): under memory rules 7 a
     /// fact linking two of them is never deleted (the reference's `locations`).
     visited: HashSet<String>,
+}
+
+/// An accepted extraction answer read item by item (memory rules 8,
+/// [`items::read_item`]): a repaired item counts the answer as repaired once, each
+/// refused item is counted and noted on the call, and the parts' length cuts are noted
+/// as the bounds' are.
+fn read_items(log: &mut CallLog, items: ExtractionItems) -> Extraction {
+    let (extraction, read) = items.read();
+    log.repairs += u32::from(read.repaired > 0);
+    log.refused += read.refused.len() as u32;
+    log.trimmed += read.trimmed.len() as u32;
+    if let Some(call) = log.calls.last_mut() {
+        call.refused.extend(read.refused);
+        call.trimmed.extend(read.trimmed);
+    }
+    extraction
 }
 
 impl AriGraphMemory {
@@ -149,16 +167,16 @@ impl AriGraphMemory {
                 )?
             }
         };
-        let extraction: Option<Extraction> = llm
-            .ask(
-                log,
-                "extract_triplets",
-                messages,
-                extraction_schema(self.settings.max_triplets, rules, thesis.then_some(form)),
-                500,
-                |_: &Extraction| Ok(()),
-            )
-            .await?;
+        let schema = extraction_schema(self.settings.max_triplets, rules, thesis.then_some(form));
+        let extraction: Option<Extraction> = if self.settings.revision().reads_items_as_triplets() {
+            let items: Option<ExtractionItems> = llm
+                .ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
+                .await?;
+            items.map(|items| read_items(log, items))
+        } else {
+            llm.ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
+                .await?
+        };
         // Theses (`--thesis`): in an accepted answer, a missing or malformed field is no
         // thesis, counted as a repair (a rejected answer was counted already).
         // As the paper runs them, each thesis comes with the entities it links.

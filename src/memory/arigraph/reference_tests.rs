@@ -1,5 +1,6 @@
-//! Hand-value tests of memory rules 7: the outdated check and Eq. 1's top k as the
-//! reference runs them (`graphs/contriever_graph.py`, `update` and `delete_triplets`).
+//! Hand-value tests of memory rules 7 and 8: the outdated check and Eq. 1's top k as the
+//! reference runs them (`graphs/contriever_graph.py`, `update` and `delete_triplets`),
+//! and extraction items read as the reference reads a triplet (`process_triplets`).
 
 use std::sync::Arc;
 
@@ -244,4 +245,103 @@ async fn an_episode_among_the_last_five_observations_is_not_in_the_top_k() {
     );
     let before = retrieved_steps(6).await;
     assert!(before.iter().any(|s| *s >= 3), "{before:?}");
+}
+
+/// Memory rules 8: each extraction item is read as the reference reads a triplet's text
+/// (exactly three comma-separated parts; a comma between digits separates nothing).
+#[test]
+fn an_item_is_three_parts_or_refused() {
+    let read = |v: Value| items::read_item(&v);
+    let triplet = |s: &str, r: &str, o: &str| answers::RawTriplet {
+        subject: s.into(),
+        relation: r.into(),
+        object: o.into(),
+    };
+    // As asked; a thousands separator stays inside its number.
+    assert!(matches!(
+        read(json!(["Brenholt Park", "has capacity", "14,200"])),
+        items::Item::Triplet(t) if t == triplet("Brenholt Park", "has capacity", "14,200")
+    ));
+    // Repaired where only one reading exists: one `s, r, o` string, a part holding two
+    // parts of three, a number for a string, an empty part among four.
+    for (item, want) in [
+        (
+            json!("Albert Voss, died in, 1891"),
+            ("Albert Voss", "died in", "1891"),
+        ),
+        (
+            json!(["Albert Voss, died in", "1891"]),
+            ("Albert Voss", "died in", "1891"),
+        ),
+        (
+            json!(["Albert Voss", "died in", 1891]),
+            ("Albert Voss", "died in", "1891"),
+        ),
+        (
+            json!(["Albert Voss", "", "died in", "1891"]),
+            ("Albert Voss", "died in", "1891"),
+        ),
+    ] {
+        match read(item.clone()) {
+            items::Item::Repaired(t) => assert_eq!(t, triplet(want.0, want.1, want.2), "{item}"),
+            other => panic!("{item}: {other:?}"),
+        }
+    }
+    // Refused: four parts (as four items, or packed into one part), two parts, a part
+    // that is not text, an object with a field too many.
+    for item in [
+        json!(["Marta Voss", "daughter of", "Albert Voss", "1927"]),
+        json!(["Marta Voss", "died in", "Bremen, 1927"]),
+        json!(["Albert Voss", "inventor"]),
+        json!("Albert Voss invented the harbour telegraph"),
+        json!(["Albert Voss", "died in", null]),
+        json!({"subject": "a", "relation": "b", "object": "c", "year": "1891"}),
+        json!(7),
+    ] {
+        assert!(
+            matches!(read(item.clone()), items::Item::Refused(_)),
+            "{item}"
+        );
+    }
+    // The object form of rules 1 and 2 is three parts as asked.
+    assert!(matches!(
+        read(json!({"subject": "a", "relation": "b", "object": "c"})),
+        items::Item::Triplet(_)
+    ));
+}
+
+/// One refused item leaves the answer's other triplets in the graph, and is counted
+/// and noted on its call; before memory rules 8 the same answer was refused whole.
+#[tokio::test]
+async fn a_refused_item_is_counted_and_the_rest_are_kept() {
+    let answer = json!({"triplets": [
+        ["harbour telegraph", "invented by", "Albert Voss"],
+        ["Marta Voss", "daughter of", "Albert Voss", "1927"],
+        "Albert Voss, died in, 1891",
+    ]})
+    .to_string();
+    for (rules, kept, refused, rejected) in [(RULES, 2, 1, false), (7, 0, 0, true)] {
+        let script = Arc::new(Scripted::default().answer("extract_triplets", &[&answer]));
+        let llm = Llm {
+            backend: script.clone(),
+            prompts: Prompts::load(None).expect("prompts"),
+        };
+        let mut memory = AriGraphMemory::new(MemorySettings {
+            rules,
+            ..MemorySettings::default()
+        });
+        let mut log = CallLog::default();
+        let report = memory
+            .update_graph(&llm, &mut log, &at(1, "", "A paragraph."))
+            .await
+            .expect("update");
+        assert_eq!(report.extracted.len(), kept, "rules {rules}");
+        assert_eq!(log.refused, refused, "rules {rules}");
+        assert_eq!(log.failures > 0, rejected, "rules {rules}");
+        if rules == RULES {
+            assert_eq!(log.repairs, 1);
+            assert_eq!(log.calls[0].refused.len(), 1);
+            assert!(log.calls[0].refused[0].starts_with("triplets[1]: 4 parts"));
+        }
+    }
 }
