@@ -186,4 +186,35 @@ add("lesson", "lesson_reference", "reflexion", "prompts/prompts.py (reflex_promp
     [["You are a helpful assistant", "the reference calls `reflex_prompt` from no pipeline, so no system prompt of its goes with it: Ariadne sends its agents' default for calls without a role (`graphs/contriever_graph.py`'s)"],
      ['Answer with JSON only: {"lesson": "your answer"}', "form: the lesson as a JSON string"]])
 
+qa_key = concat_lines("agents/parent_agent.py", "item_processing_scores_qa")
+SYSTEM_OF["qa_key_items"] = "You are a helpful assistant"
+add("qa_key_items", "qa_key_items", "arigraph", "musique_test_big.py (load_setup), agents/parent_agent.py (item_processing_scores_qa)",
+    [["musique_test_big.py:117", "You are a helpful assistant"]] + [l for l in qa_key if not l[1].startswith('{"entity_1"')],
+    [['{"items": [{"entity": "entity_1", "relevance": score1}, {"entity": "entity_2", "relevance": score2}, ...]}',
+      "form: the reference's answer is a dictionary {entity: score}; a list of objects keeps the entities' order and lets a JSON schema bound each relevance to 1-3"]])
+
+
+def qa_answer_user():
+    """`get_answer`'s prompt, every variable a `{}` marker (the lists as one-item lists),
+    with the two lines of its text answer format given as the JSON form."""
+    lines = src("musique_test_big.py")
+    d = next(k for k, l in enumerate(lines) if l.startswith("def get_answer("))
+    k = next(i for i in range(d, len(lines)) if lines[i].strip().startswith("prompt = f"))
+    end = next(i for i in range(k, len(lines)) if "return agent.generate(prompt)" in lines[i])
+    # Only the statement's first line is de-indented: the others are inside the string.
+    code = "\n".join([lines[k].strip()] + lines[k + 1:end])
+    ns = {"question": "{}", "subgraph": ["{}"], "episodic": ["{}"]}
+    exec(code, ns)
+    return ns["prompt"].replace('"CoT: your chain of thoughts\n    Direct answer: your direct answer to the question"', QA_FORM)
+
+
+QA_FORM = '{"chain_of_thoughts": "your chain of thoughts", "direct_answer": "your direct answer to the question"}'
+SYSTEM_OF["qa_answer"] = "You are a helpful assistant"
+qa_lines = [l for l in fstring_after("musique_test_big.py", "get_answer")
+            if l[1] not in ('"CoT: your chain of thoughts', 'Direct answer: your direct answer to the question"')]
+add("qa_answer", "qa_answer", "arigraph", "musique_test_big.py (load_setup, get_answer)",
+    [["musique_test_big.py:123", "You are a helpful assistant"]] + qa_lines,
+    [[QA_FORM, "form: the chain of thought and the direct answer as JSON fields instead of the reference's two text lines `CoT: ...` and `Direct answer: ...` (which the reference splits at `Direct answer:`)"]],
+    qa_answer_user())
+
 json.dump({"reference": "AIRI-Institute/AriGraph", "commit": "e884b76", "calls": entries}, open(sys.argv[2], "w"), indent=1, ensure_ascii=False)

@@ -81,7 +81,7 @@ pub struct QaArgs {
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,
     /// metrics and retrieval (exit 1 at the first divergence).
-    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "sample", "ids", "memory", "jobs", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
+    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "episode_ranking", "sample", "ids", "memory", "jobs", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
     pub replay: Option<PathBuf>,
     /// Run the profile's outdated-fact check on each paragraph, in the file's order (a
     /// departure: the reference's QA path has none). It is what gives `--retire` and
@@ -89,6 +89,17 @@ pub struct QaArgs {
     /// changed between paragraphs need (`tests/qa/temporal.jsonl`).
     #[arg(long, conflicts_with = "resume")]
     pub outdated_check: bool,
+    /// How AriGraph picks the paragraphs it gives the answer prompt: `reference` (the
+    /// authors' QA script: Eq. 1's score and the question's similarity to each
+    /// paragraph, each divided by its largest, summed) or `eq1` (the paper's Eq. 1
+    /// alone).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "reference",
+        conflicts_with = "resume"
+    )]
+    pub episode_ranking: crate::qa::EpisodeRanking,
     /// Questions answered at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub jobs: u32,

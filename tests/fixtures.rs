@@ -6,7 +6,8 @@
 //! `before-profiles` was, by the build before profiles existed, and `paper-rules-4` and
 //! `extended-rules-4` by the build before memory rules 5, 19e2f0c, `paper-rules-5` and
 //! `extended-rules-5` by the build before memory rules 6, dc76b01, `paper-rules-6` and
-//! `extended-rules-6` by the build before agent revision 9 and memory rules 7, 68db669).
+//! `extended-rules-6` by the build before agent revision 9 and memory rules 7, 68db669,
+//! `paper-rules-7` and `extended-rules-7` by the build before memory rules 8, c3d09a8).
 
 mod common;
 
@@ -177,6 +178,11 @@ fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
             "extended-rules-6".into(),
             vec!["--profile".into(), "extended".into()],
         ),
+        ("paper-rules-7".into(), vec![]),
+        (
+            "extended-rules-7".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
     ]
 }
 
@@ -227,5 +233,120 @@ fn record_fixtures() {
         ] {
             std::fs::copy(from.join(f), to.join(f)).unwrap();
         }
+    }
+}
+
+fn qa_fixtures() -> PathBuf {
+    common::root().join("tests/fixtures/qa")
+}
+
+/// Frozen QA runs (`tests/fixtures/qa/`): `eq1-ranking`, recorded by the build before
+/// the episode ranking was a choice (c3d09a8: AriGraph's paragraphs by Eq. 1 alone, no
+/// `ranking` in its plan), and `reference-ranking`, by a build ranking as the reference
+/// does. Each replays with no endpoint, from the repository (their plans name the data
+/// file relative to it).
+#[test]
+fn every_frozen_qa_run_replays_exactly() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(qa_fixtures())
+        .expect("tests/fixtures/qa")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["eq1-ranking", "reference-ranking"]);
+    for dir in &dirs {
+        let dead = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let out = Command::new(bin())
+            .current_dir(common::root())
+            .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{dead}/v1"))
+            .env(
+                "ARIADNE_EMBED_BASE_URL",
+                format!("http://127.0.0.1:{dead}/v1"),
+            )
+            .args(["qa", "--replay", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", dir.display());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("every prediction, metric and retrieval matches"),
+            "{stdout}"
+        );
+    }
+    let old: Value = common::read_json(qa_fixtures().join("eq1-ranking/qa.json"));
+    assert!(old.get("ranking").is_none(), "recorded before the choice");
+    let new: Value = common::read_json(qa_fixtures().join("reference-ranking/qa.json"));
+    assert_eq!(new["ranking"], "reference");
+    // The reference's ranking is recorded with each AriGraph answer.
+    let records = common::read_jsonl(&qa_fixtures().join("reference-ranking/questions.jsonl"));
+    assert!(
+        records
+            .iter()
+            .filter(|r| r["memory"] == "arigraph")
+            .all(|r| r["ranking"].as_array().is_some_and(|a| !a.is_empty()))
+    );
+}
+
+/// Record the QA fixtures again (`ARIADNE_FIXTURE_BIN`: another build to record with;
+/// `ARIADNE_FIXTURE_ONLY`: one name). Three questions of `tests/qa/musique.jsonl`, every
+/// memory; the plan's data file is written relative to the repository.
+#[test]
+#[ignore]
+fn record_qa_fixtures() {
+    let only = std::env::var("ARIADNE_FIXTURE_ONLY").ok();
+    for name in ["eq1-ranking", "reference-ranking"] {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
+        let server = Scripted::start(&[]);
+        {
+            let mut s = server.script.lock().unwrap();
+            s.paragraphs = true;
+            s.qa_answers = vec![("founder of Brelmark Mills".into(), "Tavoria".into())];
+        }
+        let work = tempfile::tempdir().unwrap();
+        let ids = work.path().join("ids.txt");
+        std::fs::write(&ids, "m1\nm2\nm3\n").unwrap();
+        let out_dir = work.path().join("run");
+        let program = std::env::var("ARIADNE_FIXTURE_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| bin());
+        let out = Command::new(program)
+            .current_dir(common::root())
+            .env("OPENAI_BASE_URL", &server.base_url)
+            .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+            .env("OPENAI_API_KEY", "sk-test")
+            .env_remove("ARIADNE_MODEL")
+            .args(["qa", "--data", "tests/qa/musique.jsonl", "--quiet", "--ids"])
+            .arg(&ids)
+            .arg("--out")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let to = qa_fixtures().join(name);
+        let _ = std::fs::remove_dir_all(&to);
+        std::fs::create_dir_all(&to).unwrap();
+        let mut plan: Value = common::read_json(out_dir.join("qa.json"));
+        plan["data"] = Value::from("tests/qa/musique.jsonl");
+        std::fs::write(
+            to.join("qa.json"),
+            serde_json::to_string_pretty(&plan).unwrap() + "\n",
+        )
+        .unwrap();
+        std::fs::copy(out_dir.join("questions.jsonl"), to.join("questions.jsonl")).unwrap();
     }
 }

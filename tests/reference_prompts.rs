@@ -65,6 +65,7 @@ fn context(design: &str) -> Value {
         "example": [marker], "old": [marker], "new": [marker],
         "thesis": false, "entities": false, "passage": false, "as_reference": true,
         "for_reflex": marker, "memory": marker, "plan": marker,
+        "question": marker, "texts": [marker], "theses": [], "paths": [], "changes": [],
     })
 }
 
@@ -110,7 +111,10 @@ fn the_working_memory_is_laid_out_character_for_character() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 8, "plan and action for four designs");
+    assert_eq!(
+        checked, 9,
+        "plan and action for four designs, and the QA answer"
+    );
 }
 
 /// The system message of each call is the reference's system prompt for it, whole.
@@ -197,6 +201,8 @@ fn every_call_of_the_paper_profile_is_in_the_fixture() {
     assert!(has("summary", "summary"));
     assert!(has("importance", "rag"));
     assert!(has("lesson", "reflexion"));
+    // Question answering (`ariadne qa`): the key items and the answer.
+    assert!(has("qa_key_items", "arigraph") && has("qa_answer", "arigraph"));
     for design in ["arigraph", "full-history", "summary", "rag"] {
         assert!(has("plan", design) && has("action", design), "{design}");
     }

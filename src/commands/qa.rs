@@ -159,16 +159,9 @@ async fn replay(dir: &Path, quiet: bool) -> Result<ExitCode> {
             backend: std::sync::Arc::new(backend),
             prompts: Prompts::load(plan.prompts.as_deref())?,
         };
-        let again = crate::qa::answer(
-            &llm,
-            rec.memory,
-            &plan.memory,
-            plan.outdated_check,
-            q,
-            plan.format,
-        )
-        .await
-        .with_context(|| format!("replaying {} {}", rec.memory.name(), rec.id))?;
+        let again = crate::qa::answer(&llm, &plan, rec.memory, q)
+            .await
+            .with_context(|| format!("replaying {} {}", rec.memory.name(), rec.id))?;
         if again.outcome() != rec.outcome() || again.calls.len() != rec.calls.len() {
             eprintln!(
                 "replay diverged at {} {} (record {}): recorded {}, replayed {}",
@@ -306,6 +299,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                 memories,
                 memory,
                 outdated_check: args.outdated_check,
+                ranking: args.episode_ranking,
                 profile,
                 prompts: resolver.prompts(&args.memory_args),
                 seed: args.seed,
@@ -386,17 +380,14 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
     }
     let cancel = crate::cancel::watch_ctrl_c();
     let started = Instant::now();
-    let format = plan.format;
-    let settings = plan.memory.clone();
-    let outdated_check = plan.outdated_check;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&records_path)
         .with_context(|| format!("cannot write {}", records_path.display()))?;
     let mut stream = futures::stream::iter(todo.iter().map(|(m, q)| {
-        let (llm, settings) = (&llm, &settings);
-        async move { crate::qa::answer(llm, *m, settings, outdated_check, q, format).await }
+        let (llm, plan) = (&llm, &plan);
+        async move { crate::qa::answer(llm, plan, *m, q).await }
     }))
     .buffer_unordered(args.jobs as usize);
     let mut failure = None;

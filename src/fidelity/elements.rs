@@ -15,6 +15,7 @@ use crate::memory::baselines::summary::FIRST_SUMMARY;
 use crate::memory::retrieval::PAPER_CUTOFF;
 use crate::memory::{MemorySettings, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
 use crate::profile::{Profile, Rule, Rules};
+use crate::qa::{MAX_RELEVANCE, QA_EPISODES, TOP_PARAGRAPHS};
 use crate::trajectory::bench::{BEST_OF, PAPER_ATTEMPTS};
 
 /// The words that keep a fact out of the outdated check, quoted and listed.
@@ -37,6 +38,7 @@ pub fn elements(profile: Profile) -> Vec<Element> {
     rows.extend(moving_rows());
     rows.extend(game_rows());
     rows.extend(baseline_rows(&t));
+    rows.extend(qa_rows(&t));
     rows.push(row(
         "Protocol",
         "section 4.1; `pipeline_arigraph.py:30` (`max_steps = 150`)",
@@ -121,7 +123,7 @@ fn memory_rows(rules: &Rules) -> Vec<Element> {
                 t.extraction
             ),
             &join([
-                Some(format!("form: the answer is JSON `{{\"triplets\": [[s, r, o], ...]}}` where the reference parses `s, r, o; ...`; at most {} triplets a step (the reference has no cap: a bound on runaway answers); the reference's temperature 0.001 is 0 here", m.max_triplets)),
+                Some(format!("form: the answer is JSON `{{\"triplets\": [[s, r, o], ...]}}` where the reference parses `s, r, o; ...`; each item is read as the reference reads a triplet's text (`utils/utils.py:26-40`, `process_triplets`: exactly three comma-separated parts, else dropped), except that a comma between two digits separates nothing (`14,200`); a dropped item is counted (`llm_refused`), a `s, r, o` string or a part holding two parts of three is read as its three parts (a repair); at most {} triplets a step (the reference has no cap: a bound on runaway answers); the reference's temperature 0.001 is 0 here", m.max_triplets)),
                 note(Rule::KnownFacts),
             ]),
         ),
@@ -177,6 +179,59 @@ fn memory_rows(rules: &Rules) -> Vec<Element> {
                 m.episodes
             ),
             "the reference ranks episodes against the previous step's retrieved facts and their similarity to the plan (`utils/utils.py:247-292`, `find_top_episodic_emb`); Ariadne follows the paper's Eq. 1 (section 2) over this step's retrieved triplets; the reference's own drop of the episodes in working memory (`graphs/contriever_graph.py:75`) compares episodes kept without their inventory line with history entries that have it (`pipeline_arigraph.py:94, 117`), so as it runs it drops none: Ariadne drops what it means to",
+        ),
+    ]
+}
+
+/// Multi-hop question answering (`ariadne qa`, sections 4.3 and 5.3) as the authors'
+/// `musique_test_big.py` runs it.
+fn qa_rows(t: &Temperatures) -> Vec<Element> {
+    vec![
+        row(
+            "QA memory",
+            "section 4.3; `musique_test_big.py:25-27`, `graphs/contriever_graph.py:86-111` (`update_without_retrieve`)",
+            "a fresh graph per question: each paragraph, in the file's order, an episodic vertex with the triplets the extraction above gives for it (no example, no `Game step` header), and no outdated check".into(),
+            "`--outdated-check` runs one (`prompts/qa_outdated.md`; `tests/qa/temporal.jsonl` needs it)",
+        ),
+        row(
+            "QA key items",
+            "`musique_test_big.py:32`, `agents/parent_agent.py:71-82` (`item_processing_scores_qa`)",
+            format!(
+                "one call with the reference's prompt line for line (`prompts/qa_key_items.md`, system prompt \"You are a helpful assistant\"): the question's entities, each with a relevance of 1 to {MAX_RELEVANCE}, each searched to the depth of its relevance by the semantic search above; temperature {}",
+                t.other
+            ),
+            "form: a JSON list of `{entity, relevance}`, not a dictionary; a question with no usable item is searched from the question at depth d, where the reference's `ast.literal_eval` stops the script or, for an answer that is not a dictionary, scores the question 0 (`musique_test_big.py:33-38`)",
+        ),
+        row(
+            "QA episodic ranking",
+            "`musique_test_big.py:15, 41` (`topk_episodic = 2`), `graphs/contriever_graph.py:113-135` (`retrieve`), `utils/utils.py:247-302` (`find_top_episodic_emb`, `top_k_obs`)",
+            format!(
+                "every paragraph scored by Eq. 1's n/(N+1e-9)·ln(N+1e-9) over the retrieved triplets and by the question's similarity to it, each divided by its largest over the paragraphs, the two summed; ties keep the file's order; the top {QA_EPISODES} go to the answer prompt, every paragraph's scores to the record (`--episode-ranking reference`, the default)"
+            ),
+            "`--episode-ranking eq1` ranks by the paper's Eq. 1 alone (section 2; runs recorded before the choice ranked so); the similarity is the question's inner product with the paragraph as the embedding model below gives them",
+        ),
+        row(
+            "QA answer",
+            "`musique_test_big.py:71-86` (`get_answer`), `:123` (its agent)",
+            format!(
+                "the reference's prompt whole (`prompts/qa_answer.md`: its layout and indentation, the retrieved triplets and the chosen paragraphs as Python lists), system prompt \"You are a helpful assistant\"; temperature {}",
+                t.other
+            ),
+            "form: the chain of thought and the direct answer as JSON fields, where the reference splits a text answer at `Direct answer:`; `--thesis`, `--bridge` and `--retire close` add their lines when asked for",
+        ),
+        row(
+            "QA embedding model",
+            "section 4.3 (BGE-M3); `utils/contriever.py:20` (mContriever)",
+            "multilingual-e5-small for the semantic search, the ranking's similarity and the `rag` row, as in games".into(),
+            "the paper's text says BGE-M3 replaced Contriever for QA, the reference's code runs mContriever; neither installs from a package registry here",
+        ),
+        row(
+            "QA baselines and metrics",
+            "section 4.3, Table 3; `musique_test_big.py:88-100` (`compute_and_print_metrics`), `:54-69` (`get_data`)",
+            format!(
+                "`rag` (top {TOP_PARAGRAPHS} paragraphs by embedding similarity), `bm25` (top {TOP_PARAGRAPHS} by BM25) and `full-context` answer with the same prompt; official EM and F1 (SQuAD normalization, best over aliases) and the reference script's figures (micro-averaged F1 over unique words, aliases ignored) side by side"
+            ),
+            "the paper compares published systems (GraphReader, ReadAgent, HOLMES, GraphRAG) whose code the reference does not hold: the rows here are the baselines Ariadne can run; `--sample N` picks by SHA-256 of `seed:id`, not the reference's `np.random.RandomState(42).permutation` (`--ids` takes any list); the reference's HotpotQA loader (`get_data`) keeps only a joined last paragraph and cannot run as written, so the HotpotQA path follows the MuSiQue one",
         ),
     ]
 }

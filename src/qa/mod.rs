@@ -13,8 +13,10 @@
 //! the paragraphs instead: embedding top-3 (`rag`), BM25 top-3 (`bm25`), all of them
 //! (`full-context`). Metrics: [`metrics`]. The command: `crate::commands::qa`.
 
+mod context;
 pub mod data;
 pub mod metrics;
+pub mod ranking;
 pub mod run;
 
 use std::time::Instant;
@@ -24,14 +26,17 @@ use minijinja::context;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
 use crate::error::UserError;
 use crate::llm::bounds::{self, Bounded};
-use crate::llm::{CallLog, EmbedKind, Llm, Usage};
+use crate::llm::{CallLog, Llm, Usage};
+use crate::memory::KeyItem;
 use crate::memory::temporal::Change;
-use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
-use data::{Format, Question};
+use context::AnswerContext;
+pub use context::top_by_bm25;
+use data::Question;
 use metrics::ReferenceCounts;
+pub use ranking::{EpisodeRanking, RankedParagraph};
+use run::QaPlan;
 
 /// Paragraphs the retrieval baselines give the answer prompt (the paper's top-3).
 pub const TOP_PARAGRAPHS: usize = 3;
@@ -157,6 +162,10 @@ pub struct QaRecord {
     /// `--outdated-check`), `subject, relation, object`, in the order retired.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retired: Vec<String>,
+    /// Every paragraph as the reference's ranking scored it, best first (AriGraph
+    /// under [`EpisodeRanking::Reference`]; empty under Eq. 1 and for the baselines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranking: Vec<RankedParagraph>,
     /// Indices of the paragraphs given to the answer prompt.
     pub paragraphs: Vec<usize>,
     /// Indices of the supporting paragraphs.
@@ -180,6 +189,10 @@ pub struct QaRecord {
     /// Items or parts of answers cut or dropped for length or count.
     #[serde(default)]
     pub llm_trimmed: u32,
+    /// Items of accepted answers refused as not what was asked (an extraction item
+    /// that is not three parts; memory rules 8).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub llm_refused: u32,
     /// Wall time, seconds.
     pub seconds: f64,
     /// Every chat call (prompt, answer, tokens).
@@ -207,6 +220,7 @@ impl QaRecord {
             "paths": self.paths,
             "changes": self.changes,
             "retired": self.retired,
+            "ranking": self.ranking,
             "paragraphs": self.paragraphs,
             "graph_triplets": self.graph_triplets,
         })
@@ -250,137 +264,39 @@ fn answer_schema() -> Value {
     })
 }
 
-/// Answer one question with one memory.
+/// Answer one question with one memory, under the run's plan: its memory settings,
+/// its episode ranking ([`QaPlan::ranking`]) and its outdated check.
 ///
-/// With `outdated_check` (`ariadne qa --outdated-check`; a departure from the
+/// With `plan.outdated_check` (`ariadne qa --outdated-check`; a departure from the
 /// reference's `update_without_retrieve`), AriGraph runs the profile's outdated-fact
 /// check on each paragraph in the file's order, asked as facts read from texts
 /// (`prompts/qa_outdated.md`), so a fact a later paragraph changes is retired as
-/// `settings.retire` says; with [`crate::memory::Retire::Close`] the temporal edges
+/// the settings' `retire` says; with [`crate::memory::Retire::Close`] the temporal edges
 /// into the retrieved facts reach the answer call ("How facts changed").
 ///
 /// # Errors
 /// Transport errors from the endpoints and prompt errors; a bad answer is an empty
 /// prediction, counted in `llm_failures`.
-pub async fn answer(
-    llm: &Llm,
-    memory: QaMemory,
-    settings: &MemorySettings,
-    outdated_check: bool,
-    q: &Question,
-    format: Format,
-) -> Result<QaRecord> {
+pub async fn answer(llm: &Llm, plan: &QaPlan, memory: QaMemory, q: &Question) -> Result<QaRecord> {
     let started = Instant::now();
     let mut log = CallLog::default();
-    let mut key_items = Vec::new();
-    let mut triplets = Vec::new();
-    let mut theses: Vec<String> = Vec::new();
-    let mut paths: Vec<String> = Vec::new();
-    let mut changes: Vec<Change> = Vec::new();
-    let mut retired: Vec<String> = Vec::new();
-    let mut graph_triplets = 0;
-    let (texts, paragraphs): (Vec<String>, Vec<usize>) = match memory {
-        QaMemory::Arigraph => {
-            let mut graph = AriGraphMemory::new(MemorySettings {
-                episodes: QA_EPISODES,
-                outdated_check,
-                ..settings.clone()
-            });
-            for (i, p) in q.paragraphs.iter().enumerate() {
-                let seen = Observed {
-                    step: i as u32 + 1,
-                    observation: &p.text,
-                    inventory: "",
-                    room: "",
-                    action: "",
-                    goal: &q.question,
-                    passage: true,
-                    facts: None,
-                    recent: "",
-                    plan: "",
-                };
-                let report = graph.update(llm, &mut log, &seen).await?;
-                retired.extend(report.removed.iter().map(|t| t.text()));
-            }
-            let messages = llm
-                .prompts
-                .render("qa_key_items", context! { question => &q.question })?;
-            let items: Option<KeyItemsAnswer<MAX_RELEVANCE>> = llm
-                .ask(
-                    &mut log,
-                    "qa_key_items",
-                    messages,
-                    key_items_schema_up_to(MAX_RELEVANCE),
-                    300,
-                    |_| Ok(()),
-                )
-                .await?;
-            for it in items.map(|a| a.items).unwrap_or_default() {
-                let entity = it.entity.trim().to_string();
-                if !entity.is_empty() && !key_items.iter().any(|k: &KeyItem| k.entity == entity) {
-                    key_items.push(KeyItem {
-                        entity,
-                        relevance: it.relevance,
-                    });
-                }
-            }
-            let queries = Queries {
-                step: q.paragraphs.len() as u32 + 1,
-                observation: &q.question,
-                goal: &q.question,
-                plan: &[],
-                items: (!key_items.is_empty()).then_some(key_items.as_slice()),
-                recent: 0,
-            };
-            let r = graph.retrieve(llm, &mut log, &queries).await?;
-            triplets = r.triplets.iter().map(|t| t.triplet.clone()).collect();
-            theses = r.theses.iter().map(|t| t.text.clone()).collect();
-            paths = r.paths.clone();
-            changes = r.changes.clone();
-            graph_triplets = graph.graph().map(|g| g.alive_ids().count()).unwrap_or(0);
-            r.episodes
-                .iter()
-                .map(|e| (e.observation.clone(), e.step.saturating_sub(1) as usize))
-                .unzip()
-        }
-        QaMemory::FullContext => q
-            .paragraphs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.text.clone(), i))
-            .unzip(),
-        QaMemory::Bm25 => top_by_bm25(q)
-            .into_iter()
-            .map(|i| (q.paragraphs[i].text.clone(), i))
-            .unzip(),
-        QaMemory::Rag => {
-            let vectors = llm
-                .embed(&mut log, vec![q.question.clone()], EmbedKind::Query)
-                .await?;
-            let passages = llm
-                .embed(
-                    &mut log,
-                    q.paragraphs.iter().map(|p| p.text.clone()).collect(),
-                    EmbedKind::Passage,
-                )
-                .await?;
-            let query = vectors.first().cloned().unwrap_or_default();
-            let mut scored: Vec<(f32, usize)> = passages
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v.iter().zip(&query).map(|(a, b)| a * b).sum(), i))
-                .collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            scored
-                .into_iter()
-                .take(TOP_PARAGRAPHS)
-                .map(|(_, i)| (q.paragraphs[i].text.clone(), i))
-                .unzip()
-        }
-    };
+    let graph = context::gather(llm, &mut log, plan, memory, q).await?;
+    let AnswerContext {
+        key_items,
+        triplets,
+        theses,
+        paths,
+        changes,
+        retired,
+        graph_triplets,
+        ranking,
+        texts,
+        paragraphs,
+    } = graph;
+    let format = plan.format;
     let messages = llm.prompts.render(
         "qa_answer",
-        context! { question => &q.question, facts => &triplets, theses => &theses, paths => &paths, changes => &changes, texts => &texts },
+        context! { as_reference => plan.memory.revision().reference_qa_answer(), question => &q.question, facts => &triplets, theses => &theses, paths => &paths, changes => &changes, texts => &texts },
     )?;
     let answer: Option<AnswerQa> = llm
         .ask(
@@ -417,6 +333,7 @@ pub async fn answer(
         paths,
         changes,
         retired,
+        ranking,
         paragraphs,
         supporting,
         supporting_recall,
@@ -427,39 +344,15 @@ pub async fn answer(
         llm_failures: log.failures,
         llm_repairs: log.repairs,
         llm_trimmed: log.trimmed,
+        llm_refused: log.refused,
         seconds: started.elapsed().as_secs_f64(),
         calls: log.calls,
         vectors: log.vectors,
     })
 }
 
-/// The indices of the top [`TOP_PARAGRAPHS`] paragraphs by BM25 against the question
-/// (English stemming and stop words; ties by the paragraph's order). Paragraphs that
-/// share no word with the question score 0 and fill the places the others leave, in
-/// their order, as a top-k retriever returns k documents (`rank_bm25`'s `get_top_n`).
-pub fn top_by_bm25(q: &Question) -> Vec<usize> {
-    use bm25::{Language, SearchEngineBuilder};
-    let engine = SearchEngineBuilder::<u32>::with_corpus(
-        Language::English,
-        q.paragraphs.iter().map(|p| p.text.clone()),
-    )
-    .build();
-    let mut hits: Vec<(f32, usize)> = engine
-        .search(&q.question, None)
-        .into_iter()
-        .map(|r| (r.score, r.document.id as usize))
-        .collect();
-    let scored: std::collections::HashSet<usize> = hits.iter().map(|h| h.1).collect();
-    hits.extend(
-        (0..q.paragraphs.len())
-            .filter(|i| !scored.contains(i))
-            .map(|i| (0.0, i)),
-    );
-    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    hits.into_iter()
-        .take(TOP_PARAGRAPHS)
-        .map(|(_, i)| i)
-        .collect()
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

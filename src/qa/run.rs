@@ -13,6 +13,7 @@ use super::{QaMemory, QaRecord, metrics};
 use crate::error::UserError;
 use crate::memory::MemorySettings;
 use crate::profile::ProfileRecord;
+use crate::qa::EpisodeRanking;
 
 /// What a QA run answers, saved as `qa.json` (what `--resume` reads).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -35,6 +36,10 @@ pub struct QaPlan {
     /// recorded before the flag had none).
     #[serde(default)]
     pub outdated_check: bool,
+    /// How AriGraph ranks its episodic vertices (`--episode-ranking`; runs recorded
+    /// before the choice ranked by Eq. 1 alone).
+    #[serde(default = "EpisodeRanking::recorded_before")]
+    pub ranking: EpisodeRanking,
     /// Prompt directory override.
     pub prompts: Option<PathBuf>,
     /// The chat seed.

@@ -81,6 +81,33 @@ impl AriGraphMemory {
         Ok(retrieval)
     }
 
+    /// For each of the first `steps` steps, its episodic vertex's (n, N): how many of
+    /// its triplets are among `retrieved` (matched by their text `subject, relation,
+    /// object`, as the reference matches `find_top_episodic_emb`'s strings) and how many
+    /// it holds; (0, 0) for a step without one. Question answering reads paragraph i
+    /// as step i + 1.
+    pub fn paragraph_counts(&self, steps: usize, retrieved: &[String]) -> Vec<(usize, usize)> {
+        let retrieved: HashSet<&str> = retrieved.iter().map(String::as_str).collect();
+        (1..=steps as u32)
+            .map(|step| {
+                self.graph
+                    .episodes()
+                    .iter()
+                    .find(|e| e.step == step)
+                    .map_or((0, 0), |e| {
+                        let n = e
+                            .triplets
+                            .iter()
+                            .filter(|id| {
+                                retrieved.contains(self.graph.triplet(**id).text().as_str())
+                            })
+                            .count();
+                        (n, e.triplets.len())
+                    })
+            })
+            .collect()
+    }
+
     /// The pure part of retrieval, over cached query vectors (queries without a vector
     /// are skipped).
     pub fn retrieve_with(&self, queries: &[String], current_step: u32) -> Retrieval {
