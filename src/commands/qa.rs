@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
@@ -20,7 +19,7 @@ use crate::llm::{Llm, connect};
 use crate::memory::options;
 use crate::profile::ProfileRecord;
 use crate::qa::data::{self, Question};
-use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, row};
+use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, row, seconds_left};
 use crate::qa::{QaMemory, QaRecord};
 use crate::settings::Resolver;
 
@@ -379,7 +378,6 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
         );
     }
     let cancel = crate::cancel::watch_ctrl_c();
-    let started = Instant::now();
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -403,9 +401,13 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                 writeln!(file, "{}", serde_json::to_string(&record)?)?;
                 file.flush()?;
                 finished += 1;
+                records.push(record);
+                let record = records.last().expect("just pushed");
                 if !args.quiet {
-                    let left = todo.len() - finished;
-                    let eta = started.elapsed().as_secs_f64() / finished as f64 * left as f64;
+                    let left: Vec<QaMemory> = todo[finished..].iter().map(|(m, _)| *m).collect();
+                    let times: Vec<(QaMemory, f64)> =
+                        records.iter().map(|r| (r.memory, r.seconds)).collect();
+                    let eta = seconds_left(&times, &left, args.jobs);
                     eprintln!(
                         "[{}/{total}] {} {}: EM {} F1 {:.2} ({:.1} s; about {:.0} s left) {:?}",
                         done.len() + finished,
@@ -418,7 +420,6 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
                         record.prediction
                     );
                 }
-                records.push(record);
             }
             Err(e) => {
                 failure = Some(e);

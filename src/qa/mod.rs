@@ -3,15 +3,19 @@
 //! Per question, as the authors' `musique_test_big.py` does: a fresh AriGraph is built
 //! from the question's paragraphs (each paragraph an episodic vertex with the triplets
 //! extracted from it; no outdated-fact check, as the reference's
-//! `update_without_retrieve`, unless the run asks for one: [`answer`]'s
-//! `outdated_check`); the LLM names the key items of the question with a
-//! relevance of 1 to 3 (`prompts/qa_key_items.md`, the reference's
-//! `item_processing_scores_qa`); each is searched to the depth of its relevance, and the
-//! top 2 episodic vertices are ranked against the question (the reference's
-//! `topk_episodic = 2`); the answer prompt (`prompts/qa_answer.md`) asks for a short
-//! chain of thought and one direct answer, "Unknown" allowed. The baselines answer from
-//! the paragraphs instead: embedding top-3 (`rag`), BM25 top-3 (`bm25`), all of them
-//! (`full-context`). Metrics: [`metrics`]. The command: `crate::commands::qa`.
+//! `update_without_retrieve`, unless the run asks for one: [`run::QaPlan`]'s
+//! `outdated_check`); the LLM names the key items of the question with a relevance of 1
+//! to 3 (`prompts/qa_key_items.md`, the reference's `item_processing_scores_qa`); each is
+//! searched to the depth of its relevance; then every paragraph is ranked as the run's
+//! plan says ([`EpisodeRanking`]): by default as the reference ranks them, Eq. 1's
+//! score over the retrieved triplets plus the question's embedding similarity to the
+//! paragraph, each divided by its largest over the paragraphs ([`ranking`]), or by
+//! Eq. 1 alone; the top 2 go to the answer prompt (the reference's
+//! `topk_episodic = 2`). The answer prompt (`prompts/qa_answer.md`, the reference's
+//! `get_answer`) asks for a short chain of thought and one direct answer, "Unknown"
+//! allowed. The baselines answer from the paragraphs instead: embedding top-3 (`rag`),
+//! BM25 top-3 (`bm25`), all of them (`full-context`) (`context.rs`).
+//! Metrics: [`metrics`]. The command: `crate::commands::qa`.
 
 mod context;
 pub mod data;

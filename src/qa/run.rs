@@ -175,3 +175,24 @@ pub fn read_records(path: &Path, repair: bool) -> Result<(Vec<QaRecord>, Records
     }
     Ok((out, read))
 }
+
+/// The seconds the questions `left` (by memory) will take at `jobs` at once, from the
+/// `(memory, seconds)` of the questions answered: each at the mean time of the answered
+/// questions of its memory, or of all answered ones where its memory has none yet (a
+/// BM25 row costs seconds, an AriGraph row minutes).
+pub fn seconds_left(answered: &[(QaMemory, f64)], left: &[QaMemory], jobs: u32) -> f64 {
+    let mean = |of: &dyn Fn(QaMemory) -> bool| -> Option<f64> {
+        let times: Vec<f64> = answered
+            .iter()
+            .filter(|(m, _)| of(*m))
+            .map(|(_, s)| *s)
+            .collect();
+        (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64)
+    };
+    let overall = mean(&|_| true).unwrap_or(0.0);
+    let total: f64 = left
+        .iter()
+        .map(|m| mean(&|r| r == *m).unwrap_or(overall))
+        .sum();
+    total / f64::from(jobs.max(1))
+}

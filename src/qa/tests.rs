@@ -41,3 +41,24 @@ fn bm25_ranks_the_paragraphs_that_share_the_question_words() {
     );
     assert!(QaMemory::parse_list("graphrag").is_err());
 }
+
+/// The time left is each memory's own mean: 3 AriGraph rows at 100 s and 3 BM25 rows
+/// at 2 s left after one of each, not 6 at the overall mean; a memory with no answer
+/// yet counts at the overall mean; two at once halve it.
+#[test]
+fn the_time_left_counts_each_memory_at_its_own_pace() {
+    use run::seconds_left;
+    let answered = [(QaMemory::Arigraph, 100.0), (QaMemory::Bm25, 2.0)];
+    let left = [
+        QaMemory::Arigraph,
+        QaMemory::Arigraph,
+        QaMemory::Arigraph,
+        QaMemory::Bm25,
+        QaMemory::Bm25,
+        QaMemory::Bm25,
+    ];
+    assert_eq!(seconds_left(&answered, &left, 1), 306.0);
+    assert_eq!(seconds_left(&answered, &[QaMemory::Rag], 1), 51.0);
+    assert_eq!(seconds_left(&answered, &left, 2), 153.0);
+    assert_eq!(seconds_left(&[], &left, 1), 0.0);
+}
