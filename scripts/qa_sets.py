@@ -182,7 +182,7 @@ class World:
                 place = self.rng.choice(list(self.towns))
                 self.companies[name] = {"founder": founder, "word": word}
                 self.add(name, [
-                    f"{name} is a {trade} company founded in {year} by {founder} in {place}.",
+                    f"{name} is {article(trade)} {trade} company founded in {year} by {founder} in {place}.",
                     f"It employed {self.rng.randrange(2, 90) * 10} workers at its height.",
                 ], {"founder": 0})
 
@@ -423,7 +423,7 @@ def hotpot(w, rng):
     for k in range(4):
         a, b = heads[2 * k], heads[2 * k + 1]
         if w.people[a]["born"] == w.people[b]["born"]:
-            continue
+            raise SystemExit(f"{a} and {b} were born the same year: no comparison")
         first = a if w.people[a]["born"] < w.people[b]["born"] else b
         comparisons.append(("Who was born first, {} or {}?".format(a, b), first,
                             [(a, "born"), (b, "born")]))
@@ -433,7 +433,7 @@ def hotpot(w, rng):
         a, b = rivers[2 * k], rivers[2 * k + 1]
         la, lb = (int(w.rivers[x]["length"].split()[0]) for x in (a, b))
         if la == lb:
-            continue
+            raise SystemExit(f"the {a} and the {b} are as long: no comparison")
         comparisons.append((f"Which river is longer, the {a} or the {b}?", a if la > lb else b,
                             [(a, "length"), (b, "length")]))
     rows = []

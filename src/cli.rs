@@ -89,10 +89,10 @@ pub struct QaArgs {
     /// changed between paragraphs need (`tests/qa/temporal.jsonl`).
     #[arg(long, conflicts_with = "resume")]
     pub outdated_check: bool,
-    /// How AriGraph picks the paragraphs it gives the answer prompt: `reference` (the
-    /// authors' QA script: Eq. 1's score and the question's similarity to each
-    /// paragraph, each divided by its largest, summed) or `eq1` (the paper's Eq. 1
-    /// alone).
+    /// How the `arigraph` row picks the (at most 2) paragraphs it gives the answer
+    /// prompt. Options that rank episodes their own way (`--retrieval water-circles`,
+    /// `--exclude episodic`, `--thesis --exclude object`) keep their ranking; a resumed
+    /// or replayed run keeps the one it recorded.
     #[arg(
         long,
         value_enum,

@@ -220,7 +220,8 @@ fn metrics_and_support_by_hand_on_both_formats() {
 
 /// The later seeds' options in `ariadne qa`, as their papers run them: theses written
 /// with their entities reach the answer call, the bridge's reasoning paths too,
-/// WaterCircles ranks the paragraphs; every run replays exact.
+/// WaterCircles ranks the paragraphs (not the reference's ranking, which only takes Eq.
+/// 1's place); every run replays exact.
 #[test]
 fn the_later_seeds_options_reach_the_answer_and_replay() {
     for options in [
@@ -230,6 +231,7 @@ fn the_later_seeds_options_reach_the_answer_and_replay() {
         &["--bridge", "--cutoff", "0"],
         &["--retrieval", "water-circles", "--thesis"],
         &["--thesis", "--exclude", "object"],
+        &["--thesis", "--exclude", "episodic"],
     ] {
         let server = scripted();
         let out_dir = std::env::temp_dir().join(format!(
@@ -288,6 +290,23 @@ fn the_later_seeds_options_reach_the_answer_and_replay() {
                 records
                     .iter()
                     .all(|r| r["triplets"].as_array().unwrap().is_empty())
+            );
+        }
+        // The reference's episode ranking (the default) takes Eq. 1's place only; an
+        // option that ranks episodes its own way, or leaves them out, keeps its ranking.
+        let own = options.contains(&"water-circles")
+            || options.contains(&"object")
+            || options.contains(&"episodic");
+        for r in &records {
+            let ranked = r["ranking"].as_array().is_some_and(|a| !a.is_empty());
+            assert_eq!(ranked, !own, "{options:?}: {}", r["id"]);
+        }
+        if options.contains(&"episodic") {
+            assert!(
+                records
+                    .iter()
+                    .all(|r| r["paragraphs"].as_array().unwrap().is_empty()),
+                "{options:?}: episodic memory is off, no paragraph"
             );
         }
         if options.contains(&"--bridge") {

@@ -208,7 +208,7 @@ fn qa_rows(t: &Temperatures) -> Vec<Element> {
             format!(
                 "every paragraph scored by Eq. 1's n/(N+1e-9)·ln(N+1e-9) over the retrieved triplets and by the question's similarity to it, each divided by its largest over the paragraphs, the two summed; ties keep the file's order; the top {QA_EPISODES} go to the answer prompt, every paragraph's scores to the record (`--episode-ranking reference`, the default)"
             ),
-            "`--episode-ranking eq1` ranks by the paper's Eq. 1 alone (section 2; runs recorded before the choice ranked so); the similarity is the question's inner product with the paragraph as the embedding model below gives them",
+            "`--episode-ranking eq1` ranks by the paper's Eq. 1 alone (section 2; runs recorded before the choice ranked so); options that rank episodes their own way (`--retrieval water-circles`, `--exclude episodic`, `--thesis --exclude object`) keep theirs; N counts a paragraph's triplets as the graph holds them (distinct, canonical names, at most the extraction's cap) where the reference counts every triplet parsed from its answer, and n matches them by those names; two paragraphs of the same text are two candidates (the reference keys them by text: one); the similarity is the inner product of e5's normalised vectors of the question as a query and the paragraph as a passage, where the reference takes mContriever's unnormalised vectors of both as they are",
         ),
         row(
             "QA answer",

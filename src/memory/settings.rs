@@ -221,6 +221,17 @@ impl MemorySettings {
     pub fn excludes(&self, kind: VertexKind) -> bool {
         self.exclude.contains(&kind)
     }
+
+    /// Whether Eq. 1 over the retrieved triplets ranks the episodes, as in the paper's
+    /// AriGraph: episodic memory on (k > 0, not `--exclude episodic`), the object
+    /// vertices kept (not `--exclude object`, which ranks by theses), and no strategy
+    /// ranking them its own way (WaterCircles as PersonalAI's paper runs it).
+    pub fn episodes_by_eq1(&self) -> bool {
+        let own_ranking =
+            self.retrieval == Strategy::WaterCircles && self.personalai.water_circles_items();
+        let excluded = self.excludes(VertexKind::Episodic) || self.excludes(VertexKind::Object);
+        self.episodes > 0 && !excluded && !own_ranking
+    }
 }
 
 /// The extraction prompt of a run ([`MemorySettings::extraction_prompt`]).

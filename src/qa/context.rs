@@ -74,29 +74,31 @@ async fn graph_context(
     };
     let r = graph.retrieve(llm, log, &queries).await?;
     let triplets: Vec<String> = r.triplets.iter().map(|t| t.triplet.clone()).collect();
-    let (ranking, chosen): (Vec<RankedParagraph>, Vec<usize>) = match plan.ranking {
-        EpisodeRanking::Eq1 => (
-            Vec::new(),
-            r.episodes
-                .iter()
-                .map(|e| e.step.saturating_sub(1) as usize)
-                .collect(),
-        ),
-        EpisodeRanking::Reference => {
-            let counts = graph.paragraph_counts(q.paragraphs.len(), &triplets);
-            let similarities: Vec<f64> = question_similarities(llm, log, q)
-                .await?
-                .into_iter()
-                .map(f64::from)
-                .collect();
-            let ranking = ranking::reference_ranking(&counts, &similarities);
-            let chosen = ranking
-                .iter()
-                .take(QA_EPISODES)
-                .map(|p| p.paragraph)
-                .collect();
-            (ranking, chosen)
-        }
+    // The reference's ranking takes Eq. 1's place; an option that ranks the episodes
+    // its own way (or leaves them out) keeps its ranking.
+    let by_reference =
+        plan.ranking == EpisodeRanking::Reference && graph.settings.episodes_by_eq1();
+    let (ranking, chosen): (Vec<RankedParagraph>, Vec<usize>) = if by_reference {
+        let counts = graph.paragraph_counts(q.paragraphs.len(), &triplets);
+        let similarities: Vec<f64> = question_similarities(llm, log, q)
+            .await?
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let ranking = ranking::reference_ranking(&counts, &similarities);
+        let chosen = ranking
+            .iter()
+            .take(QA_EPISODES)
+            .map(|p| p.paragraph)
+            .collect();
+        (ranking, chosen)
+    } else {
+        let chosen = r
+            .episodes
+            .iter()
+            .map(|e| e.step.saturating_sub(1) as usize)
+            .collect();
+        (Vec::new(), chosen)
     };
     Ok(AnswerContext {
         key_items,

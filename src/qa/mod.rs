@@ -10,8 +10,8 @@
 //! plan says ([`EpisodeRanking`]): by default as the reference ranks them, Eq. 1's
 //! score over the retrieved triplets plus the question's embedding similarity to the
 //! paragraph, each divided by its largest over the paragraphs ([`ranking`]), or by
-//! Eq. 1 alone; the top 2 go to the answer prompt (the reference's
-//! `topk_episodic = 2`). The answer prompt (`prompts/qa_answer.md`, the reference's
+//! Eq. 1 alone (options that rank episodes their own way keep theirs); at most the top 2
+//! go to the answer prompt (the reference's `topk_episodic = 2`). The answer prompt (`prompts/qa_answer.md`, the reference's
 //! `get_answer`) asks for a short chain of thought and one direct answer, "Unknown"
 //! allowed. The baselines answer from the paragraphs instead: embedding top-3 (`rag`),
 //! BM25 top-3 (`bm25`), all of them (`full-context`) (`context.rs`).

@@ -11,11 +11,17 @@ use serde::{Deserialize, Serialize};
 pub enum EpisodeRanking {
     /// The paper's Eq. 1 alone: `n/max(N,1) · log2(max(N,1))` over the retrieved
     /// triplets, episodes scoring 0 never given ([`crate::memory::retrieval::episodic_search`]).
+    #[value(
+        help = "the paper's Eq. 1 alone over the retrieved triplets (paragraphs scoring 0 are never given)"
+    )]
     Eq1,
     /// The authors' `find_top_episodic_emb` and `top_k_obs` (`utils/utils.py:247-302`),
     /// as `graphs/contriever_graph.py:113-135` (`retrieve`) calls them with the
     /// question: Eq. 1's score and the question's similarity, each divided by its
     /// largest value over the paragraphs, summed ([`reference_ranking`]).
+    #[value(
+        help = "the authors' QA script: Eq. 1's score plus the question's similarity to the paragraph, each divided by its largest over the paragraphs"
+    )]
     Reference,
 }
 

@@ -45,13 +45,15 @@ impl ExtractionItems {
         let mut read = ItemsRead::default();
         let mut triplets = Vec::new();
         for (i, item) in self.triplets.iter().enumerate() {
-            match read_item(item) {
-                Item::Triplet(t) => triplets.push(t),
-                Item::Repaired(t) => {
-                    read.repaired += 1;
-                    triplets.push(t);
+            for read_as in read_item(item) {
+                match read_as {
+                    Item::Triplet(t) => triplets.push(t),
+                    Item::Repaired(t) => {
+                        read.repaired += 1;
+                        triplets.push(t);
+                    }
+                    Item::Refused(why) => read.refused.push(format!("triplets[{i}]: {why}")),
                 }
-                Item::Refused(why) => read.refused.push(format!("triplets[{i}]: {why}")),
             }
         }
         let mut e = Extraction {
@@ -68,17 +70,16 @@ impl ExtractionItems {
 pub(super) enum Item {
     /// Three parts as asked.
     Triplet(RawTriplet),
-    /// Three parts once the item was read as the reference reads a triplet's text (a
-    /// `subject, relation, object` string, a part holding two of them, a number for a
-    /// string, an empty part dropped).
+    /// Three parts in the only reading there is: a `subject, relation, object` string
+    /// (the reference's own form), or a number or boolean written for a string.
     Repaired(RawTriplet),
-    /// Not three parts in any one reading: why.
+    /// Not three parts: why.
     Refused(String),
 }
 
-/// The parts of one part of a triplet: split at each comma that is not between two
-/// digits (`14,200` is one number), trimmed, empty parts dropped.
-fn parts_of(text: &str) -> Vec<String> {
+/// A text split at each comma that is not between two digits (`14,200` is one
+/// number), each part trimmed; empty parts kept (they refuse the triplet).
+fn comma_parts(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut parts = Vec::new();
     let mut current = String::new();
@@ -93,91 +94,98 @@ fn parts_of(text: &str) -> Vec<String> {
         }
     }
     parts.push(current);
-    parts
-        .into_iter()
-        .map(|p| p.trim().to_string())
-        .filter(|p| !p.is_empty())
-        .collect()
+    parts.into_iter().map(|p| p.trim().to_string()).collect()
 }
 
-/// Read one extraction item as the reference reads a triplet (`utils/utils.py:26-40`,
-/// `process_triplets`: its text `subject, relation, object` split at commas, kept only
-/// with exactly three parts), except that a comma between two digits is no separator.
-/// An array of strings (numbers read as their text), one string, or the object form
-/// `{"subject", "relation", "object"}`: its parts, each split at its commas, must come
-/// to exactly three non-empty parts. Three parts as written is a triplet; three once
-/// split, joined or emptied is a repair (the reading is the only one); any other count,
-/// or an item of another shape, is refused: a tuple of four parts is never joined into
-/// three, nor two split into three by guess.
-pub(super) fn read_item(item: &Value) -> Item {
-    let (written, converted): (Vec<String>, bool) = match item {
-        Value::Array(xs) => {
-            let mut out = Vec::new();
-            let mut converted = false;
-            for x in xs {
-                match x {
-                    Value::String(s) => out.push(s.clone()),
-                    Value::Number(n) => {
-                        converted = true;
-                        out.push(n.to_string());
-                    }
-                    other => {
-                        return Item::Refused(format!(
-                            "a part is {}, not a string",
-                            kind_of(other)
-                        ));
-                    }
-                }
-            }
-            (out, converted)
-        }
-        Value::String(s) => (vec![s.clone()], true),
-        Value::Object(o) => {
-            let fields: Option<Vec<String>> = ["subject", "relation", "object"]
-                .iter()
-                .map(|k| o.get(*k).and_then(Value::as_str).map(str::to_string))
-                .collect();
-            match fields {
-                Some(f) if o.len() == 3 => (f, false),
-                _ => {
-                    return Item::Refused(
-                        "an object other than {subject, relation, object}".into(),
-                    );
-                }
+/// A part written as JSON: a string as it is, a number or boolean as its text (with
+/// whether it was converted); anything else is no part.
+fn part_text(v: &Value) -> Option<(String, bool)> {
+    match v {
+        Value::String(s) => Some((s.clone(), false)),
+        Value::Number(n) => Some((n.to_string(), true)),
+        Value::Bool(b) => Some((b.to_string(), true)),
+        _ => None,
+    }
+}
+
+/// Three written parts as a triplet, or why not: each non-empty and holding no
+/// separating comma (the reference's text form would read it as more parts).
+fn three_parts(parts: Vec<(String, bool)>) -> Item {
+    if parts.len() != 3 {
+        return Item::Refused(format!(
+            "{} parts, not subject, relation, object",
+            parts.len()
+        ));
+    }
+    let converted = parts.iter().any(|(_, c)| *c);
+    let mut texts = Vec::with_capacity(3);
+    for (text, _) in parts {
+        match comma_parts(&text).as_slice() {
+            [one] if !one.is_empty() => texts.push(one.clone()),
+            [_] => return Item::Refused("an empty part".into()),
+            many => {
+                return Item::Refused(format!(
+                    "the part {text:?} holds {} comma-separated parts",
+                    many.len()
+                ));
             }
         }
-        other => return Item::Refused(format!("{}, not a triplet", kind_of(other))),
+    }
+    let [subject, relation, object]: [String; 3] = match texts.try_into() {
+        Ok(t) => t,
+        Err(_) => return Item::Refused("3 parts expected".into()),
     };
-    let parts: Vec<String> = written.iter().flat_map(|p| parts_of(p)).collect();
-    let [subject, relation, object] = match <[String; 3]>::try_from(parts) {
-        Ok(three) => three,
-        Err(parts) => {
-            return Item::Refused(format!(
-                "{} parts ({}), not subject, relation, object",
-                parts.len(),
-                parts
-                    .iter()
-                    .map(|p| format!("{p:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    };
-    let as_written = !converted
-        && written.len() == 3
-        && written
-            .iter()
-            .zip([&subject, &relation, &object])
-            .all(|(w, p)| w.trim() == p.as_str());
     let t = RawTriplet {
         subject,
         relation,
         object,
     };
-    if as_written {
-        Item::Triplet(t)
-    } else {
+    if converted {
         Item::Repaired(t)
+    } else {
+        Item::Triplet(t)
+    }
+}
+
+/// Read one extraction item as the reference reads a triplet (`utils/utils.py:26-40`,
+/// `process_triplets`: the answer split at `;`, each piece split at commas and kept
+/// only with exactly three non-empty parts), a comma between two digits being no
+/// separator. An array of three parts or the object form `{"subject", "relation",
+/// "object"}` is a triplet when each part is non-empty text with no separating comma
+/// (a number or boolean is read as its text: a repair); a string is the reference's
+/// own form, `subject, relation, object`, several joined by `;`, each piece with
+/// exactly three parts read as a triplet (a repair). Everything else is refused, so a
+/// tuple of four parts is never joined into three, a part holding two never split
+/// off, two parts never made three.
+pub(super) fn read_item(item: &Value) -> Vec<Item> {
+    let refused = |why: String| vec![Item::Refused(why)];
+    match item {
+        Value::Array(xs) => match xs.iter().map(part_text).collect::<Option<Vec<_>>>() {
+            Some(parts) => vec![three_parts(parts)],
+            None => refused("a part that is not text".into()),
+        },
+        Value::Object(o) => {
+            let fields: Option<Vec<(String, bool)>> = ["subject", "relation", "object"]
+                .iter()
+                .map(|k| o.get(*k).and_then(part_text))
+                .collect();
+            match fields {
+                Some(f) if o.len() == 3 => vec![three_parts(f)],
+                _ => refused("an object other than {subject, relation, object}".into()),
+            }
+        }
+        Value::String(s) => s
+            .split(';')
+            .filter(|piece| !piece.trim().is_empty())
+            .map(|piece| {
+                let parts = comma_parts(piece);
+                match three_parts(parts.into_iter().map(|p| (p, false)).collect()) {
+                    Item::Triplet(t) | Item::Repaired(t) => Item::Repaired(t),
+                    Item::Refused(why) => Item::Refused(format!("{piece:?}: {why}")),
+                }
+            })
+            .collect(),
+        other => refused(format!("{}, not a triplet", kind_of(other))),
     }
 }
 

@@ -248,7 +248,8 @@ async fn an_episode_among_the_last_five_observations_is_not_in_the_top_k() {
 }
 
 /// Memory rules 8: each extraction item is read as the reference reads a triplet's text
-/// (exactly three comma-separated parts; a comma between digits separates nothing).
+/// (exactly three non-empty comma-separated parts; a comma between digits separates
+/// nothing), with no regrouping.
 #[test]
 fn an_item_is_three_parts_or_refused() {
     let read = |v: Value| items::read_item(&v);
@@ -257,20 +258,25 @@ fn an_item_is_three_parts_or_refused() {
         relation: r.into(),
         object: o.into(),
     };
-    // As asked; a thousands separator stays inside its number.
+    let one = |v: Value| -> items::Item {
+        let mut all = read(v.clone());
+        assert_eq!(all.len(), 1, "{v}");
+        all.remove(0)
+    };
+    // As asked, in either form; a thousands separator stays inside its number.
     assert!(matches!(
-        read(json!(["Brenholt Park", "has capacity", "14,200"])),
+        one(json!(["Brenholt Park", "has capacity", "14,200"])),
         items::Item::Triplet(t) if t == triplet("Brenholt Park", "has capacity", "14,200")
     ));
-    // Repaired where only one reading exists: one `s, r, o` string, a part holding two
-    // parts of three, a number for a string, an empty part among four.
+    assert!(matches!(
+        one(json!({"subject": "a", "relation": "b", "object": "c"})),
+        items::Item::Triplet(_)
+    ));
+    // Repaired where the reading is the only one: the reference's own `s, r, o` string,
+    // a number or boolean for a string (in either form).
     for (item, want) in [
         (
             json!("Albert Voss, died in, 1891"),
-            ("Albert Voss", "died in", "1891"),
-        ),
-        (
-            json!(["Albert Voss, died in", "1891"]),
             ("Albert Voss", "died in", "1891"),
         ),
         (
@@ -278,36 +284,48 @@ fn an_item_is_three_parts_or_refused() {
             ("Albert Voss", "died in", "1891"),
         ),
         (
-            json!(["Albert Voss", "", "died in", "1891"]),
-            ("Albert Voss", "died in", "1891"),
+            json!({"subject": "Voss Park", "relation": "holds", "object": 23100}),
+            ("Voss Park", "holds", "23100"),
+        ),
+        (
+            json!(["bridge", "is open", true]),
+            ("bridge", "is open", "true"),
         ),
     ] {
-        match read(item.clone()) {
+        match one(item.clone()) {
             items::Item::Repaired(t) => assert_eq!(t, triplet(want.0, want.1, want.2), "{item}"),
             other => panic!("{item}: {other:?}"),
         }
     }
-    // Refused: four parts (as four items, or packed into one part), two parts, a part
-    // that is not text, an object with a field too many.
+    // Several `s, r, o` joined by `;` are each read (the reference splits at `;` first).
+    let both = read(json!(
+        "Marta Voss, born in, Kelmouth; Marta Voss, died in, Bremen"
+    ));
+    assert_eq!(both.len(), 2);
+    assert!(both.iter().all(|i| matches!(i, items::Item::Repaired(_))));
+    // Refused: four parts (as four items, or packed into one part), two parts (also a
+    // part holding a comma), an empty part, a part that is not text, an object with a
+    // field too many, a string that is not `s, r, o`, a bare number.
     for item in [
         json!(["Marta Voss", "daughter of", "Albert Voss", "1927"]),
         json!(["Marta Voss", "died in", "Bremen, 1927"]),
         json!(["Albert Voss", "inventor"]),
+        json!(["Paris, France", "capital of"]),
+        json!(["Marta Voss", "", "Bremen, 1927"]),
+        json!(["Marta Voss", "died in", "Bremen", ""]),
+        json!({"subject": "Alice, Bob", "relation": "", "object": "x"}),
         json!("Albert Voss invented the harbour telegraph"),
         json!(["Albert Voss", "died in", null]),
         json!({"subject": "a", "relation": "b", "object": "c", "year": "1891"}),
         json!(7),
     ] {
         assert!(
-            matches!(read(item.clone()), items::Item::Refused(_)),
+            read(item.clone())
+                .iter()
+                .all(|i| matches!(i, items::Item::Refused(_))),
             "{item}"
         );
     }
-    // The object form of rules 1 and 2 is three parts as asked.
-    assert!(matches!(
-        read(json!({"subject": "a", "relation": "b", "object": "c"})),
-        items::Item::Triplet(_)
-    ));
 }
 
 /// One refused item leaves the answer's other triplets in the graph, and is counted
