@@ -35,6 +35,7 @@ pub mod paths;
 pub mod registry;
 pub mod relations;
 pub mod retrieval;
+pub mod revision;
 pub mod scan;
 pub mod settings;
 pub mod similarity;
@@ -51,9 +52,9 @@ pub use graph::{AriGraph, EpisodicVertex, Triplet};
 pub use ids::{ThesisId, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
+pub use revision::{MemoryRevision, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULES};
 pub use settings::{
-    AriadneMemForm, ExtractionPrompt, MemoryRevision, MemorySettings, OutdatedScope,
-    PersonalAiForm, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULES,
+    AriadneMemForm, ExtractionPrompt, MemorySettings, OutdatedScope, PersonalAiForm, RAG_ENTRIES,
 };
 pub use strategies::Strategy;
 pub use temporal::Retire;
