@@ -48,6 +48,42 @@ pub enum Command {
     /// Multi-hop question answering over the same memory (paper section 4.3): answer
     /// MuSiQue, HotpotQA or 2WikiMultihopQA questions with AriGraph and the baselines.
     Qa(Box<QaArgs>),
+    /// Play one episode of a game a harness runs (TALES, a gymnasium loop): its
+    /// observations in, Ariadne's commands out, as JSON lines on stdin and stdout
+    /// (docs/agent-protocol.md); the run directory is the one `play` writes.
+    Agent(Box<AgentArgs>),
+}
+
+/// Options of `ariadne agent`.
+#[derive(Debug, Clone, Args)]
+pub struct AgentArgs {
+    /// What the harness calls the game (letters, digits, '.', '_', '-'): the run
+    /// directory is named after it (`harness-NAME`).
+    #[arg(long, default_value = "game")]
+    pub name: String,
+    /// Step cap: Ariadne ends the episode after this many commands unless the harness
+    /// ends it first (TALES plays 100).
+    #[arg(long, default_value_t = crate::env::suite::STEP_CAP, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: u32,
+    /// Seed sent with every chat request (where the endpoint supports it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where run directories are written.
+    #[arg(long, default_value = "runs")]
+    pub runs_dir: PathBuf,
+    /// Memory design: arigraph, arigraph-no-episodic, full-history, no-memory, summary,
+    /// rag, simulacra (default arigraph); one episode, so no reflexion trials.
+    #[arg(long, value_parser = parse_design, help_heading = "Memory")]
+    pub memory: Option<MemoryDesign>,
+    /// Memory and prompt settings.
+    #[command(flatten)]
+    pub memory_args: MemoryArgs,
+    /// Navigation, goal and game settings.
+    #[command(flatten)]
+    pub game_args: GameArgs,
+    /// Endpoint and model.
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// Options of `ariadne qa`.

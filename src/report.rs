@@ -66,7 +66,7 @@ pub fn install() {
         .with_target(false)
         .with_ansi(false)
         .with_writer(std::io::stdout)
-        .with_filter(filter_fn(|m| m.target() == OUT));
+        .with_filter(filter_fn(|m| m.target() == OUT && !stdout_reserved()));
     let stderr = tracing_subscriber::fmt::layer()
         .without_time()
         .with_level(false)
@@ -74,12 +74,25 @@ pub fn install() {
         .with_ansi(false)
         .with_writer(std::io::stderr)
         .with_filter(filter_fn(|m| {
-            m.target() != OUT && m.target().starts_with("ariadne")
+            (m.target() != OUT || stdout_reserved()) && m.target().starts_with("ariadne")
         }));
     let _ = tracing_subscriber::registry()
         .with(stdout)
         .with(stderr)
         .try_init();
+}
+
+static STDOUT_RESERVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Keep stdout for a protocol (`ariadne agent`): from now on a command's output
+/// ([`out`]) goes to stderr with the notices.
+pub fn reserve_stdout() {
+    STDOUT_RESERVED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether [`reserve_stdout`] was called.
+pub fn stdout_reserved() -> bool {
+    STDOUT_RESERVED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// A long step in progress, shown until it is dropped (or [`Task::done`]).

@@ -2,6 +2,7 @@
 //! the environment and the trajectory. [`run`] dispatches a parsed command line;
 //! [`exit_code`] maps an error chain to the process exit code.
 
+pub mod agent;
 pub mod bench;
 pub mod games;
 pub mod play;
@@ -32,6 +33,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::View(args) => view::run(args).await,
         Command::Profile(cmd) => profile::run(cmd),
         Command::Qa(args) => qa::run(*args).await,
+        Command::Agent(args) => agent::run(*args).await,
     }
 }
 

@@ -39,8 +39,6 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    // A walkthrough-driven memory needs the chat model only when its update calls it.
-    let chat = !driven || design.chat_in_update();
     if args.walkthrough && !driven {
         let timeout = std::time::Duration::from_secs(args.game_args.game_timeout);
         let r = games::walkthrough(&game, args.quiet, timeout).await?;
@@ -57,6 +55,34 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
+    let (summary, _) = play_one(&game, &args, Shown::Terminal).await?;
+    Ok(play_exit(summary.outcome))
+}
+
+/// Where a played game is shown as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shown {
+    /// The terminal view on stdout (one line a step with `--quiet`).
+    Terminal,
+    /// Nowhere: stdout carries a protocol (`ariadne agent`).
+    Nowhere,
+}
+
+/// Play `game` with the agent as `args` set it up (the endpoints started and stopped
+/// here), shown as `shown` says. Returns the summary and the run directory.
+///
+/// # Errors
+/// Setup and input errors as one clear line; errors during the episode after the
+/// finished steps were written and the summary saved.
+pub(super) async fn play_one(
+    game: &GameSpec,
+    args: &PlayArgs,
+    shown: Shown,
+) -> Result<(crate::trajectory::Summary, std::path::PathBuf)> {
+    let driven = args.walkthrough && args.memory.is_some();
+    let design = args.memory.unwrap_or(MemoryDesign::Arigraph);
+    // A walkthrough-driven memory needs the chat model only when its update calls it.
+    let chat = !driven || design.chat_in_update();
     let resolver = Resolver::load(args.llm.config.as_deref())?;
     let llm = resolver.llm(&args.llm)?;
     let profile = ProfileRecord::new(
@@ -106,7 +132,7 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
             embed: llm.embed_base_url.is_none(),
             ..Needs::default()
         }
-        .with_games([&game]),
+        .with_games([game]),
     )
     .await?;
     if !args.quiet {
@@ -123,11 +149,14 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     let quiet = args.quiet;
     let label = game.to_string();
     let sinks = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {
-        vec![Box::new(TerminalView::new(
-            quiet,
-            label.clone(),
-            dir.to_path_buf(),
-        ))]
+        match shown {
+            Shown::Terminal => vec![Box::new(TerminalView::new(
+                quiet,
+                label.clone(),
+                dir.to_path_buf(),
+            ))],
+            Shown::Nowhere => Vec::new(),
+        }
     };
     let run = GameRun {
         runs_dir: args.runs_dir.clone(),
@@ -136,16 +165,19 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
             chrono::Local::now().format("%Y%m%d-%H%M%S"),
             game.name()
         ),
-        command: "play".into(),
+        command: match shown {
+            Shown::Terminal => "play",
+            Shown::Nowhere => "agent",
+        }
+        .into(),
         conn: &conn,
         py: &py,
         cancel: cancel::watch_ctrl_c(),
         sinks: &sinks,
-        announce: true,
+        announce: shown == Shown::Terminal,
         game_timeout: std::time::Duration::from_secs(args.game_args.game_timeout),
     };
     let result = play_game(&config, &run).await;
     conn.servers.stop().await;
-    let (summary, _) = result?;
-    Ok(play_exit(summary.outcome))
+    result
 }

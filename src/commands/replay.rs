@@ -196,6 +196,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     // working directory), else a bundled game of the same name; a TextWorld-Express game
     // and a game of the authors' suite as their specifications.
     let game = if m.game.path.starts_with(crate::env::twx::PREFIX)
+        || m.game.path.starts_with(crate::env::harness::PREFIX)
         || m.game.path.starts_with(crate::env::suite::SUITE)
         || crate::env::nethack::NetHackGame::is_spec(&m.game.path)
     {
@@ -219,6 +220,11 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
         }
     };
     game.check()?;
+    if matches!(game, GameSpec::Harness(_)) && opts.continue_from.is_some() {
+        bail!(UserError::new(
+            "a harness run cannot be continued: its game ran in the harness; replay it whole or at --step"
+        ));
+    }
     let recorded_steps = run.steps.len() as u32;
     if recorded_steps == 0 {
         bail!(UserError::new(format!(
@@ -399,13 +405,21 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     sinks.push(Box::new(view));
     let episode = Episode {
         config: &config,
-        env: game
-            .start(
-                &py,
-                &log_dir.join("bridge.log"),
-                crate::env::bridge::DEFAULT_STEP_TIMEOUT,
-            )
-            .await?,
+        // A harness run is fed the lines its harness sent; any other game is played
+        // again through its bridge.
+        env: match &game {
+            GameSpec::Harness(_) => Box::new(crate::env::harness::HarnessEnv::recorded(
+                &crate::env::harness::record_in(&opts.run),
+            )?),
+            _ => {
+                game.start(
+                    &py,
+                    &log_dir.join("bridge.log"),
+                    crate::env::bridge::DEFAULT_STEP_TIMEOUT,
+                )
+                .await?
+            }
+        },
         llm: Llm {
             backend,
             prompts: Prompts::load(config.prompts.as_deref())?,

@@ -14,6 +14,7 @@
 
 pub mod bridge;
 pub mod games;
+pub mod harness;
 pub mod jericho;
 pub mod nethack;
 pub mod pyenv;
@@ -160,6 +161,10 @@ pub enum EnvError {
     /// The game engine raised an error or the reply was not understood.
     #[error("game engine error: {0}")]
     Engine(String),
+    /// The harness of `ariadne agent` closed its input or stopped reading
+    /// ([`harness`]).
+    #[error("the harness {0}")]
+    Harness(String),
     /// The game could not be loaded.
     #[error("cannot load the game {game}: {detail}")]
     BadGame {
@@ -217,6 +222,8 @@ pub enum GameSpec {
     Jericho(PathBuf),
     /// NetHack through NLE ([`nethack`]).
     NetHack(nethack::NetHackGame),
+    /// A game a harness plays, its observations sent to `ariadne agent` ([`harness`]).
+    Harness(harness::HarnessGame),
 }
 
 impl GameSpec {
@@ -245,6 +252,9 @@ impl GameSpec {
         if let Some(rest) = s.strip_prefix(twx::PREFIX) {
             return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
         }
+        if let Some(rest) = s.strip_prefix(harness::PREFIX) {
+            return Some(harness::HarnessGame::parse(rest).map(GameSpec::Harness));
+        }
         if nethack::NetHackGame::is_spec(s) {
             return Some(nethack::NetHackGame::parse(s).map(GameSpec::NetHack));
         }
@@ -271,6 +281,7 @@ impl GameSpec {
             GameSpec::Twx(g) => g.short_name(),
             GameSpec::Suite(s) => format!("{}-{}", suite::SUITE, s.game.name()),
             GameSpec::NetHack(g) => g.short_name(),
+            GameSpec::Harness(g) => g.short_name(),
         }
     }
 
@@ -285,7 +296,7 @@ impl GameSpec {
                 .display()
                 .to_string(),
             GameSpec::Twx(g) => g.identity(),
-            GameSpec::Suite(_) | GameSpec::NetHack(_) => self.to_string(),
+            GameSpec::Suite(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => self.to_string(),
         }
     }
 
@@ -295,7 +306,10 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(_) => self.name().to_lowercase().contains("cook"),
             GameSpec::Twx(g) => g.game.contains("cook"),
-            GameSpec::Suite(_) | GameSpec::Jericho(_) | GameSpec::NetHack(_) => false,
+            GameSpec::Suite(_)
+            | GameSpec::Jericho(_)
+            | GameSpec::NetHack(_)
+            | GameSpec::Harness(_) => false,
         }
     }
 
@@ -306,7 +320,7 @@ impl GameSpec {
         match self {
             GameSpec::Suite(g) => g.game.name().contains("cook"),
             GameSpec::TextWorld(_) | GameSpec::Twx(_) => self.is_cooking(),
-            GameSpec::Jericho(_) | GameSpec::NetHack(_) => false,
+            GameSpec::Jericho(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => false,
         }
     }
 
@@ -327,7 +341,7 @@ impl GameSpec {
             GameSpec::Suite(s) if s.game.is_jericho() => jericho::check_game(s.path()),
             GameSpec::Suite(s) => textworld::check_game(s.path()),
             GameSpec::Jericho(p) => jericho::check_game(p),
-            GameSpec::NetHack(_) => Ok(()),
+            GameSpec::NetHack(_) | GameSpec::Harness(_) => Ok(()),
         }
     }
 
@@ -335,7 +349,7 @@ impl GameSpec {
     pub fn path(&self) -> Option<&Path> {
         match self {
             GameSpec::TextWorld(p) | GameSpec::Jericho(p) => Some(p),
-            GameSpec::Twx(_) | GameSpec::NetHack(_) => None,
+            GameSpec::Twx(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => None,
             GameSpec::Suite(s) => Some(s.path()),
         }
     }
@@ -366,6 +380,12 @@ impl GameSpec {
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
             GameSpec::Jericho(p) => (py.jericho_script(), canonical(p)),
             GameSpec::NetHack(g) => (py.nethack_script(), g.to_string()),
+            // No bridge: the harness on stdin and stdout, its lines kept beside the log.
+            GameSpec::Harness(_) => {
+                let dir = log.parent().unwrap_or(Path::new("."));
+                let env = harness::HarnessEnv::stdio(&harness::record_in(dir))?;
+                return Ok(Box::new(env));
+            }
         };
         let mut env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
         env.step_timeout = timeout;
@@ -384,6 +404,7 @@ impl std::fmt::Display for GameSpec {
             GameSpec::Suite(s) => write!(f, "{s}"),
             GameSpec::Jericho(p) => write!(f, "{}{}", jericho::PREFIX, p.display()),
             GameSpec::NetHack(g) => write!(f, "{g}"),
+            GameSpec::Harness(g) => write!(f, "{g}"),
         }
     }
 }

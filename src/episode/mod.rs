@@ -382,7 +382,12 @@ impl Run<'_> {
         started: Instant,
     ) -> Result<Flow> {
         let t0 = Instant::now();
-        let after = self.env.step(&command).await?;
+        let after = match self.env.step(&command).await {
+            Ok(after) => after,
+            // A harness that closes its input ends the episode, as at its own step cap.
+            Err(crate::env::EnvError::Harness(_)) => return Ok(Flow::End(Outcome::Stopped)),
+            Err(e) => return Err(e.into()),
+        };
         let env_ms = t0.elapsed().as_millis() as u64;
         let mut moved = record::Moved {
             env_ms,

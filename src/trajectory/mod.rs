@@ -61,6 +61,9 @@ pub enum Outcome {
     StepCap,
     /// The user interrupted the run (Ctrl-C).
     Interrupted,
+    /// The harness ended the episode before the game did (`ariadne agent`: it closed
+    /// its input, as a harness does at its own step cap).
+    Stopped,
     /// An error stopped the episode (in `Summary::error`).
     Error,
     /// The episode could not be run at all (a bench row whose setup failed).
@@ -76,6 +79,7 @@ impl Outcome {
             Outcome::Done => "done",
             Outcome::StepCap => "step_cap",
             Outcome::Interrupted => "interrupted",
+            Outcome::Stopped => "stopped",
             Outcome::Error => "error",
             Outcome::Failed => "failed",
         }

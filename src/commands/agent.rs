@@ -1,0 +1,76 @@
+//! `ariadne agent`: one episode of a game a harness runs, over the JSON-lines protocol
+//! of [`crate::env::harness`] (`docs/agent-protocol.md`). Stdout carries protocol lines
+//! only: the harness's `command` and `error` lines from the environment, then one `end`
+//! line (the run directory, the outcome, the steps), or one `error` line with `fatal`
+//! set when the episode cannot be played. Notices go to stderr.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::play::{Shown, play_one};
+use crate::cli::{AgentArgs, PlayArgs};
+use crate::env::GameSpec;
+use crate::env::harness::{self, PROTOCOL};
+use crate::error::UserError;
+use crate::memory::MemoryDesign;
+
+/// Run `ariadne agent`.
+///
+/// # Errors
+/// Setup and input errors (after their `error` line on stdout); errors during the
+/// episode after the finished steps were written. A harness that closes its input ends
+/// the episode normally (outcome `stopped`).
+pub async fn run(args: AgentArgs) -> Result<ExitCode> {
+    crate::report::reserve_stdout();
+    match play(args).await {
+        Ok(end) => {
+            println!("{end}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let why = crate::report::one_line(&format!("{e:#}"));
+            println!(
+                "{}",
+                json!({"protocol": PROTOCOL, "type": "error", "fatal": true, "error": why})
+            );
+            Err(e)
+        }
+    }
+}
+
+/// Play the episode; its `end` line.
+async fn play(args: AgentArgs) -> Result<serde_json::Value> {
+    if args.memory == Some(MemoryDesign::Reflexion) {
+        return Err(UserError::new(
+            "reflexion plays several trials of one game; a harness plays one episode per `ariadne agent`",
+        )
+        .into());
+    }
+    let game = GameSpec::Harness(harness::HarnessGame::parse(&args.name)?);
+    let play = PlayArgs {
+        game: game.to_string(),
+        legacy_agent: None,
+        legacy_memory: None,
+        walkthrough: false,
+        max_steps: args.max_steps,
+        seed: args.seed,
+        runs_dir: args.runs_dir,
+        memory: args.memory,
+        memory_args: args.memory_args,
+        game_args: args.game_args,
+        quiet: true,
+        llm: args.llm,
+    };
+    let (summary, dir) = play_one(&game, &play, Shown::Nowhere).await?;
+    Ok(json!({
+        "protocol": PROTOCOL,
+        "type": "end",
+        "run": dir.display().to_string(),
+        "outcome": summary.outcome.as_str(),
+        "steps": summary.steps,
+        "score": summary.score,
+        "max_score": summary.max_score,
+    }))
+}

@@ -1,0 +1,342 @@
+//! The caller as the environment (`ariadne agent`): a harness that runs the game itself
+//! (TALES, a gymnasium loop, a test) sends each observation as one JSON line, and
+//! Ariadne answers each with its command as one JSON line (protocol in
+//! `docs/agent-protocol.md`). The engine sees an ordinary [`Environment`]: every profile,
+//! memory design and option works, and the run directory is the one `play` writes, with
+//! every line the harness sent kept in `harness.jsonl` so that `ariadne replay` feeds the
+//! same lines again, with no harness and no LLM call.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::{EnvError, Environment, GameState};
+
+/// The prefix of a harness game (`harness:NAME`).
+pub const PREFIX: &str = "harness:";
+
+/// The protocol version this build speaks (the `protocol` field of every line).
+pub const PROTOCOL: u64 = 1;
+
+/// The file of a run directory holding every line the harness sent, in order.
+pub const RECORD: &str = "harness.jsonl";
+
+/// A game played by a harness: only its name, for run directories and tables
+/// (`harness:twx-cookingworld` plays as `harness-twx-cookingworld`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HarnessGame {
+    /// What the harness calls the game: letters, digits, `.`, `_`, `-`.
+    pub name: String,
+}
+
+impl HarnessGame {
+    /// Read the part after `harness:`.
+    ///
+    /// # Errors
+    /// [`EnvError::BadSpec`] for an empty name or one with other characters.
+    pub fn parse(rest: &str) -> Result<Self, EnvError> {
+        let ok = !rest.is_empty()
+            && rest.len() <= 100
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !ok {
+            return Err(EnvError::BadSpec(format!(
+                "harness game name {rest:?}: use 1 to 100 letters, digits, '.', '_' or '-'"
+            )));
+        }
+        Ok(Self { name: rest.into() })
+    }
+
+    /// The name of its run directories.
+    pub fn short_name(&self) -> String {
+        format!("harness-{}", self.name)
+    }
+}
+
+impl std::fmt::Display for HarnessGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{PREFIX}{}", self.name)
+    }
+}
+
+/// What the harness says about the game at a reset or after a command.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Seen {
+    #[allow(dead_code)]
+    protocol: u64,
+    #[allow(dead_code)]
+    #[serde(rename = "type")]
+    kind: String,
+    observation: String,
+    /// The task, when the harness has one (read at a reset).
+    #[serde(default)]
+    goal: Option<String>,
+    /// The commands the game accepts now; absent or null: free text.
+    #[serde(default)]
+    admissible_commands: Option<Vec<String>>,
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    max_score: Option<f64>,
+    #[serde(default)]
+    reward: Option<f64>,
+    #[serde(default)]
+    done: bool,
+    #[serde(default)]
+    won: Option<bool>,
+    #[serde(default)]
+    lost: Option<bool>,
+    /// The harness's own details, kept in `harness.jsonl` and otherwise unread.
+    #[serde(default)]
+    #[allow(dead_code)]
+    info: Option<Value>,
+}
+
+/// A whole number from a JSON number, or why not.
+fn whole(x: f64, field: &str) -> Result<i64, String> {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+        Ok(x as i64)
+    } else {
+        Err(format!("`{field}` must be a whole number, got {x}"))
+    }
+}
+
+/// The message on `line` as a reset (`reset`) or a step's answer, or why it is refused.
+fn read_message(line: &str, reset: bool) -> Result<Seen, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let protocol = v.get("protocol").and_then(Value::as_u64);
+    if protocol != Some(PROTOCOL) {
+        return Err(format!(
+            "`protocol` must be {PROTOCOL} (this build's version), got {}",
+            v.get("protocol").map_or("nothing".into(), Value::to_string)
+        ));
+    }
+    let want = if reset { "reset" } else { "step" };
+    match v.get("type").and_then(Value::as_str) {
+        Some(t) if t == want => {}
+        Some(t) => {
+            return Err(format!(
+                "expected a `{want}` message here, got `{t}` ({})",
+                if reset {
+                    "the episode starts with a reset"
+                } else {
+                    "a command is waiting for the game's answer"
+                }
+            ));
+        }
+        None => return Err("`type` is missing".into()),
+    }
+    serde_json::from_value(v).map_err(|e| format!("{e}"))
+}
+
+/// A harness environment: messages read from `input`, commands written to `output`.
+pub struct HarnessEnv {
+    input: Box<dyn AsyncBufRead + Unpin + Send>,
+    output: Box<dyn AsyncWrite + Unpin + Send>,
+    /// Where each line read is appended (`harness.jsonl`), when recording.
+    record: Option<std::fs::File>,
+    /// The last state returned: the score a reward is counted from, the maximum and the
+    /// goal a step message may leave out.
+    last: Option<GameState>,
+    lines: u64,
+    commands: i64,
+}
+
+impl HarnessEnv {
+    /// A harness on this process's stdin and stdout, each line read recorded in
+    /// `record` (created, or appended to).
+    ///
+    /// # Errors
+    /// The record file cannot be created.
+    pub fn stdio(record: &Path) -> Result<Self, EnvError> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(record)
+            .map_err(|e| EnvError::Engine(format!("cannot write {}: {e}", record.display())))?;
+        Ok(Self::over(
+            Box::new(tokio::io::BufReader::new(tokio::io::stdin())),
+            Box::new(tokio::io::stdout()),
+            Some(file),
+        ))
+    }
+
+    /// The lines a run recorded (its `harness.jsonl`), read again; the commands go
+    /// nowhere (replay compares the steps).
+    ///
+    /// # Errors
+    /// The file is missing or unreadable.
+    pub fn recorded(path: &Path) -> Result<Self, EnvError> {
+        let text = std::fs::read(path).map_err(|e| {
+            EnvError::MissingGame(format!(
+                "{}: {e} (a harness run is replayed from the lines its harness sent)",
+                path.display()
+            ))
+        })?;
+        Ok(Self::over(
+            Box::new(std::io::Cursor::new(text)),
+            Box::new(tokio::io::sink()),
+            None,
+        ))
+    }
+
+    /// A harness over any reader and writer (tests use pipes).
+    pub fn over(
+        input: Box<dyn AsyncBufRead + Unpin + Send>,
+        output: Box<dyn AsyncWrite + Unpin + Send>,
+        record: Option<std::fs::File>,
+    ) -> Self {
+        Self {
+            input,
+            output,
+            record,
+            last: None,
+            lines: 0,
+            commands: 0,
+        }
+    }
+
+    /// Write one protocol line.
+    async fn send(&mut self, message: Value) -> Result<(), EnvError> {
+        let line = format!("{message}\n");
+        let sent = async {
+            self.output.write_all(line.as_bytes()).await?;
+            self.output.flush().await
+        };
+        sent.await
+            .map_err(|e| EnvError::Harness(format!("stopped reading ({e})")))
+    }
+
+    /// Read lines until a well-formed message of the kind expected; each malformed
+    /// line is answered with one `error` line, and the next is read.
+    async fn receive(&mut self, reset: bool) -> Result<Seen, EnvError> {
+        loop {
+            let mut line = String::new();
+            let n =
+                self.input.read_line(&mut line).await.map_err(|e| {
+                    EnvError::Harness(format!("sent a line that cannot be read: {e}"))
+                })?;
+            if n == 0 {
+                return Err(EnvError::Harness("closed its input".into()));
+            }
+            self.lines += 1;
+            if let Some(f) = &mut self.record {
+                // Each line as it came, so that a killed run replays to its last step.
+                let kept = f
+                    .write_all(line.trim_end_matches(['\n', '\r']).as_bytes())
+                    .and_then(|()| f.write_all(b"\n"))
+                    .and_then(|()| f.flush());
+                if let Err(e) = kept {
+                    return Err(EnvError::Engine(format!(
+                        "cannot record the harness's line: {e}"
+                    )));
+                }
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            match read_message(line.trim(), reset) {
+                Ok(seen) => return Ok(seen),
+                Err(why) => {
+                    let line_no = self.lines;
+                    self.send(json!({"protocol": PROTOCOL, "type": "error", "line": line_no, "error": why}))
+                        .await?;
+                }
+            }
+        }
+    }
+
+    /// The engine's state from a message, counting the reward from the last score.
+    fn state(&mut self, seen: Seen) -> Result<GameState, String> {
+        let last = self.last.take().unwrap_or_default();
+        let score = match seen.score {
+            Some(s) => whole(s, "score")?,
+            None => {
+                last.score
+                    + seen
+                        .reward
+                        .map(|r| whole(r, "reward"))
+                        .transpose()?
+                        .unwrap_or(0)
+            }
+        };
+        let max_score = match seen.max_score {
+            Some(m) => whole(m, "max_score")?,
+            None => last.max_score,
+        };
+        let free_text = seen.admissible_commands.is_none();
+        let mut admissible = seen.admissible_commands.unwrap_or_default();
+        admissible.sort();
+        admissible.dedup();
+        let state = GameState {
+            observation: seen.observation,
+            reward: score - last.score,
+            score,
+            max_score,
+            done: seen.done,
+            won: seen.won.unwrap_or(false),
+            lost: seen.lost.unwrap_or(false),
+            moves: self.commands,
+            admissible_commands: admissible,
+            free_text,
+            objective: seen.goal.unwrap_or(last.objective),
+            ..GameState::default()
+        };
+        self.last = Some(state.clone());
+        Ok(state)
+    }
+
+    /// Read a message and make it the state, answering a message whose numbers are
+    /// not whole with an `error` line and reading the next.
+    async fn next_state(&mut self, reset: bool) -> Result<GameState, EnvError> {
+        loop {
+            let seen = self.receive(reset).await?;
+            let before = self.last.clone();
+            match self.state(seen) {
+                Ok(s) => return Ok(s),
+                Err(why) => {
+                    self.last = before;
+                    let line_no = self.lines;
+                    self.send(json!({"protocol": PROTOCOL, "type": "error", "line": line_no, "error": why}))
+                        .await?;
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Environment for HarnessEnv {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        self.last = None;
+        self.commands = 0;
+        self.next_state(true).await
+    }
+
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        if self.last.as_ref().is_some_and(|s| s.done) {
+            return Err(EnvError::EpisodeOver);
+        }
+        self.commands += 1;
+        let n = self.commands;
+        self.send(json!({"protocol": PROTOCOL, "type": "command", "step": n, "command": command}))
+            .await?;
+        self.next_state(false).await
+    }
+
+    async fn close(self: Box<Self>) {}
+}
+
+/// The record of a run directory.
+pub fn record_in(dir: &Path) -> PathBuf {
+    dir.join(RECORD)
+}
+
+#[cfg(test)]
+mod tests;
