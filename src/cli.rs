@@ -460,6 +460,10 @@ pub struct SetupArgs {
     /// Also NLE, for NetHack (a wheel: NetHack 3.6.6 built in).
     #[arg(long)]
     pub nethack: bool,
+    /// Also TALES (microsoft/tale-suite) with TextWorld-Express, and Ariadne's agent
+    /// module for TALES's `benchmark.py --agent` (docs/agent-protocol.md).
+    #[arg(long)]
+    pub tales: bool,
 }
 
 /// A sampling temperature: a number from 0 to 2.

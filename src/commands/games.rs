@@ -103,11 +103,19 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         twx: args.twx,
         jericho: args.jericho,
         nethack: args.nethack,
+        tales: args.tales,
     })
     .await?;
     println!(
         "ariadne: Python environment ready in {}",
         env.home.display()
     );
+    if args.tales {
+        println!(
+            "ariadne: TALES's benchmark.py plays Ariadne with: {} benchmark.py --agent {} ariadne --envs TWXCoinCollector",
+            env.python.display(),
+            env.tales_agent().display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

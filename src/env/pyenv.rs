@@ -41,6 +41,18 @@ pub const NETHACK_MAP_PY: &str = include_str!("../../python/ariadne_nethack.py")
 /// TextWorld-Express (its engine runs on the system's Java runtime, 11 or newer).
 pub const TWX_REQ: &str = "textworld-express==1.1.0";
 
+/// TALES (microsoft/tale-suite), installed without its dependencies: it declares
+/// Python 3.12 but its agent API and its TextWorld-Express and ScienceWorld families run
+/// on 3.11; of its dependencies only what those need is installed ([`TALES_DEPS`]).
+pub const TALES_REQ: &str = "tale-suite==1.0.0rc2";
+
+/// What TALES's environments and agent API import, beside the families' own packages.
+pub const TALES_DEPS: [&str; 3] = ["gymnasium>=1.0.0", "termcolor", "numpy"];
+
+/// Ariadne's TALES agent module (registers `ariadne`), shipped inside the binary and
+/// written to the home's `scripts/` for `benchmark.py --agent`.
+pub const TALES_PY: &str = include_str!("../../python/tales_ariadne.py");
+
 /// The TextWorld-Express bridge, shipped inside the binary.
 pub const TWX_PY: &str = include_str!("../../python/twx_bridge.py");
 
@@ -129,6 +141,10 @@ impl PyEnv {
     pub fn bridge_script(&self) -> PathBuf {
         self.home.join("scripts").join("textworld_bridge.py")
     }
+    /// Path of Ariadne's TALES agent module (written by [`ensure`] with `tales`).
+    pub fn tales_agent(&self) -> PathBuf {
+        self.home.join("scripts").join("tales_ariadne.py")
+    }
     /// Path of the TextWorld-Express bridge script (written by [`ensure`]).
     pub fn twx_script(&self) -> PathBuf {
         self.home.join("scripts").join("twx_bridge.py")
@@ -178,6 +194,17 @@ fn write_if_changed(path: &Path, content: &str) -> Result<()> {
 }
 
 async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Result<()> {
+    pip_install_with(env, stamp, &[], reqs, what).await
+}
+
+/// [`pip_install`] with pip options (`--no-deps`).
+async fn pip_install_with(
+    env: &PyEnv,
+    stamp: &str,
+    options: &[&str],
+    reqs: &[&str],
+    what: &str,
+) -> Result<()> {
     let stamp_path = env.home.join("venv").join(stamp);
     let want = reqs.join("\n");
     if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(want.as_str()) {
@@ -191,6 +218,7 @@ async fn pip_install(env: &PyEnv, stamp: &str, reqs: &[&str], what: &str) -> Res
     let res = run_quiet(
         Command::new(&env.python)
             .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+            .args(options)
             .args(reqs),
         &format!("pip install {}", reqs.join(" ")),
     )
@@ -218,6 +246,8 @@ pub struct Needs {
     pub jericho: bool,
     /// NLE, for NetHack.
     pub nethack: bool,
+    /// TALES and Ariadne's agent module for it (with TextWorld-Express).
+    pub tales: bool,
 }
 
 impl Needs {
@@ -248,6 +278,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         twx,
         jericho,
         nethack,
+        tales,
     } = needs;
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
@@ -289,9 +320,28 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         NETHACK_MAP_PY,
     )?;
     pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
-    if twx {
+    if twx || tales {
         check_java().await?;
         pip_install(&env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
+    }
+    if tales {
+        write_if_changed(&env.tales_agent(), TALES_PY)?;
+        pip_install(
+            &env,
+            ".ariadne-tales-deps",
+            &TALES_DEPS,
+            "TALES's dependencies",
+        )
+        .await?;
+        // Without its dependencies, and on Python 3.11 too (see [`TALES_REQ`]).
+        pip_install_with(
+            &env,
+            ".ariadne-tales",
+            &["--no-deps", "--ignore-requires-python"],
+            &[TALES_REQ],
+            "TALES",
+        )
+        .await?;
     }
     if jericho {
         pip_install(&env, ".ariadne-jericho", &[JERICHO_REQ], "Jericho").await?;

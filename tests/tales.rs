@@ -1,0 +1,117 @@
+//! Ariadne inside TALES (microsoft/tale-suite, the real package from PyPI): `ariadne
+//! setup --tales` installs it with Ariadne's agent module, and a driver written here
+//! plays a TextWorld-Express game as TALES's `benchmark.py` does (`tales` environments
+//! through gymnasium, the agent found in `tales.agent.AGENTS`, `reset` then `act` and
+//! `env.step`, the episode ended by TALES at its step cap). The LLM is the scripted
+//! server. Ariadne's run directory holds every step TALES answered and replays exactly.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{Scripted, bin, read_jsonl};
+use serde_json::Value;
+
+/// TALES's evaluation loop, cut to what the agent sees (`benchmark.py`, `evaluate`).
+const DRIVER: &str = r#"
+import importlib.util, json, sys, warnings
+warnings.simplefilter("ignore")
+import gymnasium as gym
+import tales
+module, binary, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+spec = importlib.util.spec_from_file_location("tales_ariadne", module)
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+_, Agent, _ = tales.agent.AGENTS["ariadne"]
+agent = Agent(ariadne_bin=binary, ariadne_runs_dir=runs, nb_steps=3)
+env = gym.make("tales/TWXCoinCollector-v0", disable_env_checker=True, admissible_commands=True)
+obs, info = env.reset(seed=20241001)
+agent.reset(obs, info, "TWXCoinCollector")
+score, done, actions, offered = 0, False, [], []
+for step in range(3):
+    offered.append(list(info["admissible_commands"]))
+    action, stats = agent.act(obs, score, done, info)
+    actions.append(action)
+    obs, _, done, info = env.step(action)
+    score = info["score"]
+    if done:
+        break
+agent.close()
+print(json.dumps({"actions": actions, "offered": offered, "runs": agent.runs, "uid": agent.uid}))
+"#;
+
+#[test]
+fn tales_plays_ariadne_on_a_textworld_express_game() {
+    let setup = Command::new(bin())
+        .args(["setup", "--bridge-only", "--tales"])
+        .output()
+        .expect("run ariadne setup");
+    assert!(
+        setup.status.success(),
+        "ariadne setup --tales failed: {}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let home = std::env::var_os("ARIADNE_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dirs::cache_dir().unwrap().join("ariadne"));
+    let python = home.join("venv/bin/python");
+    let module = home.join("scripts/tales_ariadne.py");
+    assert!(module.is_file(), "setup wrote no agent module");
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let runs = work.path().join("runs");
+    let out = Command::new(&python)
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env_remove("ARIADNE_MODEL")
+        .args(["-c", DRIVER])
+        .arg(&module)
+        .arg(bin())
+        .arg(&runs)
+        .output()
+        .expect("run the TALES driver");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(result["uid"], "Ariadne_paper_arigraph");
+    let actions = result["actions"].as_array().unwrap();
+    assert!(!actions.is_empty());
+    // Every command was among those TALES offered at its step.
+    for (a, offered) in actions.iter().zip(result["offered"].as_array().unwrap()) {
+        assert!(
+            offered.as_array().unwrap().contains(a),
+            "{a} not in {offered}"
+        );
+    }
+    let run_dirs = result["runs"].as_array().unwrap();
+    assert_eq!(run_dirs.len(), 1, "{result}");
+    let dir = PathBuf::from(run_dirs[0].as_str().unwrap());
+    let dir = if dir.is_absolute() {
+        dir
+    } else {
+        work.path().join(dir)
+    };
+    // TALES answered every command but the last (its cap came first, or the game ended).
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps.len(), actions.len() - 1, "{result}");
+    let summary = common::read_json(dir.join("summary.json"));
+    assert_eq!(summary["outcome"], "stopped");
+    let dead = "http://127.0.0.1:9/v1";
+    let replay = Command::new(bin())
+        .env("OPENAI_BASE_URL", dead)
+        .env("ARIADNE_EMBED_BASE_URL", dead)
+        .args(["replay", dir.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
