@@ -397,6 +397,7 @@ pub struct LlmArgs {
 pub struct PlayArgs {
     /// A .z8 game path (its .json sidecar beside it), a bundled game name
     /// (games/NAME.z8), a TextWorld-Express game: twx:<game>[?seed=N&key=value...], a
+    /// ScienceWorld task: scienceworld:<task>[?variation=N&simplification=S], a
     /// game of the authors' suite: `arigraph-paper:NAME[@DIR]`, a z-machine story file
     /// played through Jericho (.z3, .z5, ...; jericho:PATH for a human-written .z8), or
     /// NetHack: nethack[?seed=S&character=C&obs=room|level].
@@ -460,6 +461,9 @@ pub struct SetupArgs {
     /// Also NLE, for NetHack (a wheel: NetHack 3.6.6 built in).
     #[arg(long)]
     pub nethack: bool,
+    /// Also ScienceWorld (needs a Java runtime).
+    #[arg(long)]
+    pub scienceworld: bool,
     /// Also TALES (microsoft/tale-suite) with TextWorld-Express, and Ariadne's agent
     /// module for TALES's `benchmark.py --agent` (docs/agent-protocol.md).
     #[arg(long)]

@@ -82,6 +82,10 @@ pub async fn run(cmd: GamesCommand) -> Result<ExitCode> {
                 "TextWorld-Express games are named twx:<game>[?seed=N&key=value...], games: {}",
                 crate::env::twx::GAMES.join(", ")
             );
+            println!(
+                "ScienceWorld tasks are named scienceworld:<task>[?variation=N&simplification=easy|none|...] (setup --scienceworld), tasks: {}",
+                crate::env::scienceworld::TASKS.join(", ")
+            );
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -104,6 +108,7 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         jericho: args.jericho,
         nethack: args.nethack,
         tales: args.tales,
+        scienceworld: args.scienceworld,
     })
     .await?;
     println!(

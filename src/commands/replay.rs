@@ -197,6 +197,7 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
     // and a game of the authors' suite as their specifications.
     let game = if m.game.path.starts_with(crate::env::twx::PREFIX)
         || m.game.path.starts_with(crate::env::harness::PREFIX)
+        || m.game.path.starts_with(crate::env::scienceworld::PREFIX)
         || m.game.path.starts_with(crate::env::suite::SUITE)
         || crate::env::nethack::NetHackGame::is_spec(&m.game.path)
     {

@@ -204,7 +204,7 @@ pub fn list(dir: &Path) -> Result<(Vec<GameEntry>, Vec<PathBuf>)> {
     Ok((entries, others))
 }
 
-/// Expand `--games` entries: a `twx:`, `jericho:` or `nethack` game, a bundled name, a `.z8` path
+/// Expand `--games` entries: a `twx:`, `scienceworld:`, `jericho:` or `nethack` game, a bundled name, a `.z8` path
 /// or a z-machine story file (`.z5`, ...), else a directory of games (TextWorld `.z8`
 /// files and z-machine story files), a family of `games/manifest.json` (every game of it), or `all`
 /// (every bundled game).
@@ -220,6 +220,7 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
         .filter(|e| !e.is_empty())
     {
         if e.starts_with(super::twx::PREFIX)
+            || e.starts_with(super::scienceworld::PREFIX)
             || e.starts_with(super::jericho::PREFIX)
             || super::nethack::NetHackGame::is_spec(e)
         {

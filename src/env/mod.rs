@@ -18,6 +18,7 @@ pub mod harness;
 pub mod jericho;
 pub mod nethack;
 pub mod pyenv;
+pub mod scienceworld;
 pub mod suite;
 pub mod textworld;
 pub mod twx;
@@ -224,6 +225,8 @@ pub enum GameSpec {
     NetHack(nethack::NetHackGame),
     /// A game a harness plays, its observations sent to `ariadne agent` ([`harness`]).
     Harness(harness::HarnessGame),
+    /// A ScienceWorld task ([`scienceworld`]).
+    ScienceWorld(scienceworld::SwGame),
 }
 
 impl GameSpec {
@@ -251,6 +254,9 @@ impl GameSpec {
     fn prefixed(s: &str) -> Option<Result<Self, EnvError>> {
         if let Some(rest) = s.strip_prefix(twx::PREFIX) {
             return Some(twx::TwxGame::parse(rest).map(GameSpec::Twx));
+        }
+        if let Some(rest) = s.strip_prefix(scienceworld::PREFIX) {
+            return Some(scienceworld::SwGame::parse(rest).map(GameSpec::ScienceWorld));
         }
         if let Some(rest) = s.strip_prefix(harness::PREFIX) {
             return Some(harness::HarnessGame::parse(rest).map(GameSpec::Harness));
@@ -282,6 +288,7 @@ impl GameSpec {
             GameSpec::Suite(s) => format!("{}-{}", suite::SUITE, s.game.name()),
             GameSpec::NetHack(g) => g.short_name(),
             GameSpec::Harness(g) => g.short_name(),
+            GameSpec::ScienceWorld(g) => g.short_name(),
         }
     }
 
@@ -296,6 +303,7 @@ impl GameSpec {
                 .display()
                 .to_string(),
             GameSpec::Twx(g) => g.identity(),
+            GameSpec::ScienceWorld(g) => format!("{}{}", scienceworld::PREFIX, g.identity()),
             GameSpec::Suite(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => self.to_string(),
         }
     }
@@ -309,7 +317,8 @@ impl GameSpec {
             GameSpec::Suite(_)
             | GameSpec::Jericho(_)
             | GameSpec::NetHack(_)
-            | GameSpec::Harness(_) => false,
+            | GameSpec::Harness(_)
+            | GameSpec::ScienceWorld(_) => false,
         }
     }
 
@@ -320,7 +329,10 @@ impl GameSpec {
         match self {
             GameSpec::Suite(g) => g.game.name().contains("cook"),
             GameSpec::TextWorld(_) | GameSpec::Twx(_) => self.is_cooking(),
-            GameSpec::Jericho(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => false,
+            GameSpec::Jericho(_)
+            | GameSpec::NetHack(_)
+            | GameSpec::Harness(_)
+            | GameSpec::ScienceWorld(_) => false,
         }
     }
 
@@ -341,6 +353,7 @@ impl GameSpec {
             GameSpec::Suite(s) if s.game.is_jericho() => jericho::check_game(s.path()),
             GameSpec::Suite(s) => textworld::check_game(s.path()),
             GameSpec::Jericho(p) => jericho::check_game(p),
+            GameSpec::ScienceWorld(g) => g.check(),
             GameSpec::NetHack(_) | GameSpec::Harness(_) => Ok(()),
         }
     }
@@ -349,7 +362,10 @@ impl GameSpec {
     pub fn path(&self) -> Option<&Path> {
         match self {
             GameSpec::TextWorld(p) | GameSpec::Jericho(p) => Some(p),
-            GameSpec::Twx(_) | GameSpec::NetHack(_) | GameSpec::Harness(_) => None,
+            GameSpec::Twx(_)
+            | GameSpec::NetHack(_)
+            | GameSpec::Harness(_)
+            | GameSpec::ScienceWorld(_) => None,
             GameSpec::Suite(s) => Some(s.path()),
         }
     }
@@ -380,6 +396,7 @@ impl GameSpec {
             GameSpec::Twx(_) => (py.twx_script(), self.to_string()),
             GameSpec::Jericho(p) => (py.jericho_script(), canonical(p)),
             GameSpec::NetHack(g) => (py.nethack_script(), g.to_string()),
+            GameSpec::ScienceWorld(_) => (py.scienceworld_script(), self.to_string()),
             // No bridge: the harness on stdin and stdout, its lines kept beside the log.
             GameSpec::Harness(_) => {
                 let dir = log.parent().unwrap_or(Path::new("."));
@@ -405,6 +422,7 @@ impl std::fmt::Display for GameSpec {
             GameSpec::Jericho(p) => write!(f, "{}{}", jericho::PREFIX, p.display()),
             GameSpec::NetHack(g) => write!(f, "{g}"),
             GameSpec::Harness(g) => write!(f, "{g}"),
+            GameSpec::ScienceWorld(g) => write!(f, "{}{g}", scienceworld::PREFIX),
         }
     }
 }

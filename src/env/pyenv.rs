@@ -53,6 +53,12 @@ pub const TALES_DEPS: [&str; 3] = ["gymnasium>=1.0.0", "termcolor", "numpy"];
 /// written to the home's `scripts/` for `benchmark.py --agent`.
 pub const TALES_PY: &str = include_str!("../../python/tales_ariadne.py");
 
+/// ScienceWorld (it bundles its Java server).
+pub const SCIENCEWORLD_REQ: &str = "scienceworld==1.2.3";
+
+/// The ScienceWorld bridge, shipped inside the binary.
+pub const SCIENCEWORLD_PY: &str = include_str!("../../python/scienceworld_bridge.py");
+
 /// The TextWorld-Express bridge, shipped inside the binary.
 pub const TWX_PY: &str = include_str!("../../python/twx_bridge.py");
 
@@ -144,6 +150,10 @@ impl PyEnv {
     /// Path of Ariadne's TALES agent module (written by [`ensure`] with `tales`).
     pub fn tales_agent(&self) -> PathBuf {
         self.home.join("scripts").join("tales_ariadne.py")
+    }
+    /// Path of the ScienceWorld bridge script (written by [`ensure`]).
+    pub fn scienceworld_script(&self) -> PathBuf {
+        self.home.join("scripts").join("scienceworld_bridge.py")
     }
     /// Path of the TextWorld-Express bridge script (written by [`ensure`]).
     pub fn twx_script(&self) -> PathBuf {
@@ -248,6 +258,8 @@ pub struct Needs {
     pub nethack: bool,
     /// TALES and Ariadne's agent module for it (with TextWorld-Express).
     pub tales: bool,
+    /// ScienceWorld.
+    pub scienceworld: bool,
 }
 
 impl Needs {
@@ -256,6 +268,7 @@ impl Needs {
         for g in games {
             match g {
                 super::GameSpec::Twx(_) => self.twx = true,
+                super::GameSpec::ScienceWorld(_) => self.scienceworld = true,
                 super::GameSpec::Jericho(_) => self.jericho = true,
                 super::GameSpec::NetHack(_) => self.nethack = true,
                 super::GameSpec::Suite(s) if s.game.is_jericho() => self.jericho = true,
@@ -279,6 +292,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         jericho,
         nethack,
         tales,
+        scienceworld,
     } = needs;
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
@@ -309,6 +323,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     write_if_changed(&env.bridge_script(), BRIDGE_PY)?;
     write_if_changed(&env.serve_script(), SERVE_PY)?;
     write_if_changed(&env.twx_script(), TWX_PY)?;
+    write_if_changed(&env.scienceworld_script(), SCIENCEWORLD_PY)?;
     write_if_changed(&env.jericho_script(), JERICHO_PY)?;
     write_if_changed(
         &env.home.join("scripts").join("ariadne_zmachine.py"),
@@ -321,8 +336,18 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     )?;
     pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
     if twx || tales {
-        check_java().await?;
+        check_java("TextWorld-Express games").await?;
         pip_install(&env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
+    }
+    if scienceworld {
+        check_java("ScienceWorld tasks").await?;
+        pip_install(
+            &env,
+            ".ariadne-scienceworld",
+            &[SCIENCEWORLD_REQ],
+            "ScienceWorld",
+        )
+        .await?;
     }
     if tales {
         write_if_changed(&env.tales_agent(), TALES_PY)?;
@@ -365,8 +390,9 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     Ok(env)
 }
 
-/// TextWorld-Express runs its engine on the system's `java` (8 or newer).
-async fn check_java() -> Result<()> {
+/// TextWorld-Express and ScienceWorld run their engines on the system's `java` (8 or
+/// newer); `what` names what needs it.
+async fn check_java(what: &str) -> Result<()> {
     let ok = Command::new("java")
         .arg("-version")
         .stdin(Stdio::null())
@@ -378,9 +404,9 @@ async fn check_java() -> Result<()> {
     if ok {
         Ok(())
     } else {
-        bail!(UserError::new(
-            "TextWorld-Express games need a Java runtime (8 or newer) as `java` on PATH; install one, e.g. `apt-get install default-jre-headless`"
-        ))
+        bail!(UserError::new(format!(
+            "{what} need a Java runtime (8 or newer) as `java` on PATH; install one, e.g. `apt-get install default-jre-headless`"
+        )))
     }
 }
 
