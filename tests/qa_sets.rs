@@ -66,6 +66,28 @@ fn is_hard(distractor: (&str, &str), supporting: &[(&str, &str)]) -> bool {
     })
 }
 
+/// A question has a paragraph that is not among `support` and is a hard distractor
+/// for one that is ([`is_hard`]).
+fn assert_hard_distractor(id: &str, q: &ariadne::qa::data::Question, support: &[usize]) {
+    let supporting: Vec<(&str, &str)> = support
+        .iter()
+        .map(|&i| {
+            (
+                q.paragraphs[i].title.as_str(),
+                q.paragraphs[i].text.as_str(),
+            )
+        })
+        .collect();
+    assert!(
+        q.paragraphs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !support.contains(i))
+            .any(|(_, p)| is_hard((&p.title, &p.text), &supporting)),
+        "{id}: no hard distractor"
+    );
+}
+
 #[test]
 fn the_musique_format_set_holds_its_invariants() {
     let p = path("musique_distractors.jsonl");
@@ -127,23 +149,7 @@ fn the_musique_format_set_holds_its_invariants() {
             q.answers.iter().any(|a| holds(&last.text, a)),
             "{id}: no answer in the last hop's paragraph"
         );
-        let supporting: Vec<(&str, &str)> = support
-            .iter()
-            .map(|&i| {
-                (
-                    q.paragraphs[i].title.as_str(),
-                    q.paragraphs[i].text.as_str(),
-                )
-            })
-            .collect();
-        assert!(
-            q.paragraphs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !support.contains(i))
-                .any(|(_, p)| is_hard((&p.title, &p.text), &supporting)),
-            "{id}: no hard distractor"
-        );
+        assert_hard_distractor(id, q, &support);
     }
     assert_eq!(hops_seen.len(), 3, "2, 3 and 4 hops: {hops_seen:?}");
 }
@@ -209,23 +215,7 @@ fn the_hotpotqa_format_set_holds_its_invariants() {
                 .any(|&i| holds(&q.paragraphs[i].text, &q.answers[0])),
             "{id}: the answer is in no supporting paragraph"
         );
-        let supporting: Vec<(&str, &str)> = support
-            .iter()
-            .map(|&i| {
-                (
-                    q.paragraphs[i].title.as_str(),
-                    q.paragraphs[i].text.as_str(),
-                )
-            })
-            .collect();
-        assert!(
-            q.paragraphs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !support.contains(i))
-                .any(|(_, p)| is_hard((&p.title, &p.text), &supporting)),
-            "{id}: no hard distractor"
-        );
+        assert_hard_distractor(id, q, &support);
     }
     assert_eq!(kinds.len(), 2, "bridge and comparison: {kinds:?}");
 }

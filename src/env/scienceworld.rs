@@ -146,11 +146,7 @@ impl SwGame {
 
 impl std::fmt::Display for SwGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.task)?;
-        for (i, (k, v)) in self.params.iter().enumerate() {
-            write!(f, "{}{k}={v}", if i == 0 { '?' } else { '&' })?;
-        }
-        Ok(())
+        super::twx::write_query(f, &self.task, &self.params)
     }
 }
 

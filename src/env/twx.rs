@@ -147,12 +147,22 @@ impl TwxGame {
 
 impl std::fmt::Display for TwxGame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.game)?;
-        for (i, (k, v)) in self.params.iter().enumerate() {
-            write!(f, "{}{k}={v}", if i == 0 { '?' } else { '&' })?;
-        }
-        Ok(())
+        write_query(f, &self.game, &self.params)
     }
+}
+
+/// `name?k1=v1&k2=v2` (the parameters in their sorted order; `name` alone without
+/// any): how a game with parameters is written.
+pub(super) fn write_query(
+    f: &mut std::fmt::Formatter<'_>,
+    name: &str,
+    params: &BTreeMap<String, String>,
+) -> std::fmt::Result {
+    write!(f, "{name}")?;
+    for (i, (k, v)) in params.iter().enumerate() {
+        write!(f, "{}{k}={v}", if i == 0 { '?' } else { '&' })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -178,7 +178,8 @@ fn fits_schema(v: &Value, schema: Option<&Value>) -> Result<(), String> {
     }
 }
 
-fn kind_of(v: &Value) -> &'static str {
+/// What kind of JSON value `v` is, for messages ("an object", "null").
+pub(crate) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Object(_) => "an object",
         Value::Array(_) => "an array",

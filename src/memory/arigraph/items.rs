@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::answers::{Extraction, RawTriplet};
 use crate::llm::bounds::{self, Bounded};
+use crate::llm::structured::kind_of;
 
 /// An extraction answer read item by item (memory rules 8): each item of `triplets` is
 /// kept as the JSON value it is and read by [`read_item`], so one malformed item is
@@ -186,16 +187,5 @@ pub(super) fn read_item(item: &Value) -> Vec<Item> {
             })
             .collect(),
         other => refused(format!("{}, not a triplet", kind_of(other))),
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "an object",
-        Value::Array(_) => "an array",
-        Value::String(_) => "a string",
-        Value::Number(_) => "a number",
-        Value::Bool(_) => "a boolean",
-        Value::Null => "null",
     }
 }
