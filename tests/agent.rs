@@ -182,6 +182,17 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
         (end["score"].as_i64(), end["max_score"].as_i64()),
         (Some(1), Some(1))
     );
+    // An observation after `done`: one error line naming the end, nothing played.
+    agent.say(&game.step("look").to_string());
+    let e = agent.heard();
+    assert_eq!(e["type"], "error", "{e}");
+    assert_eq!(e["line"], 5, "{e}");
+    let why = e["error"].as_str().unwrap();
+    assert!(
+        why.contains("the episode is over (outcome won after step 2)"),
+        "{why}"
+    );
+    assert!(e.get("fatal").is_none());
     let (status, stderr) = agent.finish();
     assert!(status.success(), "{stderr}");
     let dir = PathBuf::from(end["run"].as_str().unwrap());
@@ -205,9 +216,9 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
     let manifest = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["game"]["path"], "harness:two-rooms");
     assert_eq!(manifest["command"], "agent");
-    // Every line the harness sent, the malformed one too.
+    // Every line the harness sent, the malformed one and the one after `done` too.
     let sent = std::fs::read_to_string(dir.join("harness.jsonl")).unwrap();
-    assert_eq!(sent.lines().count(), 4);
+    assert_eq!(sent.lines().count(), 5);
     let out = replay(&dir);
     assert!(
         out.status.success(),

@@ -2,7 +2,9 @@
 //! of [`crate::env::harness`] (`docs/agent-protocol.md`). Stdout carries protocol lines
 //! only: the harness's `command` and `error` lines from the environment, then one `end`
 //! line (the run directory, the outcome, the steps), or one `error` line with `fatal`
-//! set when the episode cannot be played. Notices go to stderr.
+//! set when the episode cannot be played. A line sent after `end` is answered with an
+//! `error` line until the harness closes its input or falls silent
+//! ([`harness::AFTER_END_IDLE`]). Notices go to stderr.
 
 use std::process::ExitCode;
 
@@ -25,8 +27,14 @@ use crate::memory::MemoryDesign;
 pub async fn run(args: AgentArgs) -> Result<ExitCode> {
     crate::report::reserve_stdout();
     match play(args).await {
-        Ok(end) => {
+        Ok((end, record)) => {
             println!("{end}");
+            let ended = format!(
+                "outcome {} after step {}",
+                end["outcome"].as_str().unwrap_or("?"),
+                end["steps"]
+            );
+            harness::answer_after_end(&record, &ended).await?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
@@ -40,8 +48,8 @@ pub async fn run(args: AgentArgs) -> Result<ExitCode> {
     }
 }
 
-/// Play the episode; its `end` line.
-async fn play(args: AgentArgs) -> Result<serde_json::Value> {
+/// Play the episode; its `end` line and the run's record of the harness's lines.
+async fn play(args: AgentArgs) -> Result<(serde_json::Value, std::path::PathBuf)> {
     if args.memory == Some(MemoryDesign::Reflexion) {
         return Err(UserError::new(
             "reflexion plays several trials of one game; a harness plays one episode per `ariadne agent`",
@@ -64,7 +72,7 @@ async fn play(args: AgentArgs) -> Result<serde_json::Value> {
         llm: args.llm,
     };
     let (summary, dir) = play_one(&game, &play, Shown::Nowhere).await?;
-    Ok(json!({
+    let end = json!({
         "protocol": PROTOCOL,
         "type": "end",
         "run": dir.display().to_string(),
@@ -72,5 +80,6 @@ async fn play(args: AgentArgs) -> Result<serde_json::Value> {
         "steps": summary.steps,
         "score": summary.score,
         "max_score": summary.max_score,
-    }))
+    });
+    Ok((end, harness::record_in(&dir)))
 }

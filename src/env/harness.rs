@@ -8,11 +8,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::{EnvError, Environment, GameState};
 
@@ -135,9 +137,108 @@ fn read_message(line: &str, reset: bool) -> Result<Seen, String> {
     serde_json::from_value(v).map_err(|e| format!("{e}"))
 }
 
+/// How long Ariadne keeps answering after its `end` line when the harness neither
+/// sends a line nor closes its input (then it exits; `docs/agent-protocol.md`).
+pub const AFTER_END_IDLE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// This process's stdin as lines, read by one thread for the whole process: the
+/// episode's environment and the answers after its `end` line take lines from the same
+/// queue, so a line the harness sent early is never lost in a dropped buffer, and no
+/// read is left pending in tokio's blocking pool when the process ends.
+fn stdin_lines() -> &'static tokio::sync::Mutex<UnboundedReceiver<std::io::Result<String>>> {
+    static LINES: OnceLock<tokio::sync::Mutex<UnboundedReceiver<std::io::Result<String>>>> =
+        OnceLock::new();
+    LINES.get_or_init(|| {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = String::new();
+                match std::io::BufRead::read_line(&mut stdin, &mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if tx.send(Ok(line)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+        tokio::sync::Mutex::new(rx)
+    })
+}
+
+/// Where a harness environment reads its lines.
+enum Input {
+    /// This process's stdin ([`stdin_lines`]).
+    Stdin,
+    /// Any reader (a recorded run, a test's pipe).
+    Reader(Box<dyn AsyncBufRead + Unpin + Send>),
+}
+
+impl Input {
+    /// The next line with its end, or `None` once the input is closed.
+    async fn next_line(&mut self) -> std::io::Result<Option<String>> {
+        match self {
+            Input::Stdin => stdin_lines().lock().await.recv().await.transpose(),
+            Input::Reader(r) => {
+                let mut line = String::new();
+                let n = r.read_line(&mut line).await?;
+                Ok((n > 0).then_some(line))
+            }
+        }
+    }
+}
+
+/// Answer the lines a harness sends after Ariadne's `end` line (`ended` says how the
+/// episode ended, for the message) with one `error` line each, recording them in the
+/// run's `record`, until the harness closes its input or sends nothing for
+/// [`AFTER_END_IDLE`]. Lines are numbered on from those the record holds.
+///
+/// # Errors
+/// The record cannot be read or written, or stdout is closed.
+pub async fn answer_after_end(record: &Path, ended: &str) -> Result<(), EnvError> {
+    let cannot = |e: std::io::Error| EnvError::Engine(format!("{}: {e}", record.display()));
+    let mut lines = std::fs::read_to_string(record)
+        .map_err(cannot)?
+        .lines()
+        .count() as u64;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(record)
+        .map_err(cannot)?;
+    let mut out = tokio::io::stdout();
+    loop {
+        let next = tokio::time::timeout(AFTER_END_IDLE, async {
+            stdin_lines().lock().await.recv().await
+        })
+        .await;
+        let Ok(Some(Ok(line))) = next else {
+            return Ok(());
+        };
+        lines += 1;
+        writeln!(file, "{}", line.trim_end_matches(['\n', '\r'])).map_err(cannot)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let error = json!({"protocol": PROTOCOL, "type": "error", "line": lines,
+            "error": format!("the episode is over ({ended}): nothing more is played; a new episode needs a new `ariadne agent`")});
+        let sent = async {
+            out.write_all(format!("{error}\n").as_bytes()).await?;
+            out.flush().await
+        };
+        sent.await
+            .map_err(|e| EnvError::Harness(format!("stopped reading ({e})")))?;
+    }
+}
+
 /// A harness environment: messages read from `input`, commands written to `output`.
 pub struct HarnessEnv {
-    input: Box<dyn AsyncBufRead + Unpin + Send>,
+    input: Input,
     output: Box<dyn AsyncWrite + Unpin + Send>,
     /// Where each line read is appended (`harness.jsonl`), when recording.
     record: Option<std::fs::File>,
@@ -160,11 +261,13 @@ impl HarnessEnv {
             .append(true)
             .open(record)
             .map_err(|e| EnvError::Engine(format!("cannot write {}: {e}", record.display())))?;
-        Ok(Self::over(
-            Box::new(tokio::io::BufReader::new(tokio::io::stdin())),
+        let mut env = Self::over(
+            Box::new(tokio::io::empty()),
             Box::new(tokio::io::stdout()),
             Some(file),
-        ))
+        );
+        env.input = Input::Stdin;
+        Ok(env)
     }
 
     /// The lines a run recorded (its `harness.jsonl`), read again; the commands go
@@ -193,7 +296,7 @@ impl HarnessEnv {
         record: Option<std::fs::File>,
     ) -> Self {
         Self {
-            input,
+            input: Input::Reader(input),
             output,
             record,
             last: None,
@@ -217,14 +320,13 @@ impl HarnessEnv {
     /// line is answered with one `error` line, and the next is read.
     async fn receive(&mut self, reset: bool) -> Result<Seen, EnvError> {
         loop {
-            let mut line = String::new();
-            let n =
-                self.input.read_line(&mut line).await.map_err(|e| {
+            let line =
+                self.input.next_line().await.map_err(|e| {
                     EnvError::Harness(format!("sent a line that cannot be read: {e}"))
                 })?;
-            if n == 0 {
+            let Some(line) = line else {
                 return Err(EnvError::Harness("closed its input".into()));
-            }
+            };
             self.lines += 1;
             if let Some(f) = &mut self.record {
                 // Each line as it came, so that a killed run replays to its last step.
