@@ -21,7 +21,14 @@ Facts this bridge handles (checked against 1.2.3):
 - room comes from the free `look` text ("This room is called the kitchen." -> "kitchen"),
   inventory from the library's inventory text, the admissible commands from its valid
   action-object combinations; `moves` counts the steps sent since reset.
-- facts: none (the object tree is not exposed as facts yet).
+- facts: where things are, from the library's object tree (`getObjectTree()`, about 16 ms a
+  step), led by ["decides", "location"] as the Jericho bridge's are: at(P, room) for the agent,
+  in(x, I) for what its inventory holds, at(x, room) for a thing directly in a room the agent
+  has been in this episode, in(x, y) for a thing inside or on another (a pot on the stove, the
+  water in the pot). The electrical terminals every object carries for the circuit simulation
+  (`terminal 1`, `terminal 2`, `anode`, `cathode`) are parts, not things, and are left out, as
+  are deleted objects. States (open, activated, temperatures) and the doors between rooms (not
+  in the tree) are left unverifiable.
 """
 from __future__ import annotations
 
@@ -48,6 +55,44 @@ from scienceworld import ScienceWorldEnv  # noqa: E402
 
 PREFIX = "scienceworld:"
 ROOM_RE = re.compile(r"This room is called the (.+?)\.")
+# Parts every object carries for ScienceWorld's electrical simulation, not things.
+PARTS = frozenset({"terminal 1", "terminal 2", "anode", "cathode"})
+
+
+def _things(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The objects directly inside `node`, deleted objects and parts left out."""
+    return [c for c in (node.get("contents") or {}).values()
+            if isinstance(c, dict) and not c.get("isDeleted") and c.get("name") not in PARTS]
+
+
+def _holds_agent(node: dict[str, Any]) -> bool:
+    return node.get("name") == "agent" or any(_holds_agent(c) for c in _things(node))
+
+
+def location_facts(tree: dict[str, Any], visited: set[str]) -> list[list[str]] | None:
+    """Where things are (see the module documentation), adding the agent's room to
+    `visited`; None when the tree holds no agent."""
+    rooms = {r["name"]: r for r in _things(tree)}
+    here = next((name for name, r in rooms.items() if _holds_agent(r)), None)
+    if here is None:
+        return None
+    visited.add(here)
+    out: list[list[str]] = [["at", "P", here]]
+
+    def inside(holder: dict[str, Any], label: str, predicate: str) -> None:
+        for c in _things(holder):
+            if c["name"] == "agent":
+                for inventory in _things(c):
+                    if inventory["name"] == "inventory":
+                        inside(inventory, "I", "in")
+                continue
+            out.append([predicate, c["name"], label])
+            inside(c, c["name"], "in")
+
+    for name in sorted(visited):
+        if name in rooms:
+            inside(rooms[name], name, "at")
+    return [["decides", "location"]] + sorted(out)
 
 
 def parse_spec(spec: Any) -> tuple[str, int, str]:
@@ -81,6 +126,7 @@ class Session:
         self.done, self.score, self.moves = False, 0, 0
         self.objective = ""
         self.walkthrough: list[str] | None = None
+        self.visited: set[str] = set()
 
     def load(self, game: tuple[str, int, str]) -> dict[str, Any]:
         """Load the task's variation afresh; return the library's infos."""
@@ -117,7 +163,7 @@ class Session:
             "room": room.group(1) if room else None,
             "objective": self.objective,
             "walkthrough": self.walkthrough,
-            "facts": None,
+            "facts": location_facts(self.env.getObjectTree(), self.visited),
         }
 
     def reset(self, spec: Any) -> Reply:
@@ -143,6 +189,7 @@ class Session:
         infos = self.load(game)
         self.objective = self.env.get_task_description() or ""
         self.done, self.moves = False, 0
+        self.visited = set()
         self.score = int(infos.get("score", 0))
         self.game = game
         return self.reply(infos.get("look") or "", infos, 0)

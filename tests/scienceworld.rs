@@ -1,7 +1,8 @@
 //! ScienceWorld as a game family, through the real bridge (`python/scienceworld_bridge.py`,
 //! the `scienceworld` package with its Java server): a task played to completion by its
 //! gold path, three steps of every memory design against the scripted server, each run
-//! replayed exactly; a task or variation that does not exist is one line.
+//! replayed exactly; the oracle exact on the object tree's facts; a task or variation
+//! that does not exist is one line.
 
 mod common;
 
@@ -122,4 +123,67 @@ fn a_task_or_variation_that_does_not_exist_is_one_line() {
         assert_eq!(stderr.trim().lines().count(), 1, "{game}: {stderr}");
         assert!(stderr.contains(says), "{game}: {stderr}");
     }
+}
+
+/// The gold path drives the oracle memory: the object tree's facts (where things are)
+/// are the ground truth, and the oracle, which holds them, is exact on them.
+#[test]
+fn the_oracle_is_exact_on_the_object_tree() {
+    setup_scienceworld();
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(
+        work.path(),
+        &server.base_url,
+        &[TASK, "--walkthrough", "--memory", "oracle", "--quiet"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = run_dir(work.path());
+    assert_eq!(
+        common::read_json(dir.join("summary.json"))["outcome"],
+        "won"
+    );
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert_eq!(steps.len(), 5);
+    for s in &steps {
+        let w = &s["world_model"];
+        assert_eq!(w["precision"], 1.0, "step {}: {w}", s["step"]);
+        assert_eq!(w["recall"], 1.0, "step {}: {w}", s["step"]);
+        assert!(w["observed_facts"].as_u64().unwrap() > 0, "{w}");
+    }
+    // The facts: the agent's room, what it carries (variation 0 starts with an orange),
+    // and the things of every room visited so far (the hallway's stay known).
+    let facts = |i: usize| steps[i]["ground_truth"].as_array().unwrap().clone();
+    let has = |i: usize, f: serde_json::Value| facts(i).contains(&f);
+    assert!(has(0, serde_json::json!(["decides", "location"])));
+    assert!(
+        has(0, serde_json::json!(["at", "P", "hallway"])),
+        "{:?}",
+        facts(0)
+    );
+    assert!(
+        has(0, serde_json::json!(["in", "orange", "I"])),
+        "{:?}",
+        facts(0)
+    );
+    assert!(
+        has(2, serde_json::json!(["at", "P", "kitchen"])),
+        "{:?}",
+        facts(2)
+    );
+    assert!(
+        has(2, serde_json::json!(["at", "picture", "hallway"])),
+        "{:?}",
+        facts(2)
+    );
+    // Electrical terminals are parts, not things.
+    assert!(
+        !steps
+            .iter()
+            .any(|s| s["ground_truth"].to_string().contains("terminal"))
+    );
 }

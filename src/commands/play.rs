@@ -32,9 +32,9 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
     // agent's memory (and its world-model accuracy) with no chat call.
     let driven = args.walkthrough && args.memory.is_some();
     let design = args.memory.unwrap_or(MemoryDesign::Arigraph);
-    if design.needs_ground_truth() && matches!(game, GameSpec::Twx(_) | GameSpec::ScienceWorld(_)) {
+    if design.needs_ground_truth() && matches!(game, GameSpec::Twx(_)) {
         return Err(crate::error::UserError::new(format!(
-            "the {} memory needs the game's true state, which TextWorld-Express games and ScienceWorld tasks do not expose; use a TextWorld game",
+            "the {} memory needs the game's true state, which TextWorld-Express games do not expose; use a TextWorld, Jericho or ScienceWorld game",
             design.name()
         ))
         .into());
