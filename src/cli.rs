@@ -276,9 +276,10 @@ pub enum BenchAction {
     /// Two benches side by side: scores, then time and tokens per step with the ratio
     /// after / before (Markdown on stdout).
     Compare {
-        /// The bench directory of the baseline.
+        /// The bench directory of the baseline, or a TALES agent's log directory
+        /// (`logs/tales_<agent>`, scored as TALES scores).
         before: PathBuf,
-        /// The bench directory to compare with it.
+        /// The bench directory (or TALES log directory) to compare with it.
         after: PathBuf,
     },
 }

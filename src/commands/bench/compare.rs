@@ -24,6 +24,7 @@ use crate::llm::Usage;
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
 
 mod figures;
+pub mod tales;
 use figures::{Figures, borrowed_bound, figures, score_text};
 
 /// One bench of a comparison: its episodes (sums filled in from the run directories
@@ -63,6 +64,9 @@ pub struct Settings {
     pub max_steps: Vec<u32>,
     /// Episodes played at once (`--jobs` of the bench and of each resume).
     pub jobs: Vec<u64>,
+    /// What ran the games: "Ariadne" (its own bridges, or a harness through `ariadne
+    /// agent`) or "TALES" (a TALES log directory, scored by TALES).
+    pub harnesses: Vec<String>,
 }
 
 fn push_new<T: PartialEq>(v: &mut Vec<T>, x: T) {
@@ -110,12 +114,16 @@ pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
 }
 
 impl Side {
-    /// Read the bench in `dir`.
+    /// Read the bench in `dir`, or a TALES agent's log directory (`tales_<uid>`,
+    /// [`tales`]).
     ///
     /// # Errors
     /// A [`UserError`] when `dir` holds no `episodes.jsonl`, when a line of it before
     /// the last is malformed, or when it holds no episode.
     pub fn read(dir: &Path) -> Result<Side> {
+        if tales::is_tales_log(dir) {
+            return Self::read_tales(dir);
+        }
         let file = dir.join("episodes.jsonl");
         if !file.is_file() {
             return Err(UserError::new(format!(
@@ -135,7 +143,10 @@ impl Side {
                 file.display()
             ));
         }
-        let mut settings = Settings::default();
+        let mut settings = Settings {
+            harnesses: vec!["Ariadne".into()],
+            ..Settings::default()
+        };
         let mut unfilled = 0;
         for r in &mut rows {
             if !backfill(r, dir) && r.outcome != Outcome::Failed {
@@ -191,6 +202,40 @@ impl Side {
         Ok(Side {
             dir: dir.to_path_buf(),
             rows,
+            settings,
+            notes,
+        })
+    }
+
+    /// A TALES agent's log directory as a side (see [`tales`]).
+    fn read_tales(dir: &Path) -> Result<Side> {
+        let log = tales::read(dir)?;
+        if log.rows.is_empty() {
+            return Err(UserError::new(format!(
+                "{} holds no TALES summary (<game>/a<0|1>_s<seed>_steps<cap>.json)",
+                dir.display()
+            ))
+            .into());
+        }
+        let settings = Settings {
+            profiles: log.profile.into_iter().collect(),
+            max_steps: log.max_steps,
+            harnesses: vec!["TALES".into()],
+            ..Settings::default()
+        };
+        let mut notes = vec![format!(
+            "{} is a TALES log: scores are TALES's (the highest score reached over the maximum), times and tokens are whole episodes' (no per-step figures)",
+            dir.display()
+        )];
+        if log.rows.iter().any(|r| r.prompt_tokens.is_none()) {
+            notes.push(format!(
+                "some TALES episodes in {} report no tokens (Ariadne's agent module reports none to TALES: its own run directories hold them)",
+                dir.display()
+            ));
+        }
+        Ok(Side {
+            dir: dir.to_path_buf(),
+            rows: log.rows,
             settings,
             notes,
         })
@@ -264,11 +309,30 @@ pub fn compare(before: &Path, after: &Path) -> Result<String> {
     markdown(&b, &a)
 }
 
-/// See [`compare`].
+/// Two benches of one design each, of different names (a TALES agent beside
+/// Ariadne, `arigraph` beside `rag`), compared as one row named `before / after`; other
+/// benches as they are.
+fn paired_alone(b: &Side, a: &Side) -> (Side, Side) {
+    let (mut b, mut a) = (b.clone(), a.clone());
+    let (bd, ad) = (b.keys().1, a.keys().1);
+    if let ([x], [y]) = (bd.as_slice(), ad.as_slice())
+        && x != y
+    {
+        let name = format!("{x} / {y}");
+        for r in b.rows.iter_mut().chain(a.rows.iter_mut()) {
+            r.memory = name.clone();
+        }
+    }
+    (b, a)
+}
+
+/// See [`compare`]. Designs are matched by name, except that two benches of one design
+/// each are compared on it ([`paired_alone`]).
 ///
 /// # Errors
 /// A [`UserError`] when no game and design has a finished attempt in both benches.
 pub fn markdown(b: &Side, a: &Side) -> Result<String> {
+    let (b, a) = &paired_alone(b, a);
     let mut md = String::from("# Before and after\n\n| | before | after |\n|---|---|---|\n");
     let (bs, as_) = (&b.settings, &a.settings);
     let settings = [
@@ -287,6 +351,7 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             list(&bs.temperatures),
             list(&as_.temperatures),
         ),
+        ("played by", list(&bs.harnesses), list(&as_.harnesses)),
         ("step cap", list(&bs.max_steps), list(&as_.max_steps)),
         ("episodes at once (--jobs)", list(&bs.jobs), list(&as_.jobs)),
         (

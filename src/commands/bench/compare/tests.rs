@@ -159,3 +159,62 @@ fn a_borrowed_bound_above_the_time_taken_is_flagged() {
     assert!(md.contains("| 150.0*! | 0.13 |"), "{md}");
     assert!(md.contains("read that bound as unknown"), "{md}");
 }
+
+/// A TALES summary as TALES's `benchmark.py` writes it (its keys, of one episode).
+fn tales_summary(dir: &Path, game: &str, seed: u64, high: i64, wins: u64, tokens: u64) {
+    let d = dir.join(game);
+    std::fs::create_dir_all(&d).unwrap();
+    let v = serde_json::json!({
+        "status": "finished", "env_name": game, "env_params": format!("a0_s{seed}_steps20"),
+        "nb_steps": 20, "nb_moves": 20, "nb_invalid_actions": 3, "nb_losts": 0,
+        "nb_wins": wins, "nb_resets": 0, "highscore": high, "max_score": 100,
+        "norm_score": high as f64 / 100.0, "duration": 600.0,
+        "total/Prompt Tokens": tokens, "total/Response Tokens": tokens / 10,
+        "final/Highscore": high, "wandb_run_id": null, "wandb_url": null,
+    });
+    std::fs::write(d.join(format!("a0_s{seed}_steps20.json")), v.to_string()).unwrap();
+    // The episode's rollout beside it is not read.
+    std::fs::write(d.join(format!("a0_s{seed}_steps20.jsonl")), "{}\n").unwrap();
+}
+
+/// Two agents played inside TALES: TALES's own LLM agent and Ariadne's module. Each
+/// log is a side; their one design each are compared on one row, scored as TALES
+/// scores, with what TALES did not report (Ariadne's tokens) named.
+#[test]
+fn two_tales_logs_compare_as_tales_scored_them() {
+    let logs = tempfile::tempdir().unwrap();
+    let zero = logs
+        .path()
+        .join("tales_LLMAgent_qwen2.5-1.5b_s20241001_t0.0");
+    let ours = logs.path().join("tales_Ariadne_paper_arigraph");
+    tales_summary(&zero, "TWXCookingWorld", 20241001, 20, 0, 30_000);
+    tales_summary(&zero, "TWXCookingWorld", 20241002, 40, 0, 30_000);
+    tales_summary(&ours, "TWXCookingWorld", 20241001, 100, 1, 0);
+    tales_summary(&ours, "TWXCookingWorld", 20241002, 50, 0, 0);
+    let b = Side::read(&zero).unwrap();
+    let a = Side::read(&ours).unwrap();
+    assert_eq!(b.rows.len(), 2);
+    assert_eq!(
+        b.rows[0].memory,
+        "tales:LLMAgent_qwen2.5-1.5b_s20241001_t0.0"
+    );
+    assert_eq!((a.rows[0].run, a.rows[1].run), (1, 2));
+    assert_eq!(a.rows[0].outcome, Outcome::Won);
+    assert_eq!(a.rows[1].outcome, Outcome::StepCap);
+    assert_eq!(a.settings.profiles, ["paper"]);
+    let md = markdown(&b, &a).expect("comparable");
+    assert!(md.contains("| played by | TALES | TALES |"), "{md}");
+    assert!(md.contains("| step cap | 20 | 20 |"), "{md}");
+    assert!(
+        md.contains("| TWXCookingWorld | tales:LLMAgent_qwen2.5-1.5b_s20241001_t0.0 / arigraph | 0.30 ± 0.14 over 2 (20/100, 40/100) | 0.75 ± 0.35 over 2 (100/100, 50/100) | +0.45 |"),
+        "{md}"
+    );
+    assert!(md.contains("report no tokens"), "{md}");
+    // A file that is not TALES's summary is one line naming it.
+    std::fs::write(ours.join("TWXCookingWorld/a0_s1_steps20.json"), "{}").unwrap();
+    let e = Side::read(&ours).unwrap_err().to_string();
+    assert!(
+        e.contains("a0_s1_steps20.json") && e.contains("`highscore` is missing"),
+        "{e}"
+    );
+}
