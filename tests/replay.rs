@@ -361,6 +361,30 @@ fn replay_of_a_missing_run_is_one_clear_line() {
     assert!(stderr.contains("not a run directory"), "{stderr}");
 }
 
+/// A run recorded by a newer build (a memory-rules version or agent revision this
+/// build does not know) is refused in one line, never replayed as the current one.
+#[test]
+fn a_run_of_an_unknown_version_is_refused_in_one_line() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 1);
+    let manifest = dir.join("manifest.json");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&original).unwrap();
+    for (section, field, number, says) in [
+        ("memory", "rules", 99, "memory rules version 99 is unknown"),
+        ("agent", "revision", 42, "agent revision 42 is unknown"),
+    ] {
+        let mut newer = v.clone();
+        newer[section][field] = number.into();
+        std::fs::write(&manifest, newer.to_string()).unwrap();
+        let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}
+
 /// Regression: the manifest held a relative game path, so a replay only worked from the
 /// directory the run was played in.
 #[test]

@@ -61,7 +61,7 @@ pub struct AgentSettings {
     /// reference's prompts and answer fields, unless rule `compact-prompts` keeps the
     /// compact plan and action prompts of 2-8 ([`AgentSettings::reference_prompts`]).
     #[serde(default = "first_revision")]
-    pub revision: u32,
+    pub revision: AgentRevision,
     /// A `go to` route counts as one step against the step cap, as in the reference code
     /// (`pipeline_arigraph.py` runs the route inside one step); each move is still logged
     /// as a step record. Off in runs recorded before it: every move counted.
@@ -105,10 +105,9 @@ pub const SHORT_HISTORY_CHARS: usize = 300;
 pub const REPEAT_WARNING: usize = 3;
 
 impl AgentSettings {
-    /// The revision as its typed enum (checked when the settings were loaded; an
-    /// unknown number reads as the current revision).
+    /// The revision (an unknown number was refused when the settings were read).
     pub fn rev(&self) -> AgentRevision {
-        AgentRevision::from_number(self.revision).unwrap_or(AgentRevision::CURRENT)
+        self.revision
     }
 
     /// The settings a run of agent revision `revision` recorded before profiles existed
@@ -167,9 +166,11 @@ impl AgentSettings {
 /// The current revision of the agent (see [`AgentSettings::revision`]).
 pub const REVISION: u32 = 9;
 
-/// An agent revision ([`AgentSettings::revision`]), checked once when a manifest is
-/// read: a number this build does not know is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// An agent revision ([`AgentSettings::revision`]), stored as its number
+/// (`"revision": 9` in a manifest): a number this build does not know is refused when
+/// the file is read ([`AgentRevision::from_number`]'s one line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u32", into = "u32")]
 pub enum AgentRevision {
     /// A system prompt per module; cycles detected on the actions chosen.
     R1,
@@ -192,7 +193,40 @@ pub enum AgentRevision {
     R9,
 }
 
+impl TryFrom<u32> for AgentRevision {
+    type Error = String;
+    fn try_from(n: u32) -> Result<Self, String> {
+        Self::from_number(n)
+    }
+}
+
+impl From<AgentRevision> for u32 {
+    fn from(r: AgentRevision) -> u32 {
+        r.number()
+    }
+}
+
+impl std::fmt::Display for AgentRevision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
 impl AgentRevision {
+    /// Every revision, oldest first.
+    pub const ALL: [AgentRevision; 9] = {
+        use AgentRevision::*;
+        [R1, R2, R3, R4, R5, R6, R7, R8, R9]
+    };
+
+    /// The number a file records.
+    pub fn number(self) -> u32 {
+        Self::ALL
+            .iter()
+            .position(|r| *r == self)
+            .map_or(0, |i| i as u32 + 1)
+    }
+
     /// The revision new runs record.
     pub const CURRENT: AgentRevision = AgentRevision::R9;
 
@@ -240,8 +274,7 @@ impl AgentRevision {
     /// # Errors
     /// A number this build does not know, in one line naming the revisions it knows.
     pub fn from_number(n: u32) -> Result<Self, String> {
-        use AgentRevision::*;
-        [R1, R2, R3, R4, R5, R6, R7, R8, R9]
+        Self::ALL
             .get((n as usize).wrapping_sub(1))
             .copied()
             .ok_or_else(|| {
@@ -256,8 +289,8 @@ fn shown() -> bool {
     true
 }
 
-fn first_revision() -> u32 {
-    1
+fn first_revision() -> AgentRevision {
+    AgentRevision::R1
 }
 
 /// The paper's agent: no rule of the extended profile (see [`AgentSettings::with_rules`]).
@@ -274,7 +307,7 @@ impl Default for AgentSettings {
             plan_progress: false,
             loop_breaking: false,
             show_note: false,
-            revision: REVISION,
+            revision: AgentRevision::CURRENT,
             route_one_step: true,
             key_items: true,
             explore_check: true,

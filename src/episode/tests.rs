@@ -341,7 +341,7 @@ fn the_goal_comes_from_the_user_the_game_or_is_said_unknown() {
         "the first observation is no goal"
     );
     // Runs recorded under the first rules used the first observation.
-    c.memory.rules = 1;
+    c.memory.rules = crate::memory::MemoryRevision::V1;
     assert_eq!(goal_for(&c, &first).text, "-= Kitchen =-");
     c.goal = Some(Goal {
         text: "Find the treasure.".into(),
@@ -366,7 +366,7 @@ async fn a_take_put_cycle_is_broken_within_four_steps() {
     let mut c = config();
     c.max_steps = 5;
     // Revision 3: revision 4 refuses the put-back right away (see below).
-    c.agent.revision = 3;
+    c.agent.revision = crate::agent::AgentRevision::R3;
     let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
     result.expect("episode");
     let actions: Vec<&str> = steps.iter().map(|s| s.action.as_str()).collect();
@@ -482,7 +482,11 @@ async fn a_walk_among_known_rooms_is_sent_to_the_unexplored_exit() {
         "go to hall",
     ];
     let held = ["go west", "go to hall"];
-    for (revision, loop_breaking) in [(4, true), (5, false), (5, true)] {
+    for (revision, loop_breaking) in [
+        (crate::agent::AgentRevision::R4, true),
+        (crate::agent::AgentRevision::R5, false),
+        (crate::agent::AgentRevision::R5, true),
+    ] {
         let script = Scripted::default().actions(&walk);
         let mut c = config();
         c.max_steps = 9;
@@ -498,7 +502,7 @@ async fn a_walk_among_known_rooms_is_sent_to_the_unexplored_exit() {
             steps.iter().map(|s| &s.blocked).collect::<Vec<_>>()
         );
         let ninth = &steps[8];
-        if revision == 4 || !loop_breaking {
+        if revision == crate::agent::AgentRevision::R4 || !loop_breaking {
             assert!(ninth.blocked.is_empty(), "{:?}", ninth.blocked);
             assert_eq!(ninth.command, "go west");
             continue;
@@ -529,7 +533,11 @@ fn sub_goals(step: &StepRecord) -> Vec<String> {
 #[tokio::test]
 async fn a_sub_goal_to_go_to_a_room_is_done_in_that_room() {
     let plan = r#"{"plan":[{"sub_goal":"go to the kitchen","reason":"apple"},{"sub_goal":"take the apple","reason":"goal"},{"sub_goal":"return to the kitchen","reason":"later"}]}"#;
-    for revision in [5, 6, 8] {
+    for revision in [
+        crate::agent::AgentRevision::R5,
+        crate::agent::AgentRevision::R6,
+        crate::agent::AgentRevision::R8,
+    ] {
         let script = Scripted::default()
             .actions(&["go east", "look"])
             .answer("plan", &[plan, plan]);
@@ -549,11 +557,11 @@ async fn a_sub_goal_to_go_to_a_room_is_done_in_that_room() {
             ]
         );
         assert_eq!(steps[1].room.as_deref(), Some("Kitchen"));
-        if revision == 8 {
+        if revision == crate::agent::AgentRevision::R8 {
             // Only the front: coming back later is still to do.
             assert_eq!(goals(1), ["take the apple", "return to the kitchen"]);
             assert_eq!(steps[1].dropped, ["go to the kitchen", "go to the kitchen"]);
-        } else if revision == 6 {
+        } else if revision == crate::agent::AgentRevision::R6 {
             // Anywhere in the plan (revisions 6 and 7), from the plan carried over and
             // again from the planner's answer.
             assert_eq!(goals(1), ["take the apple"]);
@@ -587,7 +595,10 @@ async fn placeholder_sub_goals_are_repaired_or_asked_again() {
     let mixed = r#"{"plan":[{"sub_goal":"...","reason":"..."},{"sub_goal":"take the apple","reason":"goal"}]}"#;
     let junk = r#"{"plan":[{"sub_goal":"...","reason":"..."}]}"#;
     let good = r#"{"plan":[{"sub_goal":"go east","reason":"kitchen"}]}"#;
-    for revision in [6, 7] {
+    for revision in [
+        crate::agent::AgentRevision::R6,
+        crate::agent::AgentRevision::R7,
+    ] {
         let script = Scripted::default()
             .actions(&["look", "look"])
             .answer("plan", &[mixed, junk, good]);
@@ -604,7 +615,7 @@ async fn placeholder_sub_goals_are_repaired_or_asked_again() {
                 .filter(|c| c.purpose == "plan")
                 .count()
         };
-        if revision == 7 {
+        if revision == crate::agent::AgentRevision::R7 {
             assert_eq!(goals(0), ["take the apple"]);
             assert_eq!(steps[0].llm_repairs, 1);
             // The placeholders-only answer is rejected; the next answer is taken.
@@ -680,7 +691,7 @@ async fn plan_and_action_calls_share_their_prompt_prefix() {
     let script = Scripted::default().actions(&["go east"]);
     let mut c = config();
     c.max_steps = 1;
-    c.agent.revision = 1;
+    c.agent.revision = crate::agent::AgentRevision::R1;
     let (result, steps, _) = play_with(script, CancellationToken::new(), c).await;
     result.expect("episode");
     let systems: Vec<&str> = steps[0]
@@ -699,7 +710,10 @@ async fn plan_and_action_calls_share_their_prompt_prefix() {
 /// Rules 3 (older runs) kept both and walked into the wall twice.
 #[tokio::test]
 async fn spatial_facts_that_moves_refute_stop_routing() {
-    for rules in [3, 4] {
+    for rules in [
+        crate::memory::MemoryRevision::V3,
+        crate::memory::MemoryRevision::V4,
+    ] {
         let none = r#"{"triplets": []}"#;
         let script = Scripted::default()
             .actions(&[
@@ -733,10 +747,7 @@ async fn spatial_facts_that_moves_refute_stop_routing() {
         let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
         let misread = Triplet::new("hall", "is north of", "kitchen").expect("triplet");
         let wall = Triplet::new("hall", "is east of", "pantry").expect("triplet");
-        if crate::memory::MemoryRevision::from_number(rules)
-            .unwrap()
-            .overrides_moves()
-        {
+        if rules.overrides_moves() {
             assert!(
                 steps[1].memory.removed.contains(&misread),
                 "{:?}",

@@ -6,7 +6,13 @@ pub const RULES: u32 = 8;
 
 /// A memory-rules version ([`super::MemorySettings::rules`]), resolved once at load; the
 /// engine asks its named predicates, never the number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+///
+/// Stored as its number (`"rules": 8` in a manifest); a number this build does not know
+/// is refused when the file is read ([`MemoryRevision::from_number`]'s one line).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "u32", into = "u32")]
 pub enum MemoryRevision {
     /// The first rules.
     V1,
@@ -62,7 +68,52 @@ pub const REFERENCE_EXCLUDED: [&str; 7] = [
 /// drops from the top k the observations already in working memory).
 pub const RECENT_OBSERVATIONS: u32 = 5;
 
+impl TryFrom<u32> for MemoryRevision {
+    type Error = String;
+    fn try_from(n: u32) -> Result<Self, String> {
+        Self::from_number(n)
+    }
+}
+
+impl From<MemoryRevision> for u32 {
+    fn from(r: MemoryRevision) -> u32 {
+        r.number()
+    }
+}
+
+impl std::fmt::Display for MemoryRevision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
 impl MemoryRevision {
+    /// Every version, oldest first.
+    pub const ALL: [MemoryRevision; 8] = [
+        Self::V1,
+        Self::V2,
+        Self::V3,
+        Self::V4,
+        Self::V5,
+        Self::V6,
+        Self::V7,
+        Self::V8,
+    ];
+
+    /// The number a file records.
+    pub fn number(self) -> u32 {
+        match self {
+            Self::V1 => 1,
+            Self::V2 => 2,
+            Self::V3 => 3,
+            Self::V4 => 4,
+            Self::V5 => 5,
+            Self::V6 => 6,
+            Self::V7 => 7,
+            Self::V8 => 8,
+        }
+    }
+
     /// The version new runs record.
     pub const CURRENT: MemoryRevision = MemoryRevision::V8;
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::forms::{AriadneMemForm, PersonalAiForm};
-use super::{HopScope, MemoryRevision, RULES, Retire, Strategy, VertexKind, baselines, retrieval};
+use super::{HopScope, MemoryRevision, Retire, Strategy, VertexKind, baselines, retrieval};
 
 /// Retrieval and extraction parameters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ pub struct MemorySettings {
     /// extraction prompt with the previous step's retrieved facts, and a step's own
     /// extracted facts left out of its retrieved facts ([`MemoryRevision::V5`]).
     #[serde(default = "legacy_rules")]
-    pub rules: u32,
+    pub rules: MemoryRevision,
     /// What a retired fact becomes ([`super::temporal`], AriadneMem's conflict-aware
     /// coarsening): deleted (the paper; the default, also for runs recorded before this
     /// setting) or closed (kept with its interval and a "superseded by" link;
@@ -203,11 +203,10 @@ impl MemorySettings {
         self.rag_entries.unwrap_or(self.episodes)
     }
 
-    /// The memory-rules version as its typed enum. The number was checked when the
-    /// settings were loaded (`MemoryRevision::from_number`); an unknown one reads as the
-    /// current version.
+    /// The memory-rules version (an unknown number was refused when the settings were
+    /// read).
     pub fn revision(&self) -> MemoryRevision {
-        MemoryRevision::from_number(self.rules).unwrap_or(MemoryRevision::CURRENT)
+        self.rules
     }
 
     /// The depths d a user may set (`--depth`, config `depth`).
@@ -260,8 +259,8 @@ fn legacy_summary_words() -> Option<u32> {
     Some(150)
 }
 
-fn legacy_rules() -> u32 {
-    1
+fn legacy_rules() -> MemoryRevision {
+    MemoryRevision::V1
 }
 
 fn legacy_retire() -> Retire {
@@ -320,7 +319,7 @@ impl Default for MemorySettings {
             outdated_check: true,
             hop_scope: HopScope::All,
             retrieval: Strategy::Bfs,
-            rules: RULES,
+            rules: MemoryRevision::CURRENT,
             retire: Retire::Delete,
             gating: false,
             bridge: false,

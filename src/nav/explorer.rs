@@ -51,7 +51,7 @@ impl Explorer {
     }
 
     /// An explorer of a run recorded before profiles, under memory rules `rules`.
-    pub fn of_rules(rules: u32) -> Self {
+    pub fn of_rules(rules: MemoryRevision) -> Self {
         Self::new(&MemorySettings {
             rules,
             move_overrides: None,

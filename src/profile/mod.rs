@@ -403,6 +403,40 @@ mod tests {
         assert!(e.contains("revisions 1 to 9"), "{e}");
     }
 
+    /// The settings hold the versions typed and store them as their numbers; a file
+    /// holding a number this build does not know is refused when read, never read as
+    /// the current version.
+    #[test]
+    fn versions_are_stored_as_numbers_and_read_typed() {
+        for (i, r) in MemoryRevision::ALL.iter().enumerate() {
+            assert_eq!(r.number() as usize, i + 1);
+            assert_eq!(MemoryRevision::from_number(r.number()), Ok(*r));
+        }
+        for (i, r) in AgentRevision::ALL.iter().enumerate() {
+            assert_eq!(r.number() as usize, i + 1);
+        }
+        assert_eq!(MemoryRevision::CURRENT.number(), RULES);
+        assert_eq!(AgentRevision::CURRENT.number(), REVISION);
+        let memory = serde_json::to_value(MemorySettings::default()).unwrap();
+        assert_eq!(memory["rules"], RULES);
+        let agent = serde_json::to_value(AgentSettings::default()).unwrap();
+        assert_eq!(agent["revision"], REVISION);
+        let mut newer = memory.clone();
+        newer["rules"] = (RULES + 1).into();
+        let e = serde_json::from_value::<MemorySettings>(newer)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("memory rules version 9 is unknown"), "{e}");
+        let mut newer = agent.clone();
+        newer["revision"] = 99.into();
+        let e = serde_json::from_value::<AgentSettings>(newer)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("agent revision 99 is unknown"), "{e}");
+        let back: MemorySettings = serde_json::from_value(memory).unwrap();
+        assert_eq!(back.rules, MemoryRevision::CURRENT);
+    }
+
     /// The paper's profile turns every rule off; the extended one on, but for those
     /// named in `--without`; the settings follow.
     #[test]

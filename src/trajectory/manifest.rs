@@ -170,17 +170,24 @@ impl Manifest {
             ))
             .into());
         }
+        // The versions of the rules resolve here, once: a run of a newer build is
+        // refused in one line, never played as the latest.
+        let number =
+            |x: &serde_json::Value| x.as_u64().map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        if let Some(n) = number(&v["memory"]["rules"]) {
+            crate::memory::MemoryRevision::from_number(n)
+                .map_err(|e| UserError::new(format!("{}: {e}", path.display())))?;
+        }
+        if let Some(n) = number(&v["agent"]["revision"]) {
+            crate::agent::AgentRevision::from_number(n)
+                .map_err(|e| UserError::new(format!("{}: {e}", path.display())))?;
+        }
         let m: Manifest = serde_json::from_value(v).map_err(|e| {
             UserError::new(format!(
                 "{} (format version {version}) does not have the expected fields: {e}",
                 path.display()
             ))
         })?;
-        // The versions of the rules resolve here, once: a run of a newer build is
-        // refused, never played as the latest.
-        crate::memory::MemoryRevision::from_number(m.memory.rules)
-            .and(crate::agent::AgentRevision::from_number(m.agent.revision))
-            .map_err(|e| UserError::new(format!("{}: {e}", path.display())))?;
         Ok(m)
     }
 }

@@ -156,7 +156,7 @@ impl Side {
                 continue;
             };
             push_new(&mut settings.ariadne, m.ariadne_version.clone());
-            push_new(&mut settings.revisions, m.agent.revision);
+            push_new(&mut settings.revisions, m.agent.revision.number());
             push_new(
                 &mut settings.profiles,
                 m.profile

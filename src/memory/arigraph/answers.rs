@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::llm::bounds::{self, Bounded};
-use crate::memory::{PersonalAiForm, thesis};
+use crate::memory::{MemoryRevision, PersonalAiForm, thesis};
 
 /// One extracted triplet as the extractor writes it: `{"subject", "relation", "object"}`
 /// (rules 1 and 2) or the compact `["subject", "relation", "object"]` (rules 3).
@@ -286,7 +286,11 @@ pub(super) fn replacing_schema() -> Value {
 /// The extraction answer's schema: under rules 3 a triplet is an array of three short
 /// strings (about half the completion tokens of the object form). With `--thesis` the
 /// answer also has `theses`, up to [`thesis::MAX_THESES`] strings ([`with_theses`]).
-pub(super) fn extraction_schema(max: usize, rules: u32, theses: Option<PersonalAiForm>) -> Value {
+pub(super) fn extraction_schema(
+    max: usize,
+    rules: MemoryRevision,
+    theses: Option<PersonalAiForm>,
+) -> Value {
     let schema = extraction_schema_triplets(max, rules);
     match theses {
         None => schema,
@@ -331,8 +335,8 @@ pub(super) fn with_theses(mut schema: Value) -> Value {
 }
 
 /// The extraction schema without theses (the schema of every run before `--thesis`).
-pub(super) fn extraction_schema_triplets(max: usize, rules: u32) -> Value {
-    if crate::memory::MemoryRevision::from_number(rules).is_ok_and(|r| r.compact_triplets()) {
+pub(super) fn extraction_schema_triplets(max: usize, rules: MemoryRevision) -> Value {
+    if rules.compact_triplets() {
         return json!({
             "type": "object",
             "properties": {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
-use crate::memory::{RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULES};
+use crate::memory::{RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
 use serde_json::{Value, json};
 
 fn extraction(triplets: &[(&str, &str, &str)]) -> String {
@@ -83,7 +83,7 @@ async fn a_candidate_naming_a_direction_or_a_listed_relation_is_never_offered() 
     }
     // Memory rules 6 offered them all.
     let rules6 = MemorySettings {
-        rules: 6,
+        rules: crate::memory::MemoryRevision::V6,
         ..MemorySettings::default()
     };
     let (_, report, _) = two_updates(
@@ -189,7 +189,7 @@ async fn replacement_pairs_delete_exact_matches_only() {
 /// its top k the observations already in working memory); memory rules 6 kept them.
 #[tokio::test]
 async fn an_episode_among_the_last_five_observations_is_not_in_the_top_k() {
-    let retrieved_steps = |rules: u32| async move {
+    let retrieved_steps = |rules: crate::memory::MemoryRevision| async move {
         let answers: Vec<String> = (1..=7)
             .map(|i| {
                 extraction(&[
@@ -237,13 +237,13 @@ async fn an_episode_among_the_last_five_observations_is_not_in_the_top_k() {
         steps.sort_unstable();
         steps
     };
-    let paper = retrieved_steps(RULES).await;
+    let paper = retrieved_steps(crate::memory::MemoryRevision::CURRENT).await;
     assert!(!paper.is_empty(), "no episode retrieved");
     assert!(
         paper.iter().all(|s| s + RECENT_OBSERVATIONS < 8),
         "{paper:?}"
     );
-    let before = retrieved_steps(6).await;
+    let before = retrieved_steps(crate::memory::MemoryRevision::V6).await;
     assert!(before.iter().any(|s| *s >= 3), "{before:?}");
 }
 
@@ -338,7 +338,10 @@ async fn a_refused_item_is_counted_and_the_rest_are_kept() {
         "Albert Voss, died in, 1891",
     ]})
     .to_string();
-    for (rules, kept, refused, rejected) in [(RULES, 2, 1, false), (7, 0, 0, true)] {
+    for (rules, kept, refused, rejected) in [
+        (crate::memory::MemoryRevision::CURRENT, 2, 1, false),
+        (crate::memory::MemoryRevision::V7, 0, 0, true),
+    ] {
         let script = Arc::new(Scripted::default().answer("extract_triplets", &[&answer]));
         let llm = Llm {
             backend: script.clone(),
@@ -356,7 +359,7 @@ async fn a_refused_item_is_counted_and_the_rest_are_kept() {
         assert_eq!(report.extracted.len(), kept, "rules {rules}");
         assert_eq!(log.refused, refused, "rules {rules}");
         assert_eq!(log.failures > 0, rejected, "rules {rules}");
-        if rules == RULES {
+        if rules == crate::memory::MemoryRevision::CURRENT {
             assert_eq!(log.repairs, 1);
             assert_eq!(log.calls[0].refused.len(), 1);
             assert!(log.calls[0].refused[0].starts_with("triplets[1]: 4 parts"));

@@ -110,7 +110,7 @@ pub(super) async fn two_steps_in(
 async fn a_verdict_across_relation_kinds_is_rejected() {
     // A run recorded before profiles: its memory-rules version decides the guard.
     let rules2 = MemorySettings {
-        rules: 2,
+        rules: crate::memory::MemoryRevision::V2,
         verdict_guard: None,
         ..MemorySettings::default()
     };
@@ -158,7 +158,7 @@ async fn the_functional_guard_keeps_what_the_kind_guard_lost() {
     for (old, new) in cases {
         let kept = Triplet::new(old.0, old.1, old.2).unwrap();
         let rules5 = MemorySettings {
-            rules: 5,
+            rules: crate::memory::MemoryRevision::V5,
             ..guarded()
         };
         let (memory, report, _) =

@@ -9,7 +9,7 @@ fn a_move_made_overrides_a_contradicting_spatial_fact() {
     let mut g = AriGraph::new();
     let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
     g.add(stale.clone());
-    let mut e = Explorer::of_rules(2);
+    let mut e = Explorer::of_rules(crate::memory::MemoryRevision::V2);
     e.visit("hall");
     let (added, removed) = e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
     assert_eq!(removed, vec![stale.clone()]);
@@ -32,7 +32,7 @@ fn a_move_made_overrides_a_contradicting_spatial_fact() {
 fn go_to_targets_are_rooms_only() {
     let mut g = AriGraph::new();
     g.add(Triplet::new("wooden door", "is north of", "kitchen").unwrap());
-    let mut e = Explorer::of_rules(2);
+    let mut e = Explorer::of_rules(crate::memory::MemoryRevision::V2);
     e.visit("Kitchen");
     let map = e.map(Some(&g));
     assert!(e.go_to_targets(&map, "kitchen").is_empty());
@@ -50,7 +50,7 @@ fn a_move_override_closes_the_contradicted_fact() {
     g.set_step(1);
     let stale = Triplet::new("kitchen", "is north of", "hall").unwrap();
     let (old, _) = g.add(stale.clone());
-    let mut e = Explorer::of_rules(2).retiring(Retire::Close);
+    let mut e = Explorer::of_rules(crate::memory::MemoryRevision::V2).retiring(Retire::Close);
     e.visit("hall");
     g.set_step(4);
     let (_, removed) = e.record_move(Some(&mut g), "Hall", Direction::North, "Pantry", None);
@@ -79,7 +79,10 @@ fn a_move_override_closes_the_contradicted_fact() {
 /// actually made is retired, so A* no longer routes over it; rules 3 keep it.
 #[test]
 fn a_misread_direction_between_walked_rooms_is_retired() {
-    for rules in [3, 4] {
+    for rules in [
+        crate::memory::MemoryRevision::V3,
+        crate::memory::MemoryRevision::V4,
+    ] {
         let mut g = AriGraph::new();
         let mut e = Explorer::of_rules(rules);
         e.visit("Kitchen");
@@ -95,10 +98,7 @@ fn a_misread_direction_between_walked_rooms_is_retired() {
             g.add(t.clone());
         }
         let removed = e.reconcile(&mut g);
-        if !MemoryRevision::from_number(rules)
-            .unwrap()
-            .overrides_moves()
-        {
+        if !rules.overrides_moves() {
             assert!(removed.is_empty());
             continue;
         }
@@ -115,7 +115,7 @@ fn a_misread_direction_between_walked_rooms_is_retired() {
 #[test]
 fn a_refused_route_move_retires_the_unproven_way() {
     let mut g = AriGraph::new();
-    let mut e = Explorer::of_rules(4);
+    let mut e = Explorer::of_rules(crate::memory::MemoryRevision::V4);
     e.visit("Kitchen");
     let wrong = Triplet::new("bedroom", "is east of", "kitchen").unwrap();
     g.add(wrong.clone());

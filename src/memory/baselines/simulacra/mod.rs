@@ -89,9 +89,8 @@ pub fn summed_scores(
 impl Entry {
     /// The step recency decays from: the last access (memory rules 2, Generative
     /// Agents), or the creation (rules 1).
-    fn recency_reference(&self, rules: u32) -> u32 {
-        if crate::memory::MemoryRevision::from_number(rules).is_ok_and(|r| r.recency_from_access())
-        {
+    fn recency_reference(&self, rules: crate::memory::MemoryRevision) -> u32 {
+        if rules.recency_from_access() {
             self.last_access
         } else {
             self.step

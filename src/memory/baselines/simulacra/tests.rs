@@ -43,13 +43,25 @@ fn recency_decays_from_the_last_access() {
     let (a, b) = (entry(1, 9), entry(5, 5));
     let now = 10;
     let rec = |e: &Entry, rules| RECENCY_DECAY.powi((now - e.recency_reference(rules)) as i32);
-    assert!(rec(&a, 2) > rec(&b, 2));
+    assert!(
+        rec(&a, crate::memory::MemoryRevision::V2) > rec(&b, crate::memory::MemoryRevision::V2)
+    );
     // Under the first rules recency counted from creation.
-    assert!(rec(&a, 1) < rec(&b, 1));
+    assert!(
+        rec(&a, crate::memory::MemoryRevision::V1) < rec(&b, crate::memory::MemoryRevision::V1)
+    );
     let s = simulacra_scores(
         &[
-            (a.recency_reference(2), 5.0, 0.5),
-            (b.recency_reference(2), 5.0, 0.5),
+            (
+                a.recency_reference(crate::memory::MemoryRevision::V2),
+                5.0,
+                0.5,
+            ),
+            (
+                b.recency_reference(crate::memory::MemoryRevision::V2),
+                5.0,
+                0.5,
+            ),
         ],
         now,
     );
