@@ -1186,3 +1186,108 @@ fn truncated_prompts_are_noticed() {
         "{stdout}"
     );
 }
+
+/// `ariadne replay DIR` with no reachable endpoint.
+fn replay_offline(dir: &Path) -> Output {
+    Command::new(bin())
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("ARIADNE_EMBED_BASE_URL", "http://127.0.0.1:9/v1")
+        .args(["replay", dir.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap()
+}
+
+/// The answer `content` as server-sent events, as a streaming endpoint sends it: a role
+/// chunk, the content in three pieces, the finish reason with the usage, `[DONE]`.
+fn as_events(content: &str) -> Reply {
+    let chars: Vec<char> = content.chars().collect();
+    let third = chars.len().div_ceil(3).max(1);
+    let mut body = String::from(": keep-alive\n\n");
+    let chunk = |delta: Value, finish: Value, usage: Value| {
+        json!({"id": "s", "object": "chat.completion.chunk", "model": "scripted",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+               "usage": usage})
+    };
+    body.push_str(&format!(
+        "data: {}\n\n",
+        chunk(json!({"role": "assistant"}), Value::Null, Value::Null)
+    ));
+    for piece in chars.chunks(third) {
+        let piece: String = piece.iter().collect();
+        body.push_str(&format!(
+            "data: {}\n\n",
+            chunk(json!({"content": piece}), Value::Null, Value::Null)
+        ));
+    }
+    body.push_str(&format!(
+        "data: {}\n\ndata: [DONE]\n\n",
+        chunk(
+            json!({}),
+            json!("stop"),
+            json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15})
+        )
+    ));
+    Reply {
+        status: 200,
+        headers: vec![("content-type", "text/event-stream".into())],
+        body: body.into_bytes(),
+    }
+}
+
+/// An endpoint that streams server-sent events although `stream` is false: each answer
+/// is read from its chunks, counted as a repair, and the run replays exactly.
+#[test]
+fn server_sent_events_to_a_request_without_stream_are_read_and_counted() {
+    let server = Scripted::start(WALKTHROUGH);
+    server.script.lock().unwrap().chat_hook = Some(Box::new(|_, rule| Some(as_events(rule))));
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "2", &[]);
+    ok(&out);
+    let dir = run_dir(work.path());
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    for s in &steps {
+        assert_eq!(s["llm_failures"], 0, "{}", s["llm_calls"]);
+        assert_eq!(s["action_source"], "llm");
+        let calls = s["llm_calls"].as_array().unwrap();
+        assert!(calls.iter().all(|c| c["from_events"] == true), "{calls:?}");
+        assert_eq!(s["llm_repairs"].as_u64(), Some(calls.len() as u64));
+        assert!(calls.iter().all(|c| c["usage"]["prompt_tokens"] == 10));
+    }
+    assert_eq!(steps[0]["command"], WALKTHROUGH[0]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("warning: the first"), "{stderr}");
+    let replayed = replay_offline(&dir);
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+}
+
+/// An endpoint whose every answer to one call kind is refused is named once, at the
+/// third refusal, with the likely cause; the run goes on (fallbacks), exit 0.
+#[test]
+fn a_call_kind_whose_first_answers_are_all_refused_is_warned_about_once() {
+    let server = Scripted::start(WALKTHROUGH);
+    on_calls(&server, "action", |_, _| {
+        Some(Reply::text(
+            200,
+            "<html><body>Welcome to nginx!</body></html>",
+        ))
+    });
+    let work = tempfile::tempdir().unwrap();
+    let out = run_simple(&server, work.path(), "3", &[]);
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("ariadne: warning: the first 3 answers"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    let w = warnings[0];
+    assert!(
+        w.contains(&server.base_url) && w.contains("`action` call"),
+        "{w}"
+    );
+    assert!(w.contains("not an OpenAI-compatible chat endpoint"), "{w}");
+}

@@ -6,6 +6,10 @@
 //!   and a `defect` when the answer cannot be used at all (no content, a tool call,
 //!   bytes that are not UTF-8, a body that is not a chat completion). A defect is a bad
 //!   answer, counted and retried by [`super::structured`], never the end of an episode.
+//! - [`from_events`]: a body of server-sent events (`data: {...}` lines), which some
+//!   endpoints send although the request asked for no stream, read as the one
+//!   completion its chunks make up; the answer says so ([`ChatAnswer::from_events`]) and
+//!   the judge counts it as a repair.
 //! - [`split_reasoning`]: the answer that follows a reasoning block (`<think>...</think>`,
 //!   also `<thinking>` and `<reasoning>`, a closing tag whose opening tag was in the
 //!   prompt template, or an unterminated block); nothing inside the reasoning is ever
@@ -30,7 +34,12 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
             )
         }
     };
-    let v: Value = match serde_json::from_str(&text) {
+    let events = from_events(&text);
+    let parsed = match &events {
+        Some(v) => Ok(v.clone()),
+        None => serde_json::from_str(&text),
+    };
+    let v: Value = match parsed {
         Ok(v) => v,
         Err(e) => {
             return ChatAnswer {
@@ -112,7 +121,65 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         latency_ms: 0,
         retries: 0,
         prompt_cut: None,
+        from_events: events.is_some(),
     }
+}
+
+/// The completion a body of server-sent events makes up, or `None` when the body is not
+/// one (its first line that is neither blank nor a `:` comment does not start with
+/// `data:` or `event:`). Each `data:` line but `[DONE]` is a chunk: the `delta`
+/// contents and reasoning of its first choice are joined in order, the last
+/// `finish_reason` and the last `usage` kept. A `data:` line that is not JSON leaves the
+/// body unread (`None`), so it is refused as what it is.
+pub fn from_events(text: &str) -> Option<Value> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().find(|l| !l.starts_with(':'))?;
+    if !(first.starts_with("data:") || first.starts_with("event:")) {
+        return None;
+    }
+    let (mut content, mut reasoning) = (String::new(), String::new());
+    let (mut finish, mut usage, mut model) = (Value::Null, Value::Null, Value::Null);
+    let mut chunks = 0;
+    for line in lines.by_ref() {
+        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+            continue;
+        };
+        if data == "[DONE]" {
+            continue;
+        }
+        let chunk: Value = serde_json::from_str(data).ok()?;
+        chunks += 1;
+        let choice = &chunk["choices"][0];
+        let delta = if choice["delta"].is_object() {
+            &choice["delta"]
+        } else {
+            &choice["message"]
+        };
+        content.push_str(delta["content"].as_str().unwrap_or_default());
+        for key in ["reasoning_content", "reasoning"] {
+            reasoning.push_str(delta[key].as_str().unwrap_or_default());
+        }
+        if !choice["finish_reason"].is_null() {
+            finish = choice["finish_reason"].clone();
+        }
+        if !chunk["usage"].is_null() {
+            usage = chunk["usage"].clone();
+        }
+        if !chunk["model"].is_null() {
+            model = chunk["model"].clone();
+        }
+    }
+    (chunks > 0).then(|| {
+        let mut message = serde_json::json!({"role": "assistant", "content": content});
+        if !reasoning.is_empty() {
+            message["reasoning_content"] = reasoning.into();
+        }
+        serde_json::json!({
+            "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage,
+        })
+    })
 }
 
 /// Every tool call of a message (`tool_calls`, else `function_call`), each as a

@@ -465,6 +465,10 @@ impl ChatBackend for OpenAiBackend {
     fn model_name(&self) -> String {
         self.chat_cfg.model.clone()
     }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(self.chat_cfg.base_url.clone())
+    }
 }
 
 #[cfg(test)]

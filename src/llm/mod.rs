@@ -309,6 +309,10 @@ pub struct ChatAnswer {
     pub retries: u32,
     /// Why the endpoint probably cut the prompt ([`truncation`]), when it did.
     pub prompt_cut: Option<String>,
+    /// The endpoint streamed this answer as server-sent events although the request
+    /// asked for none; it was read from its chunks ([`answer::from_events`]), a repair
+    /// the judge counts.
+    pub from_events: bool,
 }
 
 /// Whether a text is embedded as a search query or as a stored passage (e5-style models
@@ -347,6 +351,11 @@ pub trait ChatBackend: Send + Sync {
     async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError>;
     /// The chat model's name as recorded in the manifest.
     fn model_name(&self) -> String;
+    /// The live endpoint answers come from (its base URL), named in warnings; `None`
+    /// for answers that come from a log or a script.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The LLM as the agent and memory use it: a backend plus the prompt templates.

@@ -58,6 +58,10 @@ pub struct CallRecord {
     /// (an extraction item that is not three parts: memory rules 8).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// The endpoint streamed the answer as server-sent events although asked for none;
+    /// it was read from its chunks (a counted repair; [`super::answer::from_events`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_events: bool,
 }
 
 /// The most characters of an answer that are judged and logged (256 Ki): an answer

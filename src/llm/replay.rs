@@ -118,6 +118,7 @@ impl ChatBackend for ReplayBackend {
                     latency_ms: 0,
                     retries: 0,
                     prompt_cut: rec.prompt_cut,
+                    from_events: rec.from_events,
                 })
             }
             (None, Some(live)) => live.chat(request).await,

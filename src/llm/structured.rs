@@ -16,6 +16,8 @@
 //!    fences, reasoning blocks, other JSON values, a tool call's wrapper: an answer given
 //!    as a tool call, in `tool_calls` or as a `<tool_call>` block, is its arguments).
 
+mod early;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -72,6 +74,7 @@ where
                     error: Some(format!("transport: {e}")),
                     trimmed: Vec::new(),
                     refused: Vec::new(),
+                    from_events: false,
                 });
                 return Err(e);
             }
@@ -108,11 +111,14 @@ where
             error: None,
             trimmed: Vec::new(),
             refused: Vec::new(),
+            from_events: answer.from_events,
         };
+        early::judged(backend, &request.purpose, judged.as_ref().err());
         match judged {
             Ok((t, repaired, notes)) => {
                 log.trimmed += notes.len() as u32;
-                log.repairs += u32::from(repaired);
+                // Read from server-sent events: repaired, whatever the judge did.
+                log.repairs += u32::from(repaired || answer.from_events);
                 record.trimmed = notes;
                 log.calls.push(record);
                 return Ok(Some(t));

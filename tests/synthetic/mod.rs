@@ -154,6 +154,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 error: None,
                 trimmed: Vec::new(),
                 refused: Vec::new(),
+                from_events: false,
             })
             .collect();
         let mut usage = Usage::default();

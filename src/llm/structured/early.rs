@@ -1,0 +1,68 @@
+//! The early warning: when the first [`EARLY_REFUSALS`] answers a live endpoint gives to
+//! one call kind are all refused, say so once, at once, naming the endpoint and the
+//! likely cause, instead of leaving it to the closing counters of a run that played on
+//! fallbacks.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::llm::ChatBackend;
+
+/// How many refused answers of one call kind, with none accepted before, make the
+/// warning.
+pub const EARLY_REFUSALS: u32 = 3;
+
+/// Per call kind: answers refused so far, and whether the kind is settled (an answer
+/// was accepted, or the warning was given).
+static SEEN: Mutex<Option<HashMap<String, (u32, bool)>>> = Mutex::new(None);
+
+/// Note one judged answer of `purpose` from `backend` (`refused`: why it was refused,
+/// `None` when accepted); warns on stderr when it is the [`EARLY_REFUSALS`]th refused
+/// answer of its kind with none accepted. Answers that come from no live endpoint (a
+/// replay, a script) are not counted.
+pub fn judged(backend: &dyn ChatBackend, purpose: &str, refused: Option<&String>) {
+    let Some(endpoint) = backend.endpoint() else {
+        return;
+    };
+    let Ok(mut guard) = SEEN.lock() else {
+        return;
+    };
+    let seen = guard.get_or_insert_with(HashMap::new);
+    let (count, settled) = seen.entry(purpose.to_string()).or_insert((0, false));
+    if *settled {
+        return;
+    }
+    let Some(why) = refused else {
+        *settled = true;
+        return;
+    };
+    *count += 1;
+    if *count == EARLY_REFUSALS {
+        *settled = true;
+        crate::report::notice(warning(&endpoint, purpose, why));
+    }
+}
+
+/// The warning's one line: what happened, the last reason, the likely cause.
+pub fn warning(endpoint: &str, purpose: &str, why: &str) -> String {
+    let cause = likely_cause(why);
+    let why: String = why.chars().take(160).collect();
+    format!(
+        "ariadne: warning: the first {EARLY_REFUSALS} answers of {endpoint} to the `{purpose}` call were all refused (last: {why}); {cause}"
+    )
+}
+
+/// What a refusal most likely says about the endpoint.
+fn likely_cause(why: &str) -> &'static str {
+    if why.contains("not JSON") && why.contains("data:") {
+        "the endpoint streams although asked not to, in a form Ariadne cannot read"
+    } else if why.contains("the response is not JSON") || why.contains("not a completion") {
+        "this is probably not an OpenAI-compatible chat endpoint (a base URL should end in /v1)"
+    } else if why.contains("cut off by the token limit") {
+        "the model writes past the token budget: its context may be too small, or it does not stop"
+    } else if why.contains("no content") {
+        "the model answers without content (a tool call or only reasoning)"
+    } else {
+        "the model does not answer in the JSON form asked for: try a larger or instruction-tuned model"
+    }
+}
