@@ -176,6 +176,50 @@ fn truncated_trajectory_is_replayed_up_to_the_partial_line_with_a_warning() {
     assert!(stdout.contains("replayed 4 steps"), "{stdout}");
 }
 
+/// Damage is told from divergence: a last line that is not the start of a JSON line is
+/// damage with its line number (exit 2), never taken for a kill; a missing or cut
+/// `embeddings.jsonl` is named as such (exit 2), not as a divergence.
+#[test]
+fn damaged_run_files_are_named_as_damage_not_divergence() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = scripted_run(work.path(), 3);
+    let steps = dir.join("steps.jsonl");
+    let original = std::fs::read_to_string(&steps).unwrap();
+    let n = original.lines().count();
+    for garbage in ["garbage!!", "{\"step\": 3} trailing", "]]", "{\"step\": 3}"] {
+        std::fs::write(&steps, format!("{original}{garbage}\n")).unwrap();
+        let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{garbage}: {stdout}{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("line {} is damaged, not cut by a kill", n + 1)),
+            "{garbage}: {stderr}"
+        );
+    }
+    std::fs::write(&steps, &original).unwrap();
+    let vectors = dir.join("embeddings.jsonl");
+    let kept = std::fs::read_to_string(&vectors).unwrap();
+    assert!(kept.lines().count() > 1);
+    // Cut inside its last line, as a kill leaves it, then missing.
+    let cut = &kept[..kept.trim_end().rfind('\n').unwrap() + 40];
+    for (state, says) in [(Some(cut), "is cut"), (None, "is missing")] {
+        match state {
+            Some(text) => std::fs::write(&vectors, text).unwrap(),
+            None => std::fs::remove_file(&vectors).unwrap(),
+        }
+        let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{says}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("embeddings.jsonl") && stderr.contains(says),
+            "{stderr}"
+        );
+        assert!(stderr.contains("the record is damaged"), "{stderr}");
+        assert!(!stderr.contains("diverged"), "{stderr}");
+    }
+}
+
 /// Continue the scripted run `dir` from step 2 to step 6 against `live` (with `extra`
 /// flags); the continued run's directory.
 fn continue_run(work: &Path, dir: &Path, live: &Scripted, extra: &[&str]) -> std::path::PathBuf {

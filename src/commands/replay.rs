@@ -147,6 +147,9 @@ pub struct LoggedRun {
     pub truncated: bool,
     /// `embeddings.jsonl`.
     pub vectors: Vec<VectorRecord>,
+    /// What is wrong with `embeddings.jsonl` when it is missing or its last line is cut
+    /// (named if a replay then lacks a vector: damage, not a divergence).
+    pub vectors_damage: Option<String>,
     /// `summary.json`, if written.
     pub summary: Option<Summary>,
 }
@@ -160,11 +163,14 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
     let (steps, truncated) =
         trajectory::read_steps(dir).map_err(|e| UserError::new(format!("{e:#}")))?;
     let vpath = dir.join("embeddings.jsonl");
-    // A truncated last line is skipped like in steps.jsonl.
-    let vectors = if vpath.exists() {
-        trajectory::read_jsonl::<VectorRecord>(&vpath)?.0
+    // A truncated last line is skipped like in steps.jsonl, and named if a vector is
+    // then missing.
+    let (vectors, vectors_damage) = if vpath.exists() {
+        let (vectors, cut) = trajectory::read_jsonl::<VectorRecord>(&vpath)?;
+        let damage = cut.then(|| format!("the last line of {} is cut", vpath.display()));
+        (vectors, damage)
     } else {
-        Vec::new()
+        (Vec::new(), Some(format!("{} is missing", vpath.display())))
     };
     let summary = std::fs::read_to_string(dir.join("summary.json"))
         .ok()
@@ -174,6 +180,7 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
         steps,
         truncated,
         vectors,
+        vectors_damage,
         summary,
     })
 }
@@ -325,16 +332,20 @@ pub async fn replay(opts: ReplayOptions) -> Result<()> {
                     run.vectors.clone(),
                     llm.model.clone(),
                     Some(live),
-                );
+                )
+                .with_damage(run.vectors_damage.clone());
                 (Arc::new(backend), Some(writer), n as usize)
             }
             None => (
-                Arc::new(ReplayBackend::new(
-                    calls(&run.steps),
-                    run.vectors.clone(),
-                    m.chat_model(),
-                    None,
-                )),
+                Arc::new(
+                    ReplayBackend::new(
+                        calls(&run.steps),
+                        run.vectors.clone(),
+                        m.chat_model(),
+                        None,
+                    )
+                    .with_damage(run.vectors_damage.clone()),
+                ),
                 None,
                 run.steps.len(),
             ),

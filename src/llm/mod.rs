@@ -80,6 +80,10 @@ pub enum LlmError {
     /// recorded one, or the log has no more answers).
     #[error("{0}")]
     Replay(String),
+    /// A replay's record is damaged (a file of the run missing or cut where the replay
+    /// needs it): a set-up error, not a divergence.
+    #[error("{0}")]
+    Damaged(String),
     /// The endpoint's settings cannot be used (a key no HTTP header can carry, an HTTP
     /// client that cannot be built): a set-up error, before any request.
     #[error("the {what} endpoint at {endpoint} cannot be used: {detail}")]
@@ -113,7 +117,7 @@ impl LlmError {
     /// authentication or unknown model), as opposed to a transient failure.
     pub fn is_user_error(&self) -> bool {
         match self {
-            LlmError::Unreachable { .. } | LlmError::Setup { .. } => true,
+            LlmError::Unreachable { .. } | LlmError::Setup { .. } | LlmError::Damaged(_) => true,
             LlmError::Api { detail, .. } => {
                 detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
             }

@@ -23,9 +23,19 @@ pub struct ReplayBackend {
     vectors: HashMap<(EmbedKind, String), Vec<f32>>,
     live: Option<Arc<dyn ChatBackend>>,
     model: String,
+    /// What is wrong with the recorded vectors' file, if anything ([`Self::with_damage`]).
+    damage: Option<String>,
 }
 
 impl ReplayBackend {
+    /// The same backend, told that the recorded vectors' file is damaged (`damage`:
+    /// "embeddings.jsonl is missing", "its last line is cut"): a vector it then lacks
+    /// is [`LlmError::Damaged`], not a divergence.
+    pub fn with_damage(mut self, damage: Option<String>) -> Self {
+        self.damage = damage;
+        self
+    }
+
     /// A backend that answers with `calls` in order and the `vectors`.
     pub fn new(
         calls: Vec<RecordedCall>,
@@ -43,6 +53,7 @@ impl ReplayBackend {
             vectors,
             live,
             model,
+            damage: None,
         }
     }
 }
@@ -146,10 +157,15 @@ impl ChatBackend for ReplayBackend {
                 let missing = texts
                     .iter()
                     .find(|t| !self.vectors.contains_key(&(kind, (*t).clone())));
-                Err(LlmError::Replay(format!(
-                    "replay diverged: no recorded {kind:?} embedding for {:?}",
-                    missing.map(|s| s.as_str()).unwrap_or("")
-                )))
+                let missing = missing.map(|s| s.as_str()).unwrap_or("");
+                Err(match &self.damage {
+                    Some(d) => LlmError::Damaged(format!(
+                        "the run cannot be replayed: {d}, and the replay needs a {kind:?} embedding of {missing:?} it held (the record is damaged, the run did not diverge)"
+                    )),
+                    None => LlmError::Replay(format!(
+                        "replay diverged: no recorded {kind:?} embedding for {missing:?}"
+                    )),
+                })
             }
         }
     }

@@ -394,7 +394,8 @@ pub fn read_steps(dir: &Path) -> Result<(Vec<StepRecord>, bool)> {
 
 /// Read a JSON-lines file of `T`, line by line as bytes: a line that is not UTF-8 or
 /// not a `T` is an error naming the file and its line number, except the last line,
-/// which a killed writer may have cut (it is skipped, and the second value says so).
+/// which a killed writer may have cut (it is skipped, and the second value says so; a
+/// last line that is not the start of a JSON line is damage, [`is_cut`]).
 /// Blank lines are ignored.
 ///
 /// # Errors
@@ -415,7 +416,15 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(Vec<T>
             .and_then(|text| serde_json::from_str::<T>(text).map_err(anyhow::Error::from));
         match parsed {
             Ok(r) => out.push(r),
-            Err(_) if last => truncated = true,
+            Err(_) if last && is_cut(line) => truncated = true,
+            Err(e) if last => {
+                return Err(crate::error::UserError::new(format!(
+                    "{} line {} is damaged, not cut by a kill (a cut line is the start of a JSON line): {e}",
+                    path.display(),
+                    i + 1
+                ))
+                .into());
+            }
             Err(e) => {
                 return Err(crate::error::UserError::new(format!(
                     "{} line {} is malformed: {e}",
@@ -427,4 +436,20 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(Vec<T>
         }
     }
     Ok((out, truncated))
+}
+
+/// Whether a line is what a writer killed mid-write leaves: the start of a JSON value
+/// cut short (its text, up to a UTF-8 sequence the cut split, reads as JSON until the
+/// input ends), not text that is wrong before its end.
+pub fn is_cut(line: &[u8]) -> bool {
+    let text = match std::str::from_utf8(line) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
+    };
+    let text = text.trim();
+    text.starts_with(['{', '['])
+        && matches!(serde_json::from_str::<serde_json::Value>(text), Err(e) if e.is_eof())
 }
