@@ -767,15 +767,35 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
         b.base_url.as_str()
     );
 
-    // A game that fails to load leaves no run directory.
-    let work = tempfile::tempdir().unwrap();
-    std::fs::write(work.path().join("x.z8"), b"").unwrap();
-    std::fs::write(work.path().join("x.json"), b"garbage").unwrap();
-    let out = play(work.path(), &b.base_url, &["x.z8", "--quiet"]);
-    assert_eq!(out.status.code(), Some(2));
-    let runs = work.path().join("runs");
-    let left = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(left, 0, "an unloadable game left a run directory");
+    // A game that fails to load leaves no run: at most the bridge's log, kept where
+    // the error says it is (an empty file, a story cut short).
+    let simple = std::fs::read(game("simple.z8")).unwrap();
+    for (bytes, sidecar) in [(&b""[..], &b"garbage"[..]), (&simple[..3000], &b"{}"[..])] {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("x.z8"), bytes).unwrap();
+        std::fs::write(work.path().join("x.json"), sidecar).unwrap();
+        let out = play(work.path(), &b.base_url, &["x.z8", "--quiet"]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let runs = work.path().join("runs");
+        for dir in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+            let files: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(files, ["bridge.log"], "an unloadable game left a run");
+        }
+        // The story cut short kills the interpreter, which says why in the log.
+        assert!(bytes.is_empty() || stderr.contains("(log: "), "{stderr}");
+        if let Some(at) = stderr.find("(log: ") {
+            let cited = &stderr[at + 6..];
+            let cited = &cited[..cited.find(')').unwrap()];
+            assert!(
+                work.path().join(cited).is_file(),
+                "{cited} cited but gone: {stderr}"
+            );
+        }
+    }
 
     // A malformed byte in steps.jsonl: replay names the line.
     let server = Scripted::start(WALKTHROUGH);

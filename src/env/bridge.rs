@@ -112,10 +112,15 @@ impl BridgeEnv {
 
     fn stderr_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        let tail: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .rev()
+            .take(5)
+            .collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         if tail.is_empty() {
-            format!("no output (log: {})", self.log.display())
+            "no output".to_string()
         } else {
             format!("{} (log: {})", tail.join(" | "), self.log.display())
         }

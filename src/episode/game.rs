@@ -112,10 +112,29 @@ pub fn manifest(config: &EpisodeConfig, command: &str, llm: serde_json::Value) -
     }
 }
 
-/// Remove the run directory of a game that never started (it failed to load): an
-/// empty run would only puzzle `replay`. The error says what went wrong.
+/// Empty the run directory of a game that never started (it failed to load): an empty
+/// run would only puzzle `replay`. The error says what went wrong and cites the
+/// bridge's log, so a log with something in it is kept where the error says it is (the
+/// directory then holds only `bridge.log`); otherwise the directory is removed.
 fn discard(dir: &std::path::Path) {
-    if let Err(e) = std::fs::remove_dir_all(dir) {
+    let log = dir.join("bridge.log");
+    let said = std::fs::metadata(&log).is_ok_and(|m| m.len() > 0);
+    let removed = if said {
+        std::fs::read_dir(dir).and_then(|entries| {
+            for e in entries.flatten().filter(|e| e.path() != log) {
+                let p = e.path();
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p)?;
+                } else {
+                    std::fs::remove_file(&p)?;
+                }
+            }
+            Ok(())
+        })
+    } else {
+        std::fs::remove_dir_all(dir)
+    };
+    if let Err(e) = removed {
         crate::report::notice(format!(
             "warning: cannot remove the unused run directory {}: {e}",
             dir.display()
