@@ -770,7 +770,8 @@ fn bench_endpoints_unloadable_games_and_malformed_lines() {
     // A game that fails to load leaves no run: at most the bridge's log, kept where
     // the error says it is (an empty file, a story cut short).
     let simple = std::fs::read(game("simple.z8")).unwrap();
-    for (bytes, sidecar) in [(&b""[..], &b"garbage"[..]), (&simple[..3000], &b"{}"[..])] {
+    let sidecar = std::fs::read(game("simple.json")).unwrap();
+    for (bytes, sidecar) in [(&b""[..], &b"garbage"[..]), (&simple[..3000], &sidecar[..])] {
         let work = tempfile::tempdir().unwrap();
         std::fs::write(work.path().join("x.z8"), bytes).unwrap();
         std::fs::write(work.path().join("x.json"), sidecar).unwrap();
