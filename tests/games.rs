@@ -73,6 +73,27 @@ fn each_family_generates_a_game_its_walkthrough_wins() {
         listed.contains("cleaning-basic-1") && listed.contains("cleaning") && listed.contains("22"),
         "{listed}"
     );
+    // Every family Ariadne plays, how to name a game of it, what it needs installed.
+    for said in [
+        "PATH.z8, with its PATH.json sidecar",
+        "arigraph-paper:NAME[@DIR]",
+        "hunt, hunt_hard, cook",
+        "twx:<game>",
+        "`ariadne setup --twx` and a Java runtime",
+        "scienceworld:<task>",
+        "find-non-living-thing",
+        "`ariadne setup --scienceworld`",
+        "jericho:PATH",
+        "`ariadne setup --jericho`",
+        "nethack[?seed=S&character=C&obs=room|level]",
+        "`ariadne setup --nethack`",
+        "ariadne agent --name NAME",
+    ] {
+        assert!(
+            listed.contains(said),
+            "games list does not say {said:?}:\n{listed}"
+        );
+    }
 }
 
 #[test]

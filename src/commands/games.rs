@@ -78,14 +78,14 @@ pub async fn run(cmd: GamesCommand) -> Result<ExitCode> {
                     dir.display()
                 );
             }
-            println!(
-                "TextWorld-Express games are named twx:<game>[?seed=N&key=value...], games: {}",
-                crate::env::twx::GAMES.join(", ")
-            );
-            println!(
-                "ScienceWorld tasks are named scienceworld:<task>[?variation=N&simplification=easy|none|...] (setup --scienceworld), tasks: {}",
-                crate::env::scienceworld::TASKS.join(", ")
-            );
+            println!("\nOther families: how to name a game, and what it needs installed");
+            for (family, name, needs, which) in other_families() {
+                println!("  {family:<22} {name}");
+                println!("  {:<22} needs: {needs}", "");
+                if !which.is_empty() {
+                    println!("  {:<22} {which}", "");
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -123,4 +123,66 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every family Ariadne plays beyond the bundled games: (family, how to name a game,
+/// what it needs installed, which games there are).
+fn other_families() -> Vec<(&'static str, String, &'static str, String)> {
+    use crate::env::{nethack, scienceworld, suite, twx};
+    let suite_names: Vec<&str> = suite::SuiteGame::ALL.iter().map(|g| g.name()).collect();
+    vec![
+        (
+            "TextWorld (your own)",
+            "PATH.z8, with its PATH.json sidecar (`ariadne games make`, tw-make)".into(),
+            "nothing more (TextWorld comes with the first play)",
+            String::new(),
+        ),
+        (
+            "the authors' games",
+            format!(
+                "{}:NAME[@DIR], or {} for all (DIR: the reference repository's envs/, default ${} or ./envs)",
+                suite::SUITE,
+                suite::SUITE,
+                suite::ENVS_VAR
+            ),
+            "the reference repository's envs/ folder; `setup --jericho` for detective",
+            format!("games: {}", suite_names.join(", ")),
+        ),
+        (
+            "TextWorld-Express",
+            format!("{}<game>[?seed=N&key=value...]", twx::PREFIX),
+            "`ariadne setup --twx` and a Java runtime",
+            format!("games: {}", twx::GAMES.join(", ")),
+        ),
+        (
+            "ScienceWorld",
+            format!(
+                "{}<task>[?variation=N&simplification=easy|none|...]",
+                scienceworld::PREFIX
+            ),
+            "`ariadne setup --scienceworld` and a Java runtime",
+            format!("tasks: {}", scienceworld::TASKS.join(", ")),
+        ),
+        (
+            "Jericho stories",
+            "PATH.z3 ... PATH.z8, human-written story files (jericho:PATH for a .z8 that is not TextWorld's)".into(),
+            "`ariadne setup --jericho` (builds with the system's C compiler)",
+            String::new(),
+        ),
+        (
+            "NetHack (NLE)",
+            format!(
+                "{}[?seed=S&character=C&obs=room|level]",
+                nethack::PREFIX
+            ),
+            "`ariadne setup --nethack`",
+            String::new(),
+        ),
+        (
+            "a harness's game",
+            "played by the harness: `ariadne agent --name NAME` (docs/agent-protocol.md)".into(),
+            "the harness (TALES: `ariadne setup --tales`)",
+            String::new(),
+        ),
+    ]
 }
