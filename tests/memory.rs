@@ -345,18 +345,13 @@ fn a_baselines_action_call_samples_at_one() {
     ] {
         let (actions, plans, recorded) = temperatures(design, extra);
         assert!(!actions.is_empty(), "{design}");
+        // Exactly as written: 0.2, not the f32's widening 0.20000000298023224.
         for t in actions {
-            assert!(
-                (t - action).abs() < 1e-6,
-                "{design} {extra:?}: action at {t}"
-            );
+            assert_eq!(t, action, "{design} {extra:?}: action at {t}");
         }
         for t in plans {
-            assert!((t - 0.2).abs() < 1e-6, "{design}: plan at {t}");
+            assert_eq!(t, 0.2, "{design}: plan at {t}");
         }
-        assert!(
-            (recorded - action).abs() < 1e-6,
-            "{design}: manifest {recorded}"
-        );
+        assert_eq!(recorded, action, "{design}: manifest {recorded}");
     }
 }

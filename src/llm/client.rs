@@ -182,10 +182,11 @@ impl OpenAiBackend {
         let mut body = json!({
             "model": self.chat_cfg.model,
             "messages": request.messages,
-            "temperature": self
-                .chat_cfg
-                .temperatures
-                .map_or(self.chat_cfg.temperature, |t| t.of(&request.purpose)),
+            "temperature": super::temperatures::as_decimal(
+                self.chat_cfg
+                    .temperatures
+                    .map_or(self.chat_cfg.temperature, |t| t.of(&request.purpose))
+            ),
             "max_tokens": request.max_tokens,
             "stream": false,
         });

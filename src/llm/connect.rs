@@ -211,7 +211,7 @@ pub async fn connect(
             })),
             "api_key_set": chat.api_key.is_some(),
             "json_mode": chat.json_mode,
-            "temperature": chat.temperature,
+            "temperature": crate::llm::temperatures::as_decimal(chat.temperature),
             "temperatures": chat.temperatures,
             "timeout_s": chat.timeout_s,
             "length_limits": chat.length_limits,

@@ -1,6 +1,18 @@
 //! The sampling temperature of each call kind ([`Temperatures`]).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// A temperature as the user wrote it: the shortest decimal that reads back as the same
+/// `f32` (0.2, not the `f64` widening 0.20000000298023224), for request bodies and
+/// manifests.
+pub fn as_decimal(t: f32) -> f64 {
+    t.to_string().parse().unwrap_or(f64::from(t))
+}
+
+/// Serialize an `f32` temperature as [`as_decimal`] writes it.
+fn decimal<S: Serializer>(t: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(as_decimal(*t))
+}
 
 /// A sampling temperature per module, as the reference code sets them
 /// (AIRI-Institute/AriGraph: `graphs/contriever_graph.py` extracts and checks outdated
@@ -11,21 +23,29 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Temperatures {
     /// Triplet extraction (`extract_triplets`).
+    #[serde(serialize_with = "decimal")]
     pub extraction: f32,
     /// The outdated-fact check (`outdated`).
+    #[serde(serialize_with = "decimal")]
     pub outdated: f32,
     /// Planning (`plan`).
+    #[serde(serialize_with = "decimal")]
     pub plan: f32,
     /// The ReAct decision (`action`).
+    #[serde(serialize_with = "decimal")]
     pub action: f32,
     /// The summary baseline (`summary`).
+    #[serde(serialize_with = "decimal")]
     pub summary: f32,
     /// Simulacra's importance rating (`importance`).
+    #[serde(serialize_with = "decimal")]
     pub importance: f32,
     /// Whether the plan needs exploration (`explore`; the reference's `if_exp_prompt`).
     #[serde(default = "reference_explore")]
+    #[serde(serialize_with = "decimal")]
     pub explore: f32,
     /// Every other call (reflections, lessons).
+    #[serde(serialize_with = "decimal")]
     pub other: f32,
     /// The decision of an agent without exploration: the reference samples the
     /// baselines' action call at 1 (`pipeline_fullhist.py`, `pipeline_summary.py`,
@@ -33,6 +53,7 @@ pub struct Temperatures {
     /// (`pipeline_arigraph.py`: `t = 0.2 if need_exp else 1`). Runs recorded before
     /// this field sampled every decision at `action`.
     #[serde(default = "reference_action")]
+    #[serde(serialize_with = "decimal")]
     pub sampled_action: f32,
 }
 
