@@ -100,7 +100,10 @@ pub struct ConfigFile {
 
 /// The config file's `profile`: one name or a list.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a profile name or a list of names (profile = \"extended\", or profile = [\"paper\", \"extended\"])"
+)]
 pub enum ProfileKey {
     /// `profile = "extended"`.
     One(String),

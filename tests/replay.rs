@@ -846,6 +846,12 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             "the config key without: unknown rule",
         ),
         (
+            "profile = 3",
+            "arigraph",
+            true,
+            "ariadne.toml (line 1): a profile name or a list of names",
+        ),
+        (
             "go_to = false",
             "summary",
             false,
