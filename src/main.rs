@@ -58,6 +58,17 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
     }
+    // A negative number after an option is read by clap as an unknown option, with the
+    // tip to write `-- -1`: say what is wrong instead.
+    if e.kind() == ErrorKind::UnknownArgument
+        && let Some(clap::error::ContextValue::String(arg)) =
+            e.get(clap::error::ContextKind::InvalidArg)
+        && arg.starts_with('-')
+        && arg.parse::<f64>().is_ok()
+    {
+        eprintln!("error: {arg}: no option of Ariadne takes a negative number (see --help)");
+        return ExitCode::from(2);
+    }
     // What clap says before its usage: the error, the items it lists (missing
     // arguments), its tips.
     let text = e.render().to_string();
@@ -67,6 +78,9 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .filter(|l| !l.is_empty());
     let (mut tail, items): (Vec<&str>, Vec<&str>) = said.partition(|l| l.starts_with("tip:"));
+    // clap's tip to pass an unknown option as a value (`use '-- --bogus'`) misleads:
+    // no positional argument of Ariadne starts with a dash.
+    tail.retain(|t| !t.starts_with("tip: to pass"));
     tail.push("see --help");
     let error = match items.join(" ") {
         e if e.is_empty() => "error: the command line was not understood".to_string(),

@@ -817,6 +817,27 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
         assert!(stderr.trim().ends_with("(see --help)"), "{stderr}");
     }
+    // A negative number where none is taken, and an unknown option: what is wrong, in
+    // one line, without clap's tip to write `-- -1`.
+    for (args, expected) in [
+        (
+            &["--max-steps", "-1"][..],
+            "error: -1: no option of Ariadne takes a negative number",
+        ),
+        (
+            &["--bogus-flag"][..],
+            "error: unexpected argument '--bogus-flag' found",
+        ),
+    ] {
+        let mut all = vec![simple.as_str()];
+        all.extend_from_slice(args);
+        let out = play(work.path(), "http://127.0.0.1:9/v1", &all);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(expected), "{stderr}");
+        assert!(!stderr.contains("'-- "), "{stderr}");
+    }
     // From the config file, an error names the key, not a flag never given; a key the
     // run does not read is a note (the file serves every run). (config, memory, the
     // run fails, expected.)
