@@ -1093,11 +1093,12 @@ fn padded_answers_are_trimmed_before_they_are_logged() {
         match n {
             1 => Some(answer(&format!("{pad}{rule}{pad}"), "stop")),
             2 => Some(answer(&format!("{rule}{}", "x".repeat(1_000_000)), "stop")),
+            3 => Some(answer(&format!("{}{rule}", "x".repeat(300_000)), "stop")),
             _ => None,
         }
     });
     let work = tempfile::tempdir().unwrap();
-    let out = run_simple(&server, work.path(), "2", &[]);
+    let out = run_simple(&server, work.path(), "3", &[]);
     ok(&out);
     let dir = run_dir(work.path());
     let steps = read_jsonl(&dir.join("steps.jsonl"));
@@ -1123,9 +1124,18 @@ fn padded_answers_are_trimmed_before_they_are_logged() {
     let second = action(1);
     assert_eq!(second["answer"].as_str().unwrap().chars().count(), 262_144);
     assert!(second["answer_chars"].as_u64().unwrap() > 1_000_000);
-    let size = std::fs::metadata(dir.join("steps.jsonl")).unwrap().len();
+    // An answer after 300,000 characters of junk is cut away: refused, saying it was cut.
+    let third = action(2);
+    let why = third["error"].as_str().unwrap();
     assert!(
-        size < 600_000,
+        why.starts_with("the answer was 300")
+            && why.contains("was cut at 262144 before it was read"),
+        "{why}"
+    );
+    let size = std::fs::metadata(dir.join("steps.jsonl")).unwrap().len();
+    // Two answers kept at the bound (262,144 characters each), not the 1.7 MB sent.
+    assert!(
+        size < 900_000,
         "the log grew with the padding: {size} bytes"
     );
 }

@@ -113,6 +113,14 @@ where
             refused: Vec::new(),
             from_events: answer.from_events,
         };
+        // An answer refused after it was cut at the bound says it was cut.
+        let judged = judged.map_err(|why| match answer_chars {
+            Some(sent) if sent > super::record::ANSWER_CHARS => format!(
+                "the answer was {sent} characters long and was cut at {} before it was read: {why}",
+                super::record::ANSWER_CHARS
+            ),
+            _ => why,
+        });
         early::judged(backend, &request.purpose, judged.as_ref().err());
         match judged {
             Ok((t, repaired, notes)) => {
