@@ -46,7 +46,14 @@ async fn graph_context(
         ..plan.memory.clone()
     });
     let mut retired = Vec::new();
+    let n = q.paragraphs.len();
     for (i, p) in q.paragraphs.iter().enumerate() {
+        // On a terminal, where a question of minutes stands: its paragraph in flight.
+        let _shown = crate::report::task(format!(
+            "{}: reading paragraph {} of {n} into the graph",
+            q.id,
+            i + 1
+        ));
         let seen = Observed {
             step: i as u32 + 1,
             observation: &p.text,
@@ -63,6 +70,10 @@ async fn graph_context(
         retired.extend(report.removed.iter().map(|t| t.text()));
     }
     let as_reference = plan.memory.revision().reference_qa_answer();
+    let _shown = crate::report::task(format!(
+        "{}: {n} paragraphs read; retrieving and answering",
+        q.id
+    ));
     let key_items = ask_key_items(llm, log, &q.question, as_reference).await?;
     let queries = Queries {
         step: q.paragraphs.len() as u32 + 1,

@@ -62,3 +62,67 @@ fn the_time_left_counts_each_memory_at_its_own_pace() {
     assert_eq!(seconds_left(&answered, &left, 2), 153.0);
     assert_eq!(seconds_left(&[], &left, 1), 0.0);
 }
+
+/// Messages of the long steps shown, in order (the recorder [`report::install_tasks`]
+/// is given in this test binary; nothing else installs one).
+static SHOWN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn record_task(message: String) -> crate::report::Task {
+    if let Ok(mut shown) = SHOWN.lock() {
+        shown.push(message);
+    }
+    crate::report::Task::new(|| {})
+}
+
+/// A question of minutes says where it stands: each paragraph as it is read into the
+/// graph, then the retrieval and answer.
+#[tokio::test]
+async fn a_question_shows_its_paragraph_in_flight() {
+    use crate::llm::{Llm, prompts::Prompts, scripted::Scripted};
+    crate::report::install_tasks(record_task);
+    let q = Question {
+        id: "2hop__x".into(),
+        question: "Where was the maker of the harbour bell born?".into(),
+        answers: vec!["Kelmouth".into()],
+        paragraphs: (1..=3)
+            .map(|i| Paragraph {
+                title: format!("P{i}"),
+                text: format!("Paragraph {i} about a bell."),
+                supporting: i == 1,
+            })
+            .collect(),
+        answerable: None,
+    };
+    let plan = run::QaPlan {
+        data: "x.jsonl".into(),
+        format: data::Format::Musique,
+        ids: vec![q.id.clone()],
+        sample: None,
+        memories: vec![QaMemory::Arigraph],
+        profile: crate::profile::ProfileRecord::new(crate::profile::Profile::Paper, &[]),
+        memory: crate::memory::MemorySettings::default(),
+        outdated_check: false,
+        ranking: ranking::EpisodeRanking::Reference,
+        prompts: None,
+        seed: 0,
+        llm: serde_json::Value::Null,
+        created_at: String::new(),
+    };
+    let llm = Llm {
+        backend: std::sync::Arc::new(Scripted::default()),
+        prompts: Prompts::load(None).expect("prompts"),
+    };
+    answer(&llm, &plan, QaMemory::Arigraph, &q)
+        .await
+        .expect("answered");
+    let shown = SHOWN.lock().unwrap().clone();
+    assert_eq!(
+        shown,
+        [
+            "2hop__x: reading paragraph 1 of 3 into the graph",
+            "2hop__x: reading paragraph 2 of 3 into the graph",
+            "2hop__x: reading paragraph 3 of 3 into the graph",
+            "2hop__x: 3 paragraphs read; retrieving and answering",
+        ]
+    );
+}
