@@ -80,49 +80,25 @@ impl Question {
 }
 
 /// Read a data set, its format detected from the content: a JSON array is HotpotQA's
-/// shape, JSON objects one per line are MuSiQue's.
+/// shape, JSON objects one per line are MuSiQue's. The file is streamed: one record at
+/// a time becomes a [`Question`], so a run holds the questions, not the file's text and
+/// its parsed records beside them.
 ///
 /// # Errors
 /// An unreadable file, or one line naming the record and field that is malformed.
 pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let cannot = |e: std::io::Error| {
         UserError::new(format!("cannot read the data file {}: {e}", path.display()))
-    })?;
+    };
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(cannot)?);
     let name = path.display().to_string();
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let trimmed = text.trim_start();
-    let (format, questions) = if trimmed.starts_with('[') {
-        let records: Vec<Value> = serde_json::from_str(trimmed)
-            .map_err(|e| UserError::new(format!("{name}: not a JSON array of records: {e}")))?;
-        let qs = records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| hotpot(r).map_err(|f| bad(&name, &format!("record {}", i + 1), r, &f)))
-            .collect::<Result<Vec<_>>>()?;
-        (Format::Hotpotqa, qs)
-    } else if trimmed.starts_with('{') {
-        let mut qs = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let r: Value = serde_json::from_str(line)
-                .ok()
-                .filter(Value::is_object)
-                .ok_or_else(|| {
-                    let why = serde_json::from_str::<Value>(line)
-                        .err()
-                        .map(|e| format!(": {e}"))
-                        .unwrap_or_default();
-                    UserError::new(format!("{name}: line {} is not a JSON object{why}", i + 1))
-                })?;
-            qs.push(musique(&r).map_err(|f| bad(&name, &format!("line {}", i + 1), &r, &f))?);
-        }
-        (Format::Musique, qs)
-    } else {
-        bail!(UserError::new(format!(
+    let first = first_char(&mut reader).map_err(cannot)?;
+    let (format, questions) = match first {
+        Some(b'[') => (Format::Hotpotqa, hotpot_records(reader, &name)?),
+        Some(b'{') => (Format::Musique, musique_lines(reader, &name)?),
+        _ => bail!(UserError::new(format!(
             "{name}: neither MuSiQue's JSON lines nor HotpotQA's JSON array"
-        )));
+        ))),
     };
     if questions.is_empty() {
         bail!(UserError::new(format!("{name}: no question in the file")));
@@ -135,6 +111,100 @@ pub fn load(path: &Path) -> Result<(Format, Vec<Question>)> {
         )));
     }
     Ok((format, questions))
+}
+
+/// Skip a UTF-8 byte-order mark and leading whitespace; the first byte after them
+/// (left unread), or `None` for an empty file.
+fn first_char(reader: &mut impl std::io::BufRead) -> std::io::Result<Option<u8>> {
+    let mut at_start = true;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        if at_start && buf.starts_with(b"\xef\xbb\xbf") {
+            reader.consume(3);
+            at_start = false;
+            continue;
+        }
+        at_start = false;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let b = buf[i];
+                reader.consume(i);
+                return Ok(Some(b));
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// MuSiQue's lines, each a [`Question`] as it is read.
+fn musique_lines(reader: impl std::io::BufRead, name: &str) -> Result<Vec<Question>> {
+    let mut qs = Vec::new();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| UserError::new(format!("{name}: line {}: {e}", i + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: Value = serde_json::from_str(&line)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| {
+                let why = serde_json::from_str::<Value>(&line)
+                    .err()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                UserError::new(format!("{name}: line {} is not a JSON object{why}", i + 1))
+            })?;
+        qs.push(musique(&r).map_err(|f| bad(name, &format!("line {}", i + 1), &r, &f))?);
+    }
+    Ok(qs)
+}
+
+/// HotpotQA's array, each record a [`Question`] as it is read (one record in memory at
+/// a time).
+fn hotpot_records(reader: impl std::io::Read, name: &str) -> Result<Vec<Question>> {
+    struct Records<'a>(&'a str);
+    impl<'de> serde::de::Visitor<'de> for Records<'_> {
+        type Value = Vec<Question>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON array of records")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut qs = Vec::new();
+            while let Some(r) = seq.next_element::<Value>()? {
+                let place = format!("record {}", qs.len() + 1);
+                let q = hotpot(&r).map_err(|f| {
+                    serde::de::Error::custom(format!("{:#}", bad(self.0, &place, &r, &f)))
+                })?;
+                qs.push(q);
+            }
+            Ok(qs)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let qs = serde::Deserializer::deserialize_seq(&mut de, Records(name))
+        .and_then(|qs| de.end().map(|()| qs))
+        .map_err(|e| {
+            let text = e.to_string();
+            if text.starts_with(name) {
+                // A record's field: the message [`bad`] wrote, without serde's position.
+                let text = text
+                    .rsplit_once(" at line ")
+                    .map_or(text.as_str(), |(m, _)| m);
+                UserError::new(text.to_string())
+            } else {
+                UserError::new(format!("{name}: not a JSON array of records: {e}"))
+            }
+        })?;
+    Ok(qs)
 }
 
 fn bad(file: &str, place: &str, record: &Value, field: &str) -> anyhow::Error {

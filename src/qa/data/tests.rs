@@ -53,8 +53,22 @@ fn a_malformed_record_is_one_line_naming_record_and_field() {
         e.contains("record 1 (id \"h1\"): context[0] is not [title, [sentence, ...]]"),
         "{e}"
     );
+    assert!(!e.contains(" at line "), "{e}");
+    // Streamed: an array cut short is refused, not read in part.
+    let cut = write(
+        dir.path(),
+        "cut.json",
+        r#"[{"_id": "h1", "question": "Q", "answer": "A", "context": [["T", ["x."]]], "supporting_facts": [["T", 0]]}, {"_id": "h2", "quest"#,
+    );
+    let e = load(&cut).unwrap_err().to_string();
+    assert!(
+        e.contains("cut.json: not a JSON array of records: EOF"),
+        "{e}"
+    );
     let other = write(dir.path(), "x.txt", "hello");
     assert!(load(&other).unwrap_err().to_string().contains("neither"));
+    let empty = write(dir.path(), "empty.json", "\u{feff}  \n");
+    assert!(load(&empty).unwrap_err().to_string().contains("neither"));
 }
 
 /// Real files' variants: a byte-order mark, blank lines (errors name the line),
