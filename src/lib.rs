@@ -36,5 +36,6 @@ pub mod profile;
 pub mod qa;
 pub mod report;
 pub mod settings;
+pub mod text;
 pub mod trajectory;
 pub mod view;

@@ -14,8 +14,8 @@ use super::reference::answers::{
 use super::reference::plan_json;
 use super::{ActionSource, Agent, AgentRevision, GO_TO, PlanHeader, has_words, match_admissible};
 use crate::env::GameState;
-use crate::llm::prompts::clip;
 use crate::memory::KeyItem;
+use crate::text::clip;
 
 impl Agent {
     /// The planning call (paper section 3): the plan revised against the working

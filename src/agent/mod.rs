@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::env::GameState;
-use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::names::entity_key;
 use crate::memory::{MemoryModule, Retrieval, Triplet, UpdateReport};
 use crate::nav::{Direction, Explorer, Move, SpatialMap, UnexploredExit};
+use crate::text::clip;
 
 /// Where a step's action came from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,10 +12,10 @@ use super::{
 use super::{cooking, reference};
 use crate::env::GameState;
 use crate::llm::CallLog;
-use crate::llm::prompts::clip;
 use crate::memory::Queries;
 use crate::memory::names::entity_key;
 use crate::nav::SpatialMap;
+use crate::text::clip;
 
 impl Agent {
     /// One step of the loop: update memory from the observation, retrieve, plan, act.

@@ -98,12 +98,7 @@ impl StepSink for Checker<'_> {
 }
 
 fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 300 {
-        format!("{}...", s.chars().take(300).collect::<String>())
-    } else {
-        s
-    }
+    crate::text::with_ellipsis(&v.to_string(), 300)
 }
 
 /// What the user asked of a replay.

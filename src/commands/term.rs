@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::llm::prompts::clip;
+use crate::text::clip;
 use crate::trajectory::{ActionSource, Outcome, Start, StepRecord, StepSink, Summary};
 
 /// The terminal view of `play`.

@@ -17,6 +17,7 @@
 
 use serde_json::Value;
 
+use super::json_text::short;
 use super::{ChatAnswer, Usage};
 
 /// Read a chat completion body. Never fails: what cannot be read becomes a `defect`.
@@ -244,10 +245,6 @@ pub fn usage_of(v: &Value) -> Option<Usage> {
         completion_ms: timed.map_or(0, |(_, c)| c),
         timed_calls: u64::from(timed.is_some()),
     })
-}
-
-fn short(s: &str) -> String {
-    s.chars().take(200).collect()
 }
 
 /// Reasoning tags models and servers put before the answer.

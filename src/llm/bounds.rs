@@ -66,7 +66,7 @@ pub trait Bounded {
 pub fn cut(s: &mut String, max: usize, what: &str, notes: &mut Vec<String>) {
     let n = s.chars().count();
     if n > max {
-        *s = s.chars().take(max).collect();
+        *s = crate::text::first_chars(s, max);
         notes.push(format!("{what} cut from {n} to {max} characters"));
     }
 }

@@ -281,8 +281,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// A text as an error message quotes it: its first 200 characters.
 pub(super) fn short(s: &str) -> String {
-    s.chars().take(200).collect()
+    crate::text::first_chars(s, 200)
 }
 
 fn short_tail(s: &str) -> String {

@@ -91,17 +91,6 @@ const PARTIALS: &[&str] = &["working_memory", "agent", "extract_reference_rules"
 /// The name suffix of a prompt's system part among the templates.
 const SYSTEM_SUFFIX: &str = "#system";
 
-/// A text for a prompt or a terminal line: whitespace collapsed to single spaces, cut to
-/// `n` characters with "..." when longer.
-pub fn clip(s: &str, n: usize) -> String {
-    let one = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= n {
-        one
-    } else {
-        format!("{}...", one.chars().take(n).collect::<String>())
-    }
-}
-
 /// A string as Python's `repr` writes it: in single quotes, or in double quotes when it
 /// holds a single quote and no double quote; backslashes, the quote, newlines, tabs,
 /// carriage returns and other control characters escaped. The reference formats its

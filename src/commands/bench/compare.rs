@@ -122,7 +122,7 @@ impl Side {
     /// the last is malformed, or when it holds no episode.
     pub fn read(dir: &Path) -> Result<Side> {
         if tales::is_tales_log(dir) {
-            return Self::read_tales(dir);
+            return tales::side(dir);
         }
         let file = dir.join("episodes.jsonl");
         if !file.is_file() {
@@ -202,40 +202,6 @@ impl Side {
         Ok(Side {
             dir: dir.to_path_buf(),
             rows,
-            settings,
-            notes,
-        })
-    }
-
-    /// A TALES agent's log directory as a side (see [`tales`]).
-    fn read_tales(dir: &Path) -> Result<Side> {
-        let log = tales::read(dir)?;
-        if log.rows.is_empty() {
-            return Err(UserError::new(format!(
-                "{} holds no TALES summary (<game>/a<0|1>_s<seed>_steps<cap>.json)",
-                dir.display()
-            ))
-            .into());
-        }
-        let settings = Settings {
-            profiles: log.profile.into_iter().collect(),
-            max_steps: log.max_steps,
-            harnesses: vec!["TALES".into()],
-            ..Settings::default()
-        };
-        let mut notes = vec![format!(
-            "{} is a TALES log: scores are TALES's (the highest score reached over the maximum), times and tokens are whole episodes' (no per-step figures)",
-            dir.display()
-        )];
-        if log.rows.iter().any(|r| r.prompt_tokens.is_none()) {
-            notes.push(format!(
-                "some TALES episodes in {} report no tokens (Ariadne's agent module reports none to TALES: its own run directories hold them)",
-                dir.display()
-            ));
-        }
-        Ok(Side {
-            dir: dir.to_path_buf(),
-            rows: log.rows,
             settings,
             notes,
         })

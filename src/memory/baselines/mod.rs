@@ -38,11 +38,7 @@ use crate::llm::{CallLog, EmbedKind, Llm};
 /// Longest observation kept as a memory's text, characters.
 pub(crate) const MEMORY_CHARS: usize = 1200;
 
-/// The first `n` characters of `s`, as they are (no whitespace folding, no ellipsis:
-/// what a memory stores; [`crate::llm::prompts::clip`] is the one for display).
-pub(crate) fn first_chars(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
-}
+pub(crate) use crate::text::first_chars;
 
 /// Embed one text (logged like every embedding call); `None` if no vector came back.
 pub(crate) async fn embed_one(

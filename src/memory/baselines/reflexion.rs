@@ -9,11 +9,11 @@ use serde_json::json;
 
 use super::Rag;
 use crate::llm::bounds::{self, Bounded};
-use crate::llm::prompts::clip;
 use crate::llm::{CallLog, Llm};
 use crate::memory::{
     MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval, UpdateReport,
 };
+use crate::text::clip;
 
 /// One trial's memory: RAG over this trial's observations, plus the earlier lessons.
 #[derive(Debug)]

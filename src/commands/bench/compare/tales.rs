@@ -13,6 +13,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::super::report::EpisodeRow;
+use super::{Settings, Side};
+use crate::error::UserError;
 use crate::trajectory::Outcome;
 
 /// The rows of a TALES agent's log directory and what its name and file names say.
@@ -140,4 +142,42 @@ fn row(game: &str, design: &str, run: u32, path: &Path) -> Result<EpisodeRow> {
     r.wall_s = v["duration"].as_f64().unwrap_or(0.0);
     r.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     Ok(r)
+}
+
+/// A TALES agent's log directory as a side of a comparison: its rows, the settings
+/// its name and file names give, and what TALES does not report.
+///
+/// # Errors
+/// See [`read`]; a directory with no summary.
+pub fn side(dir: &Path) -> Result<Side> {
+    let log = read(dir)?;
+    if log.rows.is_empty() {
+        return Err(UserError::new(format!(
+            "{} holds no TALES summary (<game>/a<0|1>_s<seed>_steps<cap>.json)",
+            dir.display()
+        ))
+        .into());
+    }
+    let settings = Settings {
+        profiles: log.profile.into_iter().collect(),
+        max_steps: log.max_steps,
+        harnesses: vec!["TALES".into()],
+        ..Settings::default()
+    };
+    let mut notes = vec![format!(
+        "{} is a TALES log: scores are TALES's (the highest score reached over the maximum), times and tokens are whole episodes' (no per-step figures)",
+        dir.display()
+    )];
+    if log.rows.iter().any(|r| r.prompt_tokens.is_none()) {
+        notes.push(format!(
+            "some TALES episodes in {} report no tokens (Ariadne's agent module reports none to TALES: its own run directories hold them)",
+            dir.display()
+        ));
+    }
+    Ok(Side {
+        dir: dir.to_path_buf(),
+        rows: log.rows,
+        settings,
+        notes,
+    })
 }
