@@ -113,6 +113,11 @@ fn the_musique_format_set_holds_its_invariants() {
         assert_eq!(titles.len(), q.paragraphs.len(), "{id}: titles repeat");
         let hops = row["question_decomposition"].as_array().unwrap();
         assert!((2..=4).contains(&hops.len()), "{id}: {} hops", hops.len());
+        assert!(
+            id.starts_with(&format!("{}hop__", hops.len())),
+            "{id}: its prefix does not name its {} hops",
+            hops.len()
+        );
         hops_seen.insert(hops.len());
         // One supporting paragraph per hop, each a different one, and no other.
         let support: Vec<usize> = hops
@@ -138,7 +143,7 @@ fn the_musique_format_set_holds_its_invariants() {
             let para = &q.paragraphs[h["paragraph_support_idx"].as_u64().unwrap() as usize];
             let answer = h["answer"].as_str().unwrap();
             assert!(
-                para.text.contains(answer),
+                holds(&para.text, answer),
                 "{id}: {answer:?} not in {:?}",
                 para.title
             );

@@ -123,7 +123,7 @@ fn memory_rows(rules: &Rules) -> Vec<Element> {
                 t.extraction
             ),
             &join([
-                Some(format!("form: the answer is JSON `{{\"triplets\": [[s, r, o], ...]}}` where the reference parses `s, r, o; ...`; each item is read as the reference reads a triplet's text (`utils/utils.py:26-40`, `process_triplets`: exactly three comma-separated parts, else dropped), except that a comma between two digits separates nothing (`14,200`); a dropped item is counted (`llm_refused`), a `s, r, o` string or a part holding two parts of three is read as its three parts (a repair); at most {} triplets a step (the reference has no cap: a bound on runaway answers); the reference's temperature 0.001 is 0 here", m.max_triplets)),
+                Some(format!("form: the answer is JSON `{{\"triplets\": [[s, r, o], ...]}}` where the reference parses `s, r, o; ...`; each item is read as the reference reads a triplet's text (`utils/utils.py:26-40`, `process_triplets`: exactly three comma-separated parts, else dropped), except that a comma between two digits separates nothing (`14,200`); a dropped item is counted (`llm_refused`); a `s, r, o` string (several joined by `;`) is read as the reference reads it, and a number or boolean part as its text (repairs); an item of more or fewer than three parts, or a part holding a separating comma, is refused, never joined or split; at most {} triplets a step (the reference has no cap: a bound on runaway answers); the reference's temperature 0.001 is 0 here", m.max_triplets)),
                 note(Rule::KnownFacts),
             ]),
         ),

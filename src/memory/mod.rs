@@ -227,14 +227,14 @@ pub struct Retrieval {
 }
 
 /// An entity the LLM named as key to the current observation and plan, with its
-/// relevance (1 or 2) used as its search depth (the reference code's
+/// relevance (1 or 2 in games, 1 to 3 in QA: the reference's scales) used as its search depth (the reference code's
 /// `item_processing_scores` in `agents/parent_agent.py`, searched by
 /// `graphs/contriever_graph.py` with `max_depth = relevance`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyItem {
     /// The entity, as the LLM wrote it.
     pub entity: String,
-    /// Its relevance, 1 or 2: the depth of its semantic search.
+    /// Its relevance (1 or 2 in games, 1 to 3 in QA): the depth of its semantic search.
     pub relevance: u32,
 }
 

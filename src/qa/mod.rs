@@ -227,6 +227,7 @@ impl QaRecord {
             "ranking": self.ranking,
             "paragraphs": self.paragraphs,
             "graph_triplets": self.graph_triplets,
+            "llm_refused": self.llm_refused,
         })
     }
 }

@@ -117,20 +117,62 @@ mod tests {
     use super::*;
     use crate::memory::retrieval::episodic_relevance;
 
-    /// The case by hand: a distractor (paragraph 0, the inventor's daughter)
-    /// holds 3 of its 4 triplets among those retrieved, the supporting paragraph
-    /// (paragraph 1, the inventor) 2 of 4; the question is closer to the supporting one.
-    /// Eq. 1 alone picks the distractor; the reference's ranking the supporting one.
+    /// The case by hand, on a built graph: paragraph 1 states the inventor's
+    /// death (supporting, 2 of its 4 triplets retrieved); paragraphs 0 and 2 are about
+    /// his daughter and his workshop (distractors, 3 of 4 retrieved each); paragraph 3
+    /// about an aircraft (none). The question is closest to paragraph 1. Eq. 1 alone
+    /// (the retrieval's episodic search, top 2) gives the two distractors; the
+    /// reference's ranking puts the supporting paragraph first.
     #[test]
-    fn the_question_s_similarity_outweighs_a_distractor_s_extra_triplet() {
-        let counts = [(3, 4), (2, 4), (0, 3)];
-        let similarities = [0.40, 0.80, 0.20];
-        // Eq. 1: 3/4·log2 4 = 1.5 against 2/4·log2 4 = 1.0.
+    fn the_question_s_similarity_outweighs_a_distractor_s_extra_triplets() {
+        use crate::memory::arigraph::AriGraphMemory;
+        use crate::memory::{MemorySettings, Triplet};
+        let mut m = AriGraphMemory::new(MemorySettings::default());
+        let mut retrieved = std::collections::HashSet::new();
+        let mut texts = Vec::new();
+        for (step, (name, hits)) in [
+            ("daughter", 3),
+            ("inventor", 2),
+            ("workshop", 3),
+            ("aircraft", 0),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut ids = Vec::new();
+            for i in 0..4 {
+                let t = Triplet::new(name, &format!("fact {i}"), &format!("{name} value {i}"))
+                    .expect("triplet");
+                let (id, _) = m.graph.add(t);
+                if i < hits {
+                    retrieved.insert(id);
+                    texts.push(m.graph.triplet(id).text());
+                }
+                ids.push(id);
+            }
+            m.graph
+                .add_episode(step as u32 + 1, format!("paragraph about the {name}"), ids);
+        }
+        // Eq. 1 alone: 3/4·log2 4 = 1.5 for each distractor, 2/4·log2 4 = 1.0 for the
+        // supporting paragraph: the top 2 are the distractors.
         assert_eq!(episodic_relevance(3, 4), 1.5);
         assert_eq!(episodic_relevance(2, 4), 1.0);
+        let eq1 = crate::memory::retrieval::episodic_search(&m.graph, &retrieved, 2, None);
+        let mut eq1_steps: Vec<u32> = eq1.iter().map(|e| e.step).collect();
+        eq1_steps.sort();
+        assert_eq!(eq1_steps, [1, 3], "Eq. 1 alone gives the distractors");
+        // The reference's ranking over the same graph and retrieval.
+        let counts = m.paragraph_counts(4, &texts);
+        assert_eq!(counts, [(3, 4), (2, 4), (3, 4), (0, 4)]);
+        let similarities = [0.40, 0.80, 0.35, 0.20];
         let ranked = reference_ranking(&counts, &similarities);
-        // matches: 1, 2/3, 0; similarity: 0.5, 1, 0.25 (over 0.8).
-        let by_hand = [(1, 2.0 / 3.0 + 1.0), (0, 1.0 + 0.5), (2, 0.0 + 0.25)];
+        // matches: 1, 2/3, 1, 0; similarity over 0.8: 0.5, 1, 0.4375, 0.25.
+        let by_hand = [
+            (1, 2.0 / 3.0 + 1.0),
+            (0, 1.0 + 0.5),
+            (2, 1.0 + 0.4375),
+            (3, 0.0 + 0.25),
+        ];
         for (r, (paragraph, score)) in ranked.iter().zip(by_hand) {
             assert_eq!(r.paragraph, paragraph);
             assert!((r.score - score).abs() < 1e-9, "{r:?}");
