@@ -211,7 +211,9 @@ pub struct BenchArgs {
     pub action: Option<BenchAction>,
     /// Play only the K-th of N disjoint, deterministic slices of the episode list (the
     /// same list on every machine; K = 1..N cover it once); join them with `bench merge`.
-    #[arg(long, value_name = "K/N")]
+    /// `auto`: K and N from the scheduler (Slurm's SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT, or Kubernetes' JOB_COMPLETION_INDEX with ARIADNE_SHARDS).
+    #[arg(long, value_name = "K/N|auto")]
     pub shard: Option<String>,
     /// Games: bundled names, .z8 paths, directories, families, `twx:<game>?seed=N`,
     /// `arigraph-paper:NAME`, z-machine story files played through Jericho (.z3, .z5,

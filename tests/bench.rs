@@ -513,9 +513,51 @@ fn sharded_benches_merge_into_the_unsharded_table() {
         );
     };
     run(&["--out", "whole"]);
-    for k in 1..=3 {
-        run(&["--shard", &format!("{k}/3"), "--out", &format!("s{k}")]);
+    run(&["--shard", "1/3", "--out", "s1"]);
+    // The other two as a scheduler hands them out (`--shard auto`): a Slurm array task
+    // counted from 1, a Kubernetes Indexed Job's completion index counted from 0.
+    let scheduled = |vars: &[(&str, &str)], out: &str| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(&["--shard", "auto", "--out", out]);
+        let mut cmd = bench_command(work.path(), &server, &args);
+        for name in [
+            "SLURM_ARRAY_TASK_ID",
+            "SLURM_ARRAY_TASK_COUNT",
+            "SLURM_ARRAY_TASK_MIN",
+            "JOB_COMPLETION_INDEX",
+            "ARIADNE_SHARDS",
+        ] {
+            cmd.env_remove(name);
+        }
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let slurm = [
+        ("SLURM_ARRAY_TASK_ID", "2"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ("SLURM_ARRAY_TASK_MIN", "1"),
+    ];
+    let k8s = [("JOB_COMPLETION_INDEX", "2"), ("ARIADNE_SHARDS", "3")];
+    for (vars, out) in [(&slurm[..], "s2"), (&k8s[..], "s3")] {
+        let o = scheduled(vars, out);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
+    let plan = |dir: &str| {
+        common::read_json(work.path().join(dir).join("bench.json"))["plan"]["shard"].clone()
+    };
+    assert_eq!(plan("s2"), serde_json::json!({"k": 2, "n": 3}));
+    assert_eq!(plan("s3"), serde_json::json!({"k": 3, "n": 3}));
+    // No scheduler: one line, exit 2.
+    let o = scheduled(&[], "none");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--shard: auto: no scheduler index"),
+        "{stderr}"
+    );
     let merge = |dirs: &[&str], out: &str| {
         let mut args = vec!["merge"];
         args.extend_from_slice(dirs);

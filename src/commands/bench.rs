@@ -477,8 +477,12 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
             .shard
             .as_deref()
             .map(|s| {
-                s.parse::<Shard>()
-                    .map_err(|e| UserError::new(format!("--shard: {e}")))
+                let shard = if s.trim() == "auto" {
+                    Shard::from_scheduler(|name| std::env::var(name).ok())
+                } else {
+                    s.parse::<Shard>()
+                };
+                shard.map_err(|e| UserError::new(format!("--shard: {e}")))
             })
             .transpose()?,
     };

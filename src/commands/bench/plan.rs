@@ -193,6 +193,49 @@ pub struct Shard {
     pub n: u32,
 }
 
+impl Shard {
+    /// The slice a cluster scheduler hands this task (`--shard auto`), read through
+    /// `var` (the process environment in use):
+    /// - Slurm job arrays: `SLURM_ARRAY_TASK_ID` among `SLURM_ARRAY_TASK_COUNT` tasks,
+    ///   counted from `SLURM_ARRAY_TASK_MIN` (`sbatch --array=1-4` or `0-3`);
+    /// - Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` (from 0), with the count in
+    ///   `ARIADNE_SHARDS` (the Job's `completions`, which Kubernetes does not pass on).
+    ///
+    /// # Errors
+    /// One line when no index is set, when a count is missing or not a number, or when
+    /// the index falls outside the count (a Slurm array with gaps, `--array=1,3`).
+    pub fn from_scheduler(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let number = |name: &str| -> Result<Option<u32>, String> {
+            var(name)
+                .map(|v| {
+                    v.trim()
+                        .parse::<u32>()
+                        .map_err(|_| format!("{name}={v:?} is not a whole number"))
+                })
+                .transpose()
+        };
+        let (index, count, source) = if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
+            let count = number("SLURM_ARRAY_TASK_COUNT")?
+                .ok_or("SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT")?;
+            let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            (id.checked_sub(min), count, "Slurm's array task")
+        } else if let Some(index) = number("JOB_COMPLETION_INDEX")? {
+            let count = number("ARIADNE_SHARDS")?.ok_or(
+                "JOB_COMPLETION_INDEX is set but not ARIADNE_SHARDS (set it to the Job's completions)",
+            )?;
+            (Some(index), count, "the Indexed Job's completion index")
+        } else {
+            return Err("auto: no scheduler index in the environment (SLURM_ARRAY_TASK_ID, or JOB_COMPLETION_INDEX with ARIADNE_SHARDS); give K/N".into());
+        };
+        match index {
+            Some(i) if i < count => Ok(Shard { k: i + 1, n: count }),
+            _ => Err(format!(
+                "auto: {source} is not one of 1..{count} counted from its first (an array with gaps?); give K/N"
+            )),
+        }
+    }
+}
+
 impl std::str::FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -385,5 +428,66 @@ mod tests {
             e.contains("use --memory no-memory on a NetHack game with obs=level"),
             "{e}"
         );
+    }
+
+    /// An environment of these variables only.
+    fn env(pairs: &[(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs = pairs.to_vec();
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    /// `--shard auto`: each scheduler's variables give the slice; none, a missing
+    /// count or an index outside it is one line.
+    #[test]
+    fn the_scheduler_hands_out_the_shard() {
+        let slurm_from_1 = [
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+        ];
+        assert_eq!(
+            Shard::from_scheduler(env(&slurm_from_1)),
+            Ok(Shard { k: 2, n: 4 })
+        );
+        let slurm_from_0 = [
+            ("SLURM_ARRAY_TASK_ID", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+        ];
+        assert_eq!(
+            Shard::from_scheduler(env(&slurm_from_0)),
+            Ok(Shard { k: 1, n: 2 })
+        );
+        let k8s = [("JOB_COMPLETION_INDEX", "2"), ("ARIADNE_SHARDS", "3")];
+        assert_eq!(Shard::from_scheduler(env(&k8s)), Ok(Shard { k: 3, n: 3 }));
+        let cases: [(&[(&'static str, &'static str)], &str); 5] = [
+            (&[], "no scheduler index in the environment"),
+            (&[("JOB_COMPLETION_INDEX", "0")], "but not ARIADNE_SHARDS"),
+            (
+                &[("SLURM_ARRAY_TASK_ID", "1")],
+                "but not SLURM_ARRAY_TASK_COUNT",
+            ),
+            (
+                &[
+                    ("SLURM_ARRAY_TASK_ID", "5"),
+                    ("SLURM_ARRAY_TASK_COUNT", "3"),
+                    ("SLURM_ARRAY_TASK_MIN", "1"),
+                ],
+                "an array with gaps",
+            ),
+            (
+                &[("JOB_COMPLETION_INDEX", "x"), ("ARIADNE_SHARDS", "3")],
+                "is not a whole number",
+            ),
+        ];
+        for (pairs, says) in cases {
+            let e = Shard::from_scheduler(env(pairs)).unwrap_err();
+            assert!(e.contains(says) && !e.contains('\n'), "{e}");
+        }
     }
 }
