@@ -181,6 +181,10 @@ pub fn read_records(path: &Path, repair: bool) -> Result<(Vec<QaRecord>, Records
 /// questions of its memory, or of all answered ones where its memory has none yet (a
 /// BM25 row costs seconds, an AriGraph row minutes).
 pub fn seconds_left(answered: &[(QaMemory, f64)], left: &[QaMemory], jobs: u32) -> f64 {
+    // Nothing left is 0 s (an empty float sum is -0.0, printed "-0").
+    if left.is_empty() {
+        return 0.0;
+    }
     let mean = |of: &dyn Fn(QaMemory) -> bool| -> Option<f64> {
         let times: Vec<f64> = answered
             .iter()

@@ -61,6 +61,8 @@ fn the_time_left_counts_each_memory_at_its_own_pace() {
     assert_eq!(seconds_left(&answered, &[QaMemory::Rag], 1), 51.0);
     assert_eq!(seconds_left(&answered, &left, 2), 153.0);
     assert_eq!(seconds_left(&[], &left, 1), 0.0);
+    // The last question answered: "about 0 s left", not "-0".
+    assert_eq!(format!("{:.0}", seconds_left(&answered, &[], 1)), "0");
 }
 
 /// Messages of the long steps shown, in order (the recorder [`report::install_tasks`]
