@@ -77,6 +77,14 @@ fn run_simple(server: &Scripted, work: &Path, steps: &str, extra: &[&str]) -> Ou
     play(work, &server.base_url, &args)
 }
 
+/// The one stderr line of a run that holds `says` (a warning given once).
+fn one_warning(out: &Output, says: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(says)).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    lines[0].to_string()
+}
+
 fn all_triplets(steps: &[Value], field: &str) -> Vec<String> {
     steps
         .iter()
@@ -1190,13 +1198,8 @@ fn truncated_prompts_are_noticed() {
     let work = tempfile::tempdir().unwrap();
     let out = run_simple(&server, work.path(), "2", &[]);
     ok(&out);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let warnings: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("probably cut the prompt"))
-        .collect();
-    assert_eq!(warnings.len(), 1, "{stderr}");
-    assert!(warnings[0].contains("num_ctx"), "{}", warnings[0]);
+    let w = one_warning(&out, "probably cut the prompt");
+    assert!(w.contains("num_ctx"), "{w}");
     let dir = run_dir(work.path());
     let steps = read_jsonl(&dir.join("steps.jsonl"));
     let flagged: u64 = steps
@@ -1309,13 +1312,7 @@ fn a_call_kind_whose_first_answers_are_all_refused_is_warned_about_once() {
     let work = tempfile::tempdir().unwrap();
     let out = run_simple(&server, work.path(), "3", &[]);
     ok(&out);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let warnings: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.starts_with("ariadne: warning: the first 3 answers"))
-        .collect();
-    assert_eq!(warnings.len(), 1, "{stderr}");
-    let w = warnings[0];
+    let w = one_warning(&out, "ariadne: warning: the first 3 answers");
     assert!(
         w.contains(&server.base_url) && w.contains("`action` call"),
         "{w}"
