@@ -36,7 +36,7 @@ pub struct MemorySettings {
     #[serde(default)]
     pub retrieval: Strategy,
     /// The revision of the memory rules a run follows, so every run replays under the
-    /// rules it was recorded with ([`RULES`] is the current one). 1: the first rules.
+    /// rules it was recorded with ([`MemoryRevision::CURRENT`] is the current one). 1: the first rules.
     /// 2: spatial facts from moves actually made are pinned (never offered for
     /// deletion; a move overrides a contradicting older spatial fact), the LLM's outdated verdicts are checked against
     /// [`super::relations::may_retire`], the extractor is shown the known facts about the things
