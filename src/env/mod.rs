@@ -123,7 +123,7 @@ impl From<Fact> for Vec<String> {
 pub enum EnvError {
     /// The game does not exist.
     #[error(
-        "game not found: {0} (give a TextWorld .z8 path, a bundled game name (`ariadne games list`), twx:<game>, nethack[?seed=S], or a z-machine story file: .z3/.z5/..., jericho:PATH for a human-written .z8)"
+        "game not found: {0} (give a TextWorld .z8 path, a bundled game name, or a game of another family: twx:<game>, scienceworld:<task>, arigraph-paper:NAME, nethack[?seed=S], a z-machine story file; `ariadne games list` names them all and what each needs)"
     )]
     MissingGame(String),
     /// A game specification that cannot be read (`nethack?seed=x`, a parameter given
