@@ -36,11 +36,13 @@ def _whole(x: object) -> int | None:
     return int(f) if f.is_integer() else None
 
 
-def _fields(info: dict) -> dict:
-    """What the protocol takes from TALES's info dictionary."""
+def _fields(info: dict, admissible: bool) -> dict:
+    """What the protocol takes from TALES's info dictionary. TALES's environments put
+    their valid actions in `info` whatever `--admissible-commands` says; they are passed
+    on only with it (`admissible`), as TALES's own agents read them only then."""
     out = {}
     commands = info.get("admissible_commands")
-    if isinstance(commands, (list, tuple)) and commands:
+    if admissible and isinstance(commands, (list, tuple)) and commands:
         out["admissible_commands"] = [str(c) for c in commands]
     for key in ("score", "max_score"):
         value = _whole(info.get(key))
@@ -69,6 +71,9 @@ class AriadneAgent(tales.Agent):
         self.extra = shlex.split(kwargs.get("ariadne_args") or "")
         # TALES stops at its own cap; Ariadne's is set past it so TALES decides.
         self.max_steps = int(kwargs.get("nb_steps") or 100) + 1
+        # TALES's `--admissible-commands`: without it (its default) Ariadne writes free
+        # text, as TALES's agents do.
+        self.admissible = bool(kwargs.get("admissible_commands"))
         self.proc = None
         self.waiting = False
         self.runs = []
@@ -81,6 +86,7 @@ class AriadneAgent(tales.Agent):
     def params(self) -> dict:
         return {
             "agent_type": "ariadne",
+            "admissible_commands": self.admissible,
             "profile": self.profile,
             "memory": self.memory,
             "ariadne_args": " ".join(self.extra),
@@ -94,7 +100,7 @@ class AriadneAgent(tales.Agent):
                "--memory", self.memory, *self.extra]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, encoding="utf-8", bufsize=1)
-        self._send({"type": "reset", "observation": str(obs), **_fields(info)})
+        self._send({"type": "reset", "observation": str(obs), **_fields(info, self.admissible)})
         self.waiting = True
 
     def act(self, obs: str, reward: float, done: bool, info: dict) -> tuple[str, dict]:
@@ -102,7 +108,7 @@ class AriadneAgent(tales.Agent):
             raise RuntimeError("act before reset")
         if not self.waiting:
             self._send({"type": "step", "observation": str(obs), "done": bool(done),
-                        **_fields(info)})
+                        **_fields(info, self.admissible)})
         self.waiting = False
         message = self._next()
         stats = {"prompt": None, "response": None, "nb_tokens": 0,

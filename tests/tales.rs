@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{Scripted, bin, read_jsonl};
@@ -19,11 +19,11 @@ import importlib.util, json, sys, warnings
 warnings.simplefilter("ignore")
 import gymnasium as gym
 import tales
-module, binary, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+module, binary, runs, listed = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 spec = importlib.util.spec_from_file_location("tales_ariadne", module)
 spec.loader.exec_module(importlib.util.module_from_spec(spec))
 _, Agent, _ = tales.agent.AGENTS["ariadne"]
-agent = Agent(ariadne_bin=binary, ariadne_runs_dir=runs, nb_steps=3)
+agent = Agent(ariadne_bin=binary, ariadne_runs_dir=runs, nb_steps=3, admissible_commands=listed)
 env = gym.make("tales/TWXCoinCollector-v0", disable_env_checker=True, admissible_commands=True)
 obs, info = env.reset(seed=20241001)
 agent.reset(obs, info, "TWXCoinCollector")
@@ -57,28 +57,8 @@ fn tales_plays_ariadne_on_a_textworld_express_game() {
     let python = home.join("venv/bin/python");
     let module = home.join("scripts/tales_ariadne.py");
     assert!(module.is_file(), "setup wrote no agent module");
-    let server = Scripted::start(&[]);
-    let work = tempfile::tempdir().unwrap();
-    let runs = work.path().join("runs");
-    let out = Command::new(&python)
-        .current_dir(work.path())
-        .env("OPENAI_BASE_URL", &server.base_url)
-        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
-        .env("OPENAI_API_KEY", "sk-test")
-        .env_remove("ARIADNE_MODEL")
-        .args(["-c", DRIVER])
-        .arg(&module)
-        .arg(bin())
-        .arg(&runs)
-        .output()
-        .expect("run the TALES driver");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    // With TALES's --admissible-commands: Ariadne chooses among them.
+    let (result, work) = drive(&python, &module, true);
     assert_eq!(result["uid"], "Ariadne_paper_arigraph");
     let actions = result["actions"].as_array().unwrap();
     assert!(!actions.is_empty());
@@ -114,4 +94,50 @@ fn tales_plays_ariadne_on_a_textworld_express_game() {
         "{}",
         String::from_utf8_lossy(&replay.stderr)
     );
+    // Without it (TALES's default), the valid actions TALES's environment puts in its
+    // info are not passed on: Ariadne writes free text.
+    let (result, work) = drive(&python, &module, false);
+    let dir = PathBuf::from(result["runs"][0].as_str().unwrap());
+    let dir = if dir.is_absolute() {
+        dir
+    } else {
+        work.path().join(dir)
+    };
+    let sent = std::fs::read_to_string(dir.join("harness.jsonl")).unwrap();
+    assert!(!sent.contains("admissible_commands"), "{sent}");
+    let steps = read_jsonl(&dir.join("steps.jsonl"));
+    assert!(steps.iter().all(|s| {
+        s["admissible_commands"]
+            .as_array()
+            .is_none_or(|a| a.is_empty())
+    }));
+}
+
+/// Run the TALES driver (its `--admissible-commands` as `listed`) against a fresh
+/// scripted server: what it printed, and its working directory.
+fn drive(python: &Path, module: &Path, listed: bool) -> (Value, tempfile::TempDir) {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let runs = work.path().join("runs");
+    let out = Command::new(python)
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("OPENAI_API_KEY", "sk-test")
+        .env_remove("ARIADNE_MODEL")
+        .args(["-c", DRIVER])
+        .arg(module)
+        .arg(bin())
+        .arg(&runs)
+        .arg(if listed { "1" } else { "0" })
+        .output()
+        .expect("run the TALES driver");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    (result, work)
 }

@@ -50,11 +50,15 @@ pub fn is_tales_log(dir: &Path) -> bool {
             .is_some_and(|n| n.starts_with("tales_") && n.len() > "tales_".len())
 }
 
-/// `(seed, cap)` from a summary's file stem, `a0_s20241001_steps100`.
-fn stem_numbers(stem: &str) -> Option<(i64, u32)> {
+/// `(seed, cap)` from a summary's file stem, `a0_s20241001_steps100`, or `a0_sNone_steps100`
+/// when `benchmark.py` was given no `--game-seed` (its default).
+fn stem_numbers(stem: &str) -> Option<(Option<i64>, u32)> {
     let mut parts = stem.split('_');
     let adm = parts.next()?;
-    let seed = parts.next()?.strip_prefix('s')?.parse().ok()?;
+    let seed = match parts.next()?.strip_prefix('s')? {
+        "None" => None,
+        n => Some(n.parse().ok()?),
+    };
     let cap = parts.next()?.strip_prefix("steps")?.parse().ok()?;
     (adm.starts_with('a') && parts.next().is_none()).then_some((seed, cap))
 }
@@ -67,7 +71,7 @@ fn stem_numbers(stem: &str) -> Option<(i64, u32)> {
 pub fn read(dir: &Path) -> Result<TalesLog> {
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let (design, profile) = design_of(name.strip_prefix("tales_").unwrap_or(name));
-    let mut found: Vec<(String, i64, u32, std::path::PathBuf)> = Vec::new();
+    let mut found: Vec<(String, Option<i64>, u32, std::path::PathBuf)> = Vec::new();
     let games = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
     for game in games.flatten().filter(|e| e.path().is_dir()) {
         for file in std::fs::read_dir(game.path())?.flatten() {

@@ -191,16 +191,31 @@ fn two_tales_logs_compare_as_tales_scored_them() {
     tales_summary(&zero, "TWXCookingWorld", 20241002, 40, 0, 30_000);
     tales_summary(&ours, "TWXCookingWorld", 20241001, 100, 1, 0);
     tales_summary(&ours, "TWXCookingWorld", 20241002, 50, 0, 0);
+    // benchmark.py without --game-seed names its files `a0_sNone_steps20`.
+    let unseeded = ours.join("ScienceWorldBoil");
+    std::fs::create_dir_all(&unseeded).unwrap();
+    std::fs::copy(
+        ours.join("TWXCookingWorld/a0_s20241001_steps20.json"),
+        unseeded.join("a0_sNone_steps20.json"),
+    )
+    .unwrap();
     let b = Side::read(&zero).unwrap();
     let a = Side::read(&ours).unwrap();
     assert_eq!(b.rows.len(), 2);
+    assert_eq!(a.rows.len(), 3);
+    assert!(a.rows.iter().any(|r| r.game == "ScienceWorldBoil"));
     assert_eq!(
         b.rows[0].memory,
         "tales:LLMAgent_qwen2.5-1.5b_s20241001_t0.0"
     );
-    assert_eq!((a.rows[0].run, a.rows[1].run), (1, 2));
-    assert_eq!(a.rows[0].outcome, Outcome::Won);
-    assert_eq!(a.rows[1].outcome, Outcome::StepCap);
+    let twx: Vec<&EpisodeRow> = a
+        .rows
+        .iter()
+        .filter(|r| r.game == "TWXCookingWorld")
+        .collect();
+    assert_eq!((twx[0].run, twx[1].run), (1, 2));
+    assert_eq!(twx[0].outcome, Outcome::Won);
+    assert_eq!(twx[1].outcome, Outcome::StepCap);
     assert_eq!(a.settings.profiles, ["paper"]);
     let md = markdown(&b, &a).expect("comparable");
     assert!(md.contains("| played by | TALES | TALES |"), "{md}");
