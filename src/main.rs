@@ -66,7 +66,9 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         && arg.starts_with('-')
         && arg.parse::<f64>().is_ok()
     {
-        eprintln!("error: {arg}: no option of Ariadne takes a negative number (see --help)");
+        refused(&format!(
+            "error: {arg}: no option of Ariadne takes a negative number (see --help)"
+        ));
         return ExitCode::from(2);
     }
     // What clap says before its usage: the error, the items it lists (missing
@@ -86,6 +88,19 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         e if e.is_empty() => "error: the command line was not understood".to_string(),
         e => e,
     };
-    eprintln!("{error} ({})", tail.join("; "));
+    refused(&format!("{error} ({})", tail.join("; ")));
     ExitCode::from(2)
+}
+
+/// Say why the command line was refused, on stderr; for `ariadne agent`, whose stdout
+/// is the harness's protocol, also as its fatal `error` line (docs/agent-protocol.md).
+fn refused(line: &str) {
+    eprintln!("{line}");
+    if std::env::args().nth(1).as_deref() == Some("agent") {
+        let why = line.strip_prefix("error: ").unwrap_or(line);
+        println!(
+            "{}",
+            serde_json::json!({"protocol": ariadne::env::harness::PROTOCOL, "type": "error", "fatal": true, "error": why})
+        );
+    }
 }

@@ -281,22 +281,40 @@ fn a_harness_that_closes_its_input_ends_the_episode_with_its_steps_kept() {
 fn a_setup_error_is_one_fatal_json_line() {
     let server = Scripted::start(&[]);
     let work = tempfile::tempdir().unwrap();
-    let out = Command::new(bin())
-        .current_dir(work.path())
-        .env("OPENAI_BASE_URL", &server.base_url)
-        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
-        .args(["agent", "--name", "bad/name"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(lines.len(), 1, "{stdout}");
-    assert_eq!(lines[0]["type"], "error");
-    assert_eq!(lines[0]["fatal"], true);
-    assert!(lines[0]["error"].as_str().unwrap().contains("bad/name"));
+    // A bad name, and options the command line refuses (a value out of range, a
+    // negative number): each one fatal line on stdout, exit 2.
+    for (args, says) in [
+        (&["--name", "bad/name"][..], "bad/name"),
+        (
+            &["--name", "x", "--depth", "99"][..],
+            "not a whole number between 0 and 16",
+        ),
+        (
+            &["--name", "x", "--max-steps", "-1"][..],
+            "no option of Ariadne takes a negative number",
+        ),
+    ] {
+        let out = Command::new(bin())
+            .current_dir(work.path())
+            .env("OPENAI_BASE_URL", &server.base_url)
+            .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+            .arg("agent")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 1, "{stdout}");
+        assert_eq!(lines[0]["type"], "error");
+        assert_eq!(lines[0]["fatal"], true);
+        assert!(
+            lines[0]["error"].as_str().unwrap().contains(says),
+            "{stdout}"
+        );
+    }
 }

@@ -85,12 +85,14 @@ impl StepSink for Checker<'_> {
             && let Some(orig) = self.recorded.iter().find(|s| s.step == r.step)
             && let Some((field, a, b)) = compare(orig, r)
         {
-            bail!(UserError::new(format!(
+            // A divergence is the replay's finding, not bad input: exit 1, as a
+            // divergence of the calls (damage to the record is exit 2).
+            bail!(
                 "replay diverged at step {}, field {field}: recorded {}, replayed {}",
                 r.step,
                 short(&a),
                 short(&b)
-            )));
+            );
         }
         self.replayed.push(r.clone());
         Ok(())
