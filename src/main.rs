@@ -66,8 +66,15 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         && arg.starts_with('-')
         && arg.parse::<f64>().is_ok()
     {
+        // The option it was given to, when it is the word before it.
+        let args: Vec<String> = std::env::args().collect();
+        let option = args
+            .windows(2)
+            .find(|w| w[1] == *arg && w[0].starts_with("--"))
+            .map(|w| format!("{} ", w[0]))
+            .unwrap_or_default();
         refused(&format!(
-            "error: {arg}: no option of Ariadne takes a negative number (see --help)"
+            "error: {option}{arg}: no option of Ariadne takes a negative number (see --help)"
         ));
         return ExitCode::from(2);
     }

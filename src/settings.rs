@@ -132,11 +132,19 @@ impl ConfigFile {
         })?;
         toml::from_str(&text).map_err(|e| {
             // One line: the reason and where, not TOML's caret block.
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
-                .map(|n| format!(" (line {n})"))
+            let at = e.span().map(|s| {
+                let start = text.floor_char_boundary(s.start.min(text.len()));
+                text[..start].lines().count().max(1)
+            });
+            // The key of that line, so that a type error names what it is about.
+            let key = at
+                .and_then(|n| text.lines().nth(n - 1))
+                .and_then(|l| l.split_once('='))
+                .map(|(k, _)| k.trim())
+                .filter(|k| !k.is_empty() && !k.starts_with('['))
+                .map(|k| format!(", key {k}"))
                 .unwrap_or_default();
+            let line = at.map(|n| format!(" (line {n}{key})")).unwrap_or_default();
             UserError::new(format!(
                 "invalid config file {}{line}: {}",
                 path.display(),

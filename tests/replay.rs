@@ -823,7 +823,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
     for (args, expected) in [
         (
             &["--max-steps", "-1"][..],
-            "error: -1: no option of Ariadne takes a negative number",
+            "error: --max-steps -1: no option of Ariadne takes a negative number",
         ),
         (
             &["--bogus-flag"][..],
@@ -871,7 +871,13 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             "profile = 3",
             "arigraph",
             true,
-            "ariadne.toml (line 1): a profile name or a list of names",
+            "ariadne.toml (line 1, key profile): a profile name or a list of names",
+        ),
+        (
+            "depth = \"two\"",
+            "arigraph",
+            true,
+            "ariadne.toml (line 1, key depth): invalid type: string \"two\"",
         ),
         (
             "go_to = false",
