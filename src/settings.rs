@@ -132,10 +132,9 @@ impl ConfigFile {
         })?;
         toml::from_str(&text).map_err(|e| {
             // One line: the reason and where, not TOML's caret block.
-            let at = e.span().map(|s| {
-                let start = text.floor_char_boundary(s.start.min(text.len()));
-                text[..start].lines().count().max(1)
-            });
+            let at = e
+                .span()
+                .map(|s| text.get(..s.start).unwrap_or(&text).lines().count().max(1));
             // The key of that line, so that a type error names what it is about.
             let key = at
                 .and_then(|n| text.lines().nth(n - 1))
