@@ -121,6 +121,14 @@ impl Side {
     /// A [`UserError`] when `dir` holds no `episodes.jsonl`, when a line of it before
     /// the last is malformed, or when it holds no episode.
     pub fn read(dir: &Path) -> Result<Side> {
+        if !dir.is_dir() {
+            return Err(UserError::new(format!(
+                "{}: {} (give the --out of an `ariadne bench`, or a TALES log directory logs/tales_<agent>)",
+                dir.display(),
+                if dir.exists() { "not a directory" } else { "no such directory" }
+            ))
+            .into());
+        }
         if tales::is_tales_log(dir) {
             return tales::side(dir);
         }

@@ -106,16 +106,21 @@ pub fn read(dir: &Path) -> Result<TalesLog> {
 
 /// One summary file as a row.
 fn row(game: &str, design: &str, run: u32, path: &Path) -> Result<EpisodeRow> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not TALES's summary JSON", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UserError::new(format!("cannot read {}: {e}", path.display())))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        UserError::new(format!(
+            "{} is not TALES's summary JSON: {e}",
+            path.display()
+        ))
+    })?;
     let int = |key: &str| -> Result<i64> {
-        v[key].as_f64().map(|x| x as i64).with_context(|| {
-            format!(
+        v[key].as_f64().map(|x| x as i64).ok_or_else(|| {
+            UserError::new(format!(
                 "{}: `{key}` is missing (not a TALES summary)",
                 path.display()
-            )
+            ))
+            .into()
         })
     };
     let (highscore, max_score, steps) = (int("highscore")?, int("max_score")?, int("nb_steps")?);

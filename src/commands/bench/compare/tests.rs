@@ -227,9 +227,21 @@ fn two_tales_logs_compare_as_tales_scored_them() {
     assert!(md.contains("report no tokens"), "{md}");
     // A file that is not TALES's summary is one line naming it.
     std::fs::write(ours.join("TWXCookingWorld/a0_s1_steps20.json"), "{}").unwrap();
-    let e = Side::read(&ours).unwrap_err().to_string();
+    let e = Side::read(&ours).unwrap_err();
+    assert!(e.downcast_ref::<UserError>().is_some(), "bad input: exit 2");
+    let e = e.to_string();
     assert!(
         e.contains("a0_s1_steps20.json") && e.contains("`highscore` is missing"),
         "{e}"
     );
+    // Neither a directory nor there: said so.
+    let file = logs.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    for (dir, says) in [
+        (file, "not a directory"),
+        (logs.path().join("nope"), "no such directory"),
+    ] {
+        let e = Side::read(&dir).unwrap_err().to_string();
+        assert!(e.contains(says), "{e}");
+    }
 }
