@@ -112,6 +112,11 @@ fn whole(x: f64, field: &str) -> Result<i64, String> {
 /// The message on `line` as a reset (`reset`) or a step's answer, or why it is refused.
 fn read_message(line: &str, reset: bool) -> Result<Seen, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    if !v.is_object() {
+        return Err(format!(
+            "not a JSON object (each line is one message: {{\"protocol\": {PROTOCOL}, \"type\": ...}})"
+        ));
+    }
     let protocol = v.get("protocol").and_then(Value::as_u64);
     if protocol != Some(PROTOCOL) {
         return Err(format!(

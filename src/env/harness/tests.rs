@@ -75,6 +75,7 @@ async fn a_malformed_line_gets_one_error_line_and_the_next_is_read() {
         r#"{"protocol": 1, "type": "reset"}"#,
         r#"{"protocol": 1, "type": "reset", "observation": "x", "admissible": ["look"]}"#,
         r#"{"protocol": 1, "type": "reset", "observation": "x", "score": 0.5}"#,
+        "[1, 2]",
     ] {
         say(&mut to, bad).await;
     }
@@ -86,7 +87,7 @@ async fn a_malformed_line_gets_one_error_line_and_the_next_is_read() {
     let s = env.reset().await.unwrap();
     assert_eq!(s.observation, "A hall.");
     let mut errors = Vec::new();
-    for line in 1..=6 {
+    for line in 1..=7 {
         let e = heard(&mut from).await;
         assert_eq!(e["type"], "error");
         assert_eq!(e["line"], line);
@@ -101,6 +102,7 @@ async fn a_malformed_line_gets_one_error_line_and_the_next_is_read() {
     assert!(errors[3].contains("observation"), "{errors:?}");
     assert!(errors[4].contains("admissible"), "{errors:?}");
     assert!(errors[5].contains("whole number"), "{errors:?}");
+    assert!(errors[6].starts_with("not a JSON object"), "{errors:?}");
 }
 
 #[tokio::test]
