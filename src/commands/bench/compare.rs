@@ -123,9 +123,13 @@ impl Side {
     pub fn read(dir: &Path) -> Result<Side> {
         if !dir.is_dir() {
             return Err(UserError::new(format!(
-                "{}: {} (give the --out of an `ariadne bench`, or a TALES log directory logs/tales_<agent>)",
+                "not a bench directory: {} is {} (give the --out of an `ariadne bench`, or a TALES log directory logs/tales_<agent>)",
                 dir.display(),
-                if dir.exists() { "not a directory" } else { "no such directory" }
+                if dir.exists() {
+                    "not a directory"
+                } else {
+                    "not there"
+                }
             ))
             .into());
         }

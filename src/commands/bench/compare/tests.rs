@@ -239,7 +239,7 @@ fn two_tales_logs_compare_as_tales_scored_them() {
     std::fs::write(&file, "x").unwrap();
     for (dir, says) in [
         (file, "not a directory"),
-        (logs.path().join("nope"), "no such directory"),
+        (logs.path().join("nope"), "is not there"),
     ] {
         let e = Side::read(&dir).unwrap_err().to_string();
         assert!(e.contains(says), "{e}");
