@@ -16,7 +16,7 @@ use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
 use crate::memory::options::{self, MemoryOption};
-use crate::memory::thesis::parse_exclude;
+use crate::memory::vertex_kind::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
 use crate::profile::Rules;
 use crate::trajectory::Goal;

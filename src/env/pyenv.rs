@@ -14,8 +14,10 @@ use tokio::process::Command;
 use crate::error::UserError;
 
 mod model;
+mod quiet;
 use model::ensure_model;
 pub use model::{LOCAL_MODELS, LocalModel, local_model};
+use quiet::run_quiet;
 
 /// The TextWorld release the bridge is written against (its wheel bundles Inform 7).
 pub const TEXTWORLD_REQ: &str = "textworld==1.7.0";
@@ -126,25 +128,6 @@ impl PyEnv {
     pub fn model_path(&self, model: &LocalModel) -> PathBuf {
         self.home.join("models").join(model.file)
     }
-}
-
-async fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .with_context(|| format!("cannot run {what}"))?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!(UserError::new(format!(
-            "{what} failed ({}):\n{}",
-            out.status,
-            tail.join("\n")
-        )));
-    }
-    Ok(())
 }
 
 fn write_if_changed(path: &Path, content: &str) -> Result<()> {
@@ -336,7 +319,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     }
     if let Some(model) = local {
         pip_install(&env, ".ariadne-llm", &[LLM_REQ], "the local LLM server").await?;
-        ensure_model(&env, model).await?;
+        ensure_model(&env.python, &env.model_path(model), model).await?;
     }
     Ok(env)
 }

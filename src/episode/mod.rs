@@ -25,7 +25,7 @@ use crate::cancel::CancellationToken;
 use crate::env::{Environment, GameSpec, GameState};
 use crate::llm::Llm;
 use crate::memory::names::entity_key;
-use crate::memory::{MemoryDesign, MemorySettings, registry};
+use crate::memory::{self, MemoryDesign, MemorySettings};
 use crate::nav::Direction;
 use crate::trajectory::{self, Goal, Outcome, Start, StepRecord, StepSink, Summary};
 
@@ -177,7 +177,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
     let goal = goal_for(config, &state);
     let mut agent = Agent::new(
         llm,
-        registry::build(config.design, config.memory.clone(), lessons),
+        memory::build(config.design, config.memory.clone(), lessons),
         goal.text.clone(),
         config.agent.clone(),
     );

@@ -20,6 +20,7 @@
 pub mod arigraph;
 pub mod baselines;
 pub mod bridge_discovery;
+mod build;
 pub mod export;
 pub mod forms;
 pub mod gating;
@@ -44,10 +45,12 @@ pub mod temporal;
 pub mod thesis;
 pub mod truth;
 pub mod vectors;
+pub mod vertex_kind;
 
 use serde::{Deserialize, Serialize};
 
 pub use arigraph::AriGraphMemory;
+pub use build::build;
 pub use graph::{AriGraph, EpisodicVertex, Triplet};
 pub use ids::{ThesisId, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};
@@ -58,7 +61,7 @@ pub use settings::{
 };
 pub use strategies::Strategy;
 pub use temporal::Retire;
-pub use thesis::VertexKind;
+pub use vertex_kind::VertexKind;
 
 use anyhow::Result;
 
@@ -213,7 +216,7 @@ pub struct Retrieval {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub theses: Vec<RetrievedThesis>,
     /// The temporal edges into retrieved facts (`--retire close` as AriadneMem runs it;
-    /// [`temporal::changes`]), shown to the LLM.
+    /// [`temporal::History::changes`]), shown to the LLM.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<temporal::Change>,
     /// Reasoning paths of 2 or 3 hops between a query's terminals (`--bridge` as

@@ -2,13 +2,13 @@
 //! "w/o exploration" ablation or AriGraph with one of PersonalAI's retrieval strategies)
 //! declares its name on the command line, its label in the paper's Table 4, what the
 //! paper reports it costs (Table 3), and how it is built.
-//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`build`];
+//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`super::build`];
 //! adding a bench row that changes a memory setting means one [`VariantOption`] arm
 //! (with its [`VariantOption::apply`]) and one `ROWS` entry.
 
 use serde::{Deserialize, Serialize};
 
-use super::{AriGraphMemory, MemoryModule, MemorySettings, Strategy, baselines};
+use super::{MemorySettings, Strategy};
 
 /// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -448,31 +448,6 @@ impl Variant {
             0
         };
         self.row().calls_per_step + agent
-    }
-}
-
-/// Build the memory of a design. `lessons` are Reflexion's lessons from earlier trials.
-pub fn build(
-    design: MemoryDesign,
-    settings: MemorySettings,
-    lessons: Vec<String>,
-) -> Box<dyn MemoryModule> {
-    match design {
-        MemoryDesign::Arigraph => Box::new(AriGraphMemory::new(settings)),
-        MemoryDesign::ArigraphNoEpisodic => Box::new(AriGraphMemory::new(MemorySettings {
-            episodes: 0,
-            ..settings
-        })),
-        MemoryDesign::Oracle => Box::new(super::oracle::OracleMemory::new(settings)),
-        MemoryDesign::FullHistory => Box::new(baselines::FullHistory::default()),
-        MemoryDesign::NoMemory => Box::new(baselines::NoMemory),
-        MemoryDesign::Summary => Box::new(baselines::Summary::new(
-            settings.summary_words,
-            settings.revision().reference_prompts(),
-        )),
-        MemoryDesign::Rag => Box::new(baselines::Rag::new(settings)),
-        MemoryDesign::Simulacra => Box::new(baselines::Simulacra::new(settings)),
-        MemoryDesign::Reflexion => Box::new(baselines::Reflexion::new(settings, lessons)),
     }
 }
 

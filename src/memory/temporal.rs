@@ -27,7 +27,7 @@ pub enum Retire {
     /// Removed from the semantic layer, and kept in the graph's history with its step
     /// interval and a link to its replacements (AriadneMem, `--retire close`; as first
     /// adapted the agent sees what [`Retire::Delete`] shows it; as the paper runs it the
-    /// link is shown where the replacement is retrieved, [`changes`]).
+    /// link is shown where the replacement is retrieved, [`History::changes`]).
     Close,
 }
 
@@ -118,30 +118,34 @@ pub struct Change {
     pub until: u32,
 }
 
-/// The temporal edges into `retrieved` (in its order; for each fact its closed
-/// predecessors, the latest closure first), at most `max`.
-pub fn changes(
-    g: &super::AriGraph,
-    retrieved: impl IntoIterator<Item = TripletId>,
-    max: usize,
-) -> Vec<Change> {
-    let mut out = Vec::new();
-    for id in retrieved {
-        for c in g.history().closed().iter().rev() {
-            if out.len() == max {
-                return out;
-            }
-            if c.superseded_by.contains(&id) {
-                out.push(Change {
-                    from: g.triplet(c.id).text(),
-                    to: g.triplet(id).text(),
-                    since: c.since,
-                    until: c.until,
-                });
+impl History {
+    /// The temporal edges into `retrieved` (in its order; for each fact its closed
+    /// predecessors, the latest closure first), at most `max`; `text` writes a
+    /// triplet as `subject, relation, object` (the graph's [`super::Triplet::text`]).
+    pub fn changes(
+        &self,
+        retrieved: impl IntoIterator<Item = TripletId>,
+        max: usize,
+        text: impl Fn(TripletId) -> String,
+    ) -> Vec<Change> {
+        let mut out = Vec::new();
+        for id in retrieved {
+            for c in self.closed.iter().rev() {
+                if out.len() == max {
+                    return out;
+                }
+                if c.superseded_by.contains(&id) {
+                    out.push(Change {
+                        from: text(c.id),
+                        to: text(id),
+                        since: c.since,
+                        until: c.until,
+                    });
+                }
             }
         }
+        out
     }
-    out
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Tests of `qa`.
 
 use super::*;
-use data::Paragraph;
+use data::{Paragraph, Question};
 
 #[test]
 fn bm25_ranks_the_paragraphs_that_share_the_question_words() {

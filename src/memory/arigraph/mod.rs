@@ -13,12 +13,11 @@ use minijinja::context;
 
 mod answers;
 mod items;
+mod reference_text;
 mod retrieve;
 mod stale;
 
-#[cfg(test)]
-use stale::named_triplet;
-use stale::reference_excluded;
+use reference_text::reference_excluded;
 
 use super::gating::{self, Gate, Judgement};
 use super::guard::Guard;

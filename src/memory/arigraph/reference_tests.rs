@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::reference_text::named_triplet;
 use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;

@@ -8,15 +8,16 @@ use anyhow::Result;
 
 use super::AriGraphMemory;
 use crate::llm::{CallLog, EmbedKind, Llm};
+use crate::memory::VertexKind;
 use crate::memory::bridge_discovery::{self, BridgeRecord};
 use crate::memory::retrieval::{self, Retrieved};
 use crate::memory::strategies::{self, Strategy, water_circles};
-use crate::memory::thesis::{self, VertexKind};
+use crate::memory::thesis;
 use crate::memory::{
     MemorySettings, Retrieval, RetrievedEpisode, RetrievedThesis, RetrievedTriplet, ThesisId,
     TripletId,
 };
-use crate::memory::{Retire, hyper, paths, temporal};
+use crate::memory::{Retire, hyper, paths};
 
 impl AriGraphMemory {
     /// Two-step retrieval (Algorithm 1): semantic search for each query (by the
@@ -416,7 +417,11 @@ impl AriGraphMemory {
             .collect();
         // AriadneMem's temporal edges into the retrieved facts, shown to the LLM.
         let changes = if settings.retire == Retire::Close && ariadne.shows_temporal_edges() {
-            temporal::changes(&self.graph, best.iter().map(|r| r.id), settings.width)
+            self.graph
+                .history()
+                .changes(best.iter().map(|r| r.id), settings.width, |id| {
+                    self.graph.triplet(id).text()
+                })
         } else {
             Vec::new()
         };

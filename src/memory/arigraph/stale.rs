@@ -9,29 +9,10 @@ use minijinja::context;
 
 use super::AriGraphMemory;
 use super::answers::{Outdated, Replacing, outdated_schema, replacing_schema};
+use super::reference_text::named_triplet;
 use crate::llm::{CallLog, Llm};
 use crate::memory::names::entity_key;
-use crate::memory::{REFERENCE_EXCLUDED, ThesisId, Triplet, TripletId};
-
-/// Whether a fact's text (`subject, relation, object`) holds one of
-/// [`REFERENCE_EXCLUDED`] (the reference's `words_to_exclude`, matched as substrings of
-/// the lowercased text, as `graphs/contriever_graph.py` matches them).
-pub(super) fn reference_excluded(text: &str) -> bool {
-    let text = text.to_lowercase();
-    REFERENCE_EXCLUDED.iter().any(|w| text.contains(w))
-}
-
-/// The triplet an outdated-check answer names, read as the reference reads it
-/// (`utils/utils.py`, `parse_triplets_removing`): exactly three comma-separated parts,
-/// each trimmed of spaces and quotes; `None` otherwise.
-pub(super) fn named_triplet(text: &str) -> Option<Triplet> {
-    let parts: Vec<&str> = text.split(',').collect();
-    let [s, r, o] = parts.as_slice() else {
-        return None;
-    };
-    let clean = |p: &str| p.trim_matches([' ', '\'', '"', '\n']).to_string();
-    Triplet::new(&clean(s), &clean(r), &clean(o))
-}
+use crate::memory::{ThesisId, Triplet, TripletId};
 
 /// Most older theses shown to one stale check (the newest; Ariadne's bound, as for the
 /// known facts shown to the extractor: the paper gives none).

@@ -20,6 +20,7 @@ pub mod full_history;
 pub mod no_memory;
 pub mod rag;
 pub mod reflexion;
+pub mod scores;
 pub mod simulacra;
 pub mod smart_rag;
 pub mod summary;

@@ -33,7 +33,7 @@ pub fn min_max(xs: &[f64]) -> Vec<f64> {
 
 /// The reference's scores of memories given as (step, importance, cosine) at step `now`.
 pub fn smart_scores(memories: &[(u32, f64, f64)], now: u32) -> Vec<f64> {
-    super::simulacra::summed_scores(memories, now, RECENCY_DECAY, min_max)
+    super::scores::summed_scores(memories, now, RECENCY_DECAY, min_max)
 }
 
 /// The text a memory is embedded from: the observation and the plan it was made under

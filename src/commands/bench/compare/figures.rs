@@ -3,7 +3,7 @@
 //! its server reported none) and the score column's text.
 
 use super::super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std};
-use super::{Side, bound_at};
+use super::side::{Side, bound_at};
 
 /// One side's figures for one (game, design).
 pub(super) struct Figures {

@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::super::report::EpisodeRow;
-use super::{Settings, Side};
+use super::side::{Settings, Side};
 use crate::error::UserError;
 use crate::trajectory::Outcome;
 

@@ -1,6 +1,10 @@
 //! Tests of `compare`.
 
 use super::*;
+use crate::commands::bench::report::EpisodeRow;
+use crate::llm::Usage;
+use crate::trajectory::Outcome;
+use std::path::PathBuf;
 use crate::commands::bench::report::sample_row;
 
 fn timed(mut r: EpisodeRow, prompt_ms: u64, completion_ms: u64) -> EpisodeRow {
@@ -199,8 +203,8 @@ fn two_tales_logs_compare_as_tales_scored_them() {
         unseeded.join("a0_sNone_steps20.json"),
     )
     .unwrap();
-    let b = Side::read(&zero).unwrap();
-    let a = Side::read(&ours).unwrap();
+    let b = read_side(&zero).unwrap();
+    let a = read_side(&ours).unwrap();
     assert_eq!(b.rows.len(), 2);
     assert_eq!(a.rows.len(), 3);
     assert!(a.rows.iter().any(|r| r.game == "ScienceWorldBoil"));
@@ -227,7 +231,7 @@ fn two_tales_logs_compare_as_tales_scored_them() {
     assert!(md.contains("report no tokens"), "{md}");
     // A file that is not TALES's summary is one line naming it.
     std::fs::write(ours.join("TWXCookingWorld/a0_s1_steps20.json"), "{}").unwrap();
-    let e = Side::read(&ours).unwrap_err();
+    let e = read_side(&ours).unwrap_err();
     assert!(e.downcast_ref::<UserError>().is_some(), "bad input: exit 2");
     let e = e.to_string();
     assert!(
@@ -241,7 +245,7 @@ fn two_tales_logs_compare_as_tales_scored_them() {
         (file, "not a directory"),
         (logs.path().join("nope"), "is not there"),
     ] {
-        let e = Side::read(&dir).unwrap_err().to_string();
+        let e = read_side(&dir).unwrap_err().to_string();
         assert!(e.contains(says), "{e}");
     }
 }

@@ -1,0 +1,31 @@
+//! Running a set-up command quietly: its output is shown only when it fails.
+
+use anyhow::{Context, Result, bail};
+use std::process::Stdio;
+use tokio::process::Command;
+
+use crate::error::UserError;
+
+/// Run `cmd` with no input; on failure, a [`UserError`] naming `what` with the last 15
+/// lines of its standard error.
+///
+/// # Errors
+/// The command cannot start, or it exits unsuccessfully.
+pub(super) async fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .with_context(|| format!("cannot run {what}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        bail!(UserError::new(format!(
+            "{what} failed ({}):\n{}",
+            out.status,
+            tail.join("\n")
+        )));
+    }
+    Ok(())
+}
