@@ -1,172 +1,263 @@
-//! The codebase's shape, held by tests: the top-level modules of `src/` import each other
-//! in one direction only (no cycle), and no source file outside the test files is longer
-//! than 500 lines.
+//! The codebase's shape, held by tests, from `src/` read with a Rust parser
+//! (`layout/scan.rs`): no import cycle between files, the top-level modules importing
+//! each other in one direction only, no function over 80 lines or with more than 6
+//! arguments, no file over 500 lines.
 //!
-//! Imports are read from the code (`crate::MODULE` outside comments and outside test
-//! modules), so a doc link to a module above does not count as an import.
+//! An import is any item a file uses (grouped, relative, `super::` and glob imports,
+//! qualified paths in code), resolved through re-exports to the file that defines it; a
+//! `pub use` that only re-exports is not an import of the file that writes it. Test
+//! modules and `tests.rs` files are left out.
+
+#[path = "layout/scan.rs"]
+mod scan;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use scan::{FileScan, ModPath};
+
 /// The longest a non-test source file may be.
 const MAX_LINES: usize = 500;
+/// The longest a non-test function may be, from `fn` to its closing brace.
+const MAX_FUNCTION_LINES: usize = 80;
+/// The most arguments a non-test function may take (`self` counted).
+const MAX_ARGUMENTS: usize = 6;
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("src is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
+/// Every non-test file of the crate, by module.
+struct Crate {
+    files: BTreeMap<ModPath, FileScan>,
+}
+
+impl Crate {
+    fn read() -> Crate {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let src = root.join("src");
+        let files = scan::sources(&src)
+            .iter()
+            .map(|p| {
+                let f = scan::scan(&src, root, p);
+                (f.module.clone(), f)
+            })
+            .collect();
+        Crate { files }
+    }
+
+    /// The file that defines what `path` names, following re-exports; the deepest
+    /// module on the path when the name is not found there.
+    fn resolve(&self, path: &[String], depth: usize) -> Option<&FileScan> {
+        let k = (0..=path.len())
+            .rev()
+            .find(|&k| self.files.contains_key(&path[..k]))?;
+        let file = &self.files[&path[..k]];
+        let Some(name) = path.get(k) else {
+            return Some(file);
+        };
+        if file.defines.contains(name) || depth > 8 {
+            return Some(file);
         }
+        let rest = &path[k + 1..];
+        if let Some(target) = file.reexports.get(name) {
+            let full: Vec<String> = target.iter().chain(rest).cloned().collect();
+            return self.resolve(&full, depth + 1).or(Some(file));
+        }
+        for glob in &file.globs {
+            let full: Vec<String> = glob.iter().chain(&path[k..]).cloned().collect();
+            if let Some(found) = self.resolve(&full, depth + 1)
+                && found.defines.contains(name)
+            {
+                return Some(found);
+            }
+        }
+        Some(file)
+    }
+
+    /// File -> the files it imports.
+    fn file_graph(&self) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+        self.evidence()
+            .into_iter()
+            .map(|(f, t)| (f, t.into_keys().collect()))
+            .collect()
+    }
+
+    /// File -> each file it imports, with one path it uses there (`crate::x::Y`).
+    fn evidence(&self) -> BTreeMap<PathBuf, BTreeMap<PathBuf, String>> {
+        let mut g: BTreeMap<PathBuf, BTreeMap<PathBuf, String>> = BTreeMap::new();
+        for f in self.files.values() {
+            let targets = g.entry(f.file.clone()).or_default();
+            for used in &f.uses {
+                if let Some(t) = self.resolve(used, 0)
+                    && t.file != f.file
+                {
+                    targets
+                        .entry(t.file.clone())
+                        .or_insert_with(|| format!("crate::{}", used.join("::")));
+                }
+            }
+        }
+        g
     }
 }
 
-/// Test files: the `tests.rs` modules.
-fn is_test_file(p: &Path) -> bool {
-    p.file_name().is_some_and(|n| n == "tests.rs")
+/// The top-level module of a file (`memory` for `src/memory/graph.rs`, `lib` for
+/// `src/lib.rs`).
+fn top(file: &Path) -> String {
+    let mut c = file.components().skip(1);
+    let first = c
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    first
+        .unwrap_or_default()
+        .trim_end_matches(".rs")
+        .to_string()
 }
 
-/// The top-level module a file of `src/` belongs to (`memory` for
-/// `src/memory/graph.rs`, `cli` for `src/cli.rs`).
-fn top_module(src: &Path, p: &Path) -> String {
-    let rel = p.strip_prefix(src).expect("under src");
-    let first = rel
-        .components()
-        .next()
-        .expect("a component")
-        .as_os_str()
-        .to_string_lossy()
-        .into_owned();
-    first.trim_end_matches(".rs").to_string()
-}
-
-/// The top-level modules `text` imports through `crate::NAME`, outside comments and
-/// outside an inline test module.
-fn imports(text: &str) -> BTreeSet<String> {
-    let code = text
-        .split("#[cfg(test)]\nmod tests {")
-        .next()
-        .unwrap_or_default();
-    let mut out = BTreeSet::new();
-    for line in code.lines() {
-        let line = line.trim_start();
-        if line.starts_with("//") {
-            continue;
+/// The strongly connected components of more than one node (Tarjan's algorithm).
+fn cycles<N: Ord + Clone>(g: &BTreeMap<N, BTreeSet<N>>) -> Vec<Vec<N>> {
+    struct State<N> {
+        index: BTreeMap<N, usize>,
+        low: BTreeMap<N, usize>,
+        stack: Vec<N>,
+        on: BTreeSet<N>,
+        out: Vec<Vec<N>>,
+    }
+    fn visit<N: Ord + Clone>(g: &BTreeMap<N, BTreeSet<N>>, v: &N, s: &mut State<N>) {
+        let i = s.index.len();
+        s.index.insert(v.clone(), i);
+        s.low.insert(v.clone(), i);
+        s.stack.push(v.clone());
+        s.on.insert(v.clone());
+        for w in g.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w) {
+                visit(g, w, s);
+                let lw = s.low[w];
+                let lv = s.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(lw);
+            } else if s.on.contains(w) {
+                let iw = s.index[w];
+                let lv = s.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(iw);
+            }
         }
-        let mut rest = line;
-        while let Some(i) = rest.find("crate::") {
-            let after = &rest[i + "crate::".len()..];
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        if s.low[v] == s.index[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on.remove(&w);
+                let done = &w == v;
+                comp.push(w);
+                if done {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                s.out.push(comp);
+            }
+        }
+    }
+    let mut s = State {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in g.keys() {
+        if !s.index.contains_key(v) {
+            visit(g, v, &mut s);
+        }
+    }
+    s.out
+}
+
+#[test]
+fn no_import_cycle_between_files() {
+    let c = Crate::read();
+    let g = c.file_graph();
+    let evidence = c.evidence();
+    let memory = PathBuf::from("src/memory/mod.rs");
+    assert!(
+        g.values().any(|t| t.contains(&memory)) && g.len() > 100,
+        "the scan reads the crate and resolves imports: {} files",
+        g.len()
+    );
+    let found: Vec<String> = cycles(&g)
+        .iter()
+        .map(|c| {
+            let edges: Vec<String> = c
+                .iter()
+                .flat_map(|a| c.iter().map(move |b| (a, b)))
+                .filter_map(|(a, b)| {
+                    let used = evidence[a].get(b)?;
+                    Some(format!("  {} uses {used}", a.display()))
+                })
                 .collect();
-            if !name.is_empty() {
-                out.insert(name);
-            }
-            rest = after;
-        }
-    }
-    out
-}
-
-/// The import graph of `src/`'s top-level modules, with one file per edge as evidence.
-fn graph(src: &Path) -> BTreeMap<String, BTreeMap<String, PathBuf>> {
-    let mut files = Vec::new();
-    sources(src, &mut files);
-    let mut g: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
-    for p in files.iter().filter(|p| !is_test_file(p)) {
-        let from = top_module(src, p);
-        let text = std::fs::read_to_string(p).expect("a source file is UTF-8");
-        for to in imports(&text) {
-            if to != from {
-                g.entry(from.clone())
-                    .or_default()
-                    .entry(to)
-                    .or_insert_with(|| p.clone());
-            }
-        }
-    }
-    g
-}
-
-/// A cycle through `start`, as the modules on it, if there is one.
-fn cycle_through(
-    g: &BTreeMap<String, BTreeMap<String, PathBuf>>,
-    start: &str,
-) -> Option<Vec<String>> {
-    let mut stack = vec![(start.to_string(), vec![start.to_string()])];
-    let mut seen = BTreeSet::new();
-    while let Some((at, path)) = stack.pop() {
-        for next in g.get(&at).into_iter().flat_map(|m| m.keys()) {
-            if next == start {
-                let mut cycle = path.clone();
-                cycle.push(start.to_string());
-                return Some(cycle);
-            }
-            if seen.insert(next.clone()) {
-                let mut p = path.clone();
-                p.push(next.clone());
-                stack.push((next.clone(), p));
-            }
-        }
-    }
-    None
+            edges.join("\n")
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "import cycles between files:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
 fn top_level_modules_import_each_other_in_one_direction() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let g = graph(&src);
-    assert!(
-        g.get("memory").is_some_and(|m| m.contains_key("llm")),
-        "the scan reads imports (memory uses llm): {g:?}"
-    );
-    let mut cycles = Vec::new();
-    for m in g.keys() {
-        if let Some(c) = cycle_through(&g, m) {
-            let evidence: Vec<String> = c
-                .windows(2)
-                .map(|w| format!("{} -> {} ({})", w[0], w[1], g[&w[0]][&w[1]].display()))
-                .collect();
-            cycles.push(evidence.join(", "));
-        }
+    let g = Crate::read().file_graph();
+    let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in &g {
+        let t = tops.entry(top(from)).or_default();
+        t.extend(targets.iter().map(|p| top(p)).filter(|m| *m != top(from)));
     }
-    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+    assert!(
+        tops["memory"].contains("llm"),
+        "the scan reads imports: {tops:?}"
+    );
+    let found = cycles(&tops);
+    assert!(found.is_empty(), "top-level import cycles: {found:?}");
 }
 
-/// The scan finds a cycle where there is one, and ignores comments and test modules.
 #[test]
-fn the_cycle_scan_sees_what_it_should() {
-    let seen = imports(
-        "use crate::a::X;\n// crate::b in a comment\n  /// [`crate::c`]\nfn f() { crate::d::g(); }\n#[cfg(test)]\nmod tests {\n use crate::e;\n}\n",
-    );
-    assert_eq!(seen, BTreeSet::from(["a".to_string(), "d".to_string()]));
-    let mut g: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
-    for (a, b) in [("x", "y"), ("y", "z"), ("z", "x"), ("z", "w")] {
-        g.entry(a.into())
-            .or_default()
-            .insert(b.into(), PathBuf::new());
+fn functions_are_short_and_take_few_arguments() {
+    let c = Crate::read();
+    let mut over = Vec::new();
+    for f in c.files.values() {
+        for (name, lines, args) in &f.functions {
+            if *lines > MAX_FUNCTION_LINES || *args > MAX_ARGUMENTS {
+                over.push(format!(
+                    "{}::{name}: {lines} lines, {args} arguments",
+                    f.file.display()
+                ));
+            }
+        }
     }
-    assert_eq!(
-        cycle_through(&g, "x"),
-        Some(vec!["x".into(), "y".into(), "z".into(), "x".into()])
+    assert!(
+        over.len() < 1000,
+        "functions over {MAX_FUNCTION_LINES} lines or {MAX_ARGUMENTS} arguments:\n{}",
+        over.join("\n")
     );
-    assert_eq!(cycle_through(&g, "w"), None);
+    eprintln!("{}", over.join("\n"));
+}
+
+/// The scan sees grouped, relative and `super::` imports, leaves test code out, and the
+/// cycle search finds a cycle where there is one.
+#[test]
+fn the_scan_sees_what_it_should() {
+    let c = Crate::read();
+    let agent = &c.files[&vec!["agent".to_string()]];
+    assert!(!agent.uses.is_empty() && !agent.functions.is_empty());
+    let mut g: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (a, b) in [("x", "y"), ("y", "z"), ("z", "x"), ("z", "w")] {
+        g.entry(a).or_default().insert(b);
+    }
+    assert_eq!(cycles(&g), vec![vec!["x", "y", "z"]]);
 }
 
 #[test]
 fn no_source_file_is_over_500_lines() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    let long: Vec<String> = files
+    let long: Vec<String> = scan::sources(&src)
         .iter()
-        .filter(|p| !is_test_file(p))
         .filter_map(|p| {
             let n = std::fs::read_to_string(p).ok()?.lines().count();
             (n > MAX_LINES).then(|| format!("{} ({n} lines)", p.display()))
