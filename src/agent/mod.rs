@@ -183,6 +183,7 @@ pub const GO_TO: &str = "go to ";
 mod answers;
 mod calls;
 mod cooking;
+mod guards;
 mod observe;
 pub mod progress;
 mod reference;

@@ -6,15 +6,13 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 
-use super::{
-    Agent, Decision, Filtered, GO_TO, HistoryItem, NOTE_CHARS, PLAN_ITEMS_COMPACT, progress,
-};
+use super::{Agent, Decision, HistoryItem, NOTE_CHARS, PLAN_ITEMS_COMPACT};
 use super::{cooking, reference};
 use crate::env::GameState;
 use crate::llm::CallLog;
-use crate::memory::Queries;
 use crate::memory::names::entity_key;
-use crate::nav::SpatialMap;
+use crate::memory::{Queries, Retrieval};
+use crate::nav::{SpatialMap, UnexploredExit};
 use crate::text::clip;
 
 impl Agent {
@@ -31,6 +29,83 @@ impl Agent {
         let started = Instant::now();
         self.pending = CallLog::default();
         let update = self.remember(step, state, last_action).await?;
+        let around = self.surroundings(state).await?;
+        let (retrieval, what_if) = self.retrieve_for(step, state).await?;
+        let mut warnings = self.warnings(step);
+        let mut dropped = self.drop_achieved(state);
+        if let Some(w) = self.stuck_warning(step) {
+            warnings.push(w);
+        }
+        let filtered = self.filter_actions(step, state, &around);
+        warnings.extend(filtered.warnings);
+        let (offered, blocked) = (filtered.offered, filtered.blocked);
+        // A Cooking game: `cook X with stove` offered as `fry X with stove`, as the
+        // reference offers it; the choice is sent as the game spells it.
+        let cooking = (self.cooking_verbs && !state.free_text && !self.settings.free_text)
+            .then(|| cooking::offered(&offered));
+        let offered: Vec<String> = match &cooking {
+            Some(pairs) => pairs.iter().map(|(o, _)| o.clone()).collect(),
+            None => offered,
+        };
+        let free_text = self.settings.free_text || state.free_text;
+        let seen = Seen {
+            step,
+            state,
+            around: &around,
+            retrieval: &retrieval,
+            warnings: &warnings,
+            free_text,
+        };
+        let wm = if self.settings.reference_prompts() {
+            self.reference_working_memory(&seen)
+        } else {
+            self.compact_working_memory(&seen)
+        };
+        let revision = self.settings.rev();
+        if self.settings.reference_prompts() {
+            self.revise_reference_plan(&wm).await?;
+        } else {
+            let plan_items = if revision.shares_prefix() {
+                PLAN_ITEMS_COMPACT
+            } else {
+                crate::llm::bounds::PLAN_ITEMS
+            };
+            self.revise_plan(&wm, revision, plan_items).await?;
+        }
+        dropped.extend(self.drop_achieved(state));
+        let (action, rationale, source) = self
+            .choose_action(wm, &offered, revision, free_text)
+            .await?;
+        let action = match &cooking {
+            Some(pairs) => cooking::as_sent(&action, pairs),
+            None => action,
+        };
+        let Surroundings {
+            unexplored,
+            go_to_targets,
+            ..
+        } = around;
+        Ok(Decision {
+            update,
+            retrieval,
+            plan: self.plan.clone(),
+            warnings,
+            blocked,
+            dropped,
+            rationale,
+            action,
+            action_source: source,
+            unexplored,
+            go_to_targets,
+            what_if,
+            log: std::mem::take(&mut self.pending),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
+    /// Where the agent is and what it can reach this step ([`Surroundings`]); asks the
+    /// reference's exploration question when the profile does.
+    async fn surroundings(&mut self, state: &GameState) -> Result<Surroundings> {
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);
         if state.room.is_some() {
@@ -59,21 +134,34 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let exits: Vec<String> = if state.skills {
-            if explore {
-                state.unexplored.clone()
-            } else {
-                Vec::new()
-            }
-        } else {
-            unexplored
+        let exits: Vec<String> = match (state.skills, explore) {
+            (true, true) => state.unexplored.clone(),
+            (true, false) => Vec::new(),
+            (false, _) => unexplored
                 .iter()
                 .map(|u| format!("{}: {}", u.room, u.direction.as_str()))
-                .collect()
+                .collect(),
         };
+        Ok(Surroundings {
+            room,
+            here,
+            hold_due,
+            map,
+            explore,
+            unexplored,
+            go_to_targets,
+            exits,
+        })
+    }
 
-        // Queries: the observation, the goal, and each sub-goal of the current plan.
-        // Under the paper's profile: the key items the LLM names, each at its relevance.
+    /// The retrieval of this step and, with a what-if setting, the other retrieval.
+    /// Queries: the observation, the goal, and each sub-goal of the current plan; under
+    /// the paper's profile, the key items the LLM names, each at its relevance.
+    async fn retrieve_for(
+        &mut self,
+        step: u32,
+        state: &GameState,
+    ) -> Result<(Retrieval, Option<Retrieval>)> {
         let sub_goals: Vec<String> = self.plan.iter().map(|p| p.sub_goal.clone()).collect();
         let items = if self.settings.key_items && self.memory.graph().is_some() {
             self.key_items(step, state).await?
@@ -97,233 +185,95 @@ impl Agent {
             .what_if
             .as_ref()
             .and_then(|alt| self.memory.what_if(&queries, alt));
-        let mut warnings = self.warnings(step);
-        let dropped = self.drop_achieved(state);
-        if let Some(w) = self.stuck_warning(step) {
-            warnings.push(w);
-        }
-        let filtered =
-            self.filter_actions(step, state, &here, &room, &map, hold_due, &go_to_targets);
-        warnings.extend(filtered.warnings);
-        let (offered, blocked) = (filtered.offered, filtered.blocked);
-        // A Cooking game: `cook X with stove` offered as `fry X with stove`, as the
-        // reference offers it; the choice is sent as the game spells it.
-        let cooking = (self.cooking_verbs && !state.free_text && !self.settings.free_text)
-            .then(|| cooking::offered(&offered));
-        let offered: Vec<String> = match &cooking {
-            Some(pairs) => pairs.iter().map(|(o, _)| o.clone()).collect(),
-            None => offered,
-        };
-
-        let free_text = self.settings.free_text || state.free_text;
-        // Under the reference's prompts the working memory is laid out as it lays it out.
-        let wm = if self.settings.reference_prompts() {
-            let reported = state.skills.then_some(exits.as_slice());
-            let exits = reference::exits_text(self.explorer.visited(), &unexplored, reported);
-            let note = self.note.as_ref().map(|(step, action, text)| {
-                format!(
-                    "Latest note read (step {step}, \"{action}\"): {}",
-                    clip(text, NOTE_CHARS)
-                )
-            });
-            let extras = reference::extras(&retrieval, note, &warnings);
-            let reference = self.reference_memory(&retrieval, exits, explore, extras);
-            context! {
-                free_text => free_text,
-                show_score => self.settings.show_score,
-                score => state.score,
-                max_score => state.max_score,
-                ..reference
-            }
-        } else {
-            let history: Vec<&HistoryItem> = self.history.iter().collect();
-            let facts: Vec<&str> = retrieval
-                .triplets
-                .iter()
-                .map(|t| t.triplet.as_str())
-                .collect();
-            let note = self.note.as_ref().map(|(step, action, text)| {
-                context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
-            });
-            context! {
-                free_text => free_text,
-                goal => &self.goal,
-                note => note,
-                facts => facts,
-                episodes => &retrieval.episodes,
-                notes => &retrieval.notes,
-                theses => &retrieval.theses,
-                changes => &retrieval.changes,
-                paths => &retrieval.paths,
-                history => history,
-                warnings => &warnings,
-                step => step,
-                show_score => self.settings.show_score,
-                score => state.score,
-                max_score => state.max_score,
-                room => &room,
-                inventory => clip(&state.inventory, 400),
-                observation => &state.observation,
-                unexplored => exits,
-                go_to_targets => &go_to_targets,
-            }
-        };
-        let revision = self.settings.rev();
-        let plan_items = if revision.shares_prefix() {
-            PLAN_ITEMS_COMPACT
-        } else {
-            crate::llm::bounds::PLAN_ITEMS
-        };
-        if self.settings.reference_prompts() {
-            self.revise_reference_plan(&wm).await?;
-        } else {
-            self.revise_plan(&wm, revision, plan_items).await?;
-        }
-
-        let mut dropped = dropped;
-        dropped.extend(self.drop_achieved(state));
-        let (action, rationale, source) = self
-            .choose_action(wm, &offered, revision, free_text)
-            .await?;
-        let action = match &cooking {
-            Some(pairs) => cooking::as_sent(&action, pairs),
-            None => action,
-        };
-        Ok(Decision {
-            update,
-            retrieval,
-            plan: self.plan.clone(),
-            warnings,
-            blocked,
-            dropped,
-            rationale,
-            action,
-            action_source: source,
-            unexplored,
-            go_to_targets,
-            what_if,
-            log: std::mem::take(&mut self.pending),
-            elapsed_ms: started.elapsed().as_millis() as u64,
-        })
+        Ok((retrieval, what_if))
     }
 
-    /// The admissible list as this step offers it, through the extended profile's guards
-    /// in order (rule `loop-breaking`): commands of a detected cycle, the exact reversal
-    /// of the last command, a `go to` whose route starts with a blocked move, then the
-    /// hold on walks back into visited rooms. Each guard's leavings are reported with its
-    /// reason as a warning to the planner; a guard that would leave nothing stands down.
-    #[allow(clippy::too_many_arguments)]
-    fn filter_actions(
-        &mut self,
-        step: u32,
-        state: &GameState,
-        here: &str,
-        room: &str,
-        map: &SpatialMap,
-        hold_due: bool,
-        go_to_targets: &[String],
-    ) -> Filtered {
-        let mut warnings = Vec::new();
-        let mut offered = state.admissible_commands.clone();
-        offered.extend(go_to_targets.iter().map(|r| format!("{GO_TO}{r}")));
-        let blocked_commands = self.blocked_now(step, here);
-        let by_route = self.settings.rev().shares_prefix();
-        // A `go to` is routed (an A* search) only when some command is blocked.
-        let route_check = by_route && !blocked_commands.is_empty();
-        let reversals = self.reversals_now(here, &offered);
-        let mut blocked: Vec<String> = offered
-            .iter()
-            .filter(|a| {
-                blocked_commands.contains(a)
-                    || reversals.contains(a)
-                    || route_check
-                        && a.strip_prefix(GO_TO).is_some_and(|target| {
-                            self.route(room, target)
-                                .and_then(|r| r.first().map(|m| m.direction.command()))
-                                .is_some_and(|first| blocked_commands.contains(&first))
-                        })
-            })
-            .cloned()
-            .collect();
-        // Revision 5's hold, over what the blocks above left: it steers towards exits
-        // the game itself offered, not towards a `has exit` the extractor may have
-        // misread; a room just found is looked at before it is left even when no exit
-        // is left to explore.
-        let frontier = if self.settings.exploration && hold_due {
-            self.roaming
-                .frontier(map, self.explorer.explored(), self.explorer.visited())
-        } else {
-            Vec::new()
-        };
-        let available: Vec<String> = offered
-            .iter()
-            .filter(|a| !blocked.contains(a))
-            .cloned()
-            .collect();
-        let arrived = self.roaming.entered_new() && progress::offers_things(&available);
-        let held = if self.settings.loop_breaking && hold_due && (!frontier.is_empty() || arrived) {
-            progress::held_while_wandering(here, map, &frontier, &available, arrived)
-        } else {
-            Vec::new()
-        };
-        // In the order offered; the hold stands only if it leaves some action.
-        let with_held: Vec<String> = offered
-            .iter()
-            .filter(|a| blocked.contains(a) || held.contains(a))
-            .cloned()
-            .collect();
-        let held = if offered.iter().any(|a| !with_held.contains(a)) {
-            blocked = with_held;
-            held
-        } else {
-            Vec::new()
-        };
-        if !held.is_empty() {
-            self.roaming.held();
-        }
-        if offered.iter().any(|a| !blocked.contains(a)) {
-            offered.retain(|a| !blocked.contains(a));
-        }
-        // Revision 1 reported every blocked action, offered or not.
-        let blocked = if by_route {
-            blocked
-        } else {
-            blocked_commands.clone()
-        };
-        // Reversals of the last command (revision 4) are reported apart from cycles.
-        let (undoing, cycling): (Vec<String>, Vec<String>) = blocked
-            .iter()
-            .filter(|a| !held.contains(a))
-            .cloned()
-            .partition(|a| reversals.contains(a) && !blocked_commands.contains(a));
-        if !held.is_empty() {
-            warnings.push(if arrived {
-                "you have walked back into rooms you had already visited without doing anything there, and this room is new: act on something here before you leave it".to_string()
-            } else {
-                format!(
-                    "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
-                    self.roaming.walked(),
-                    held.join("; ")
-                )
-            });
-        }
-        if !cycling.is_empty() {
-            warnings.push(format!(
-                "these actions repeat a cycle that made no progress and are not available for now: {}",
-                cycling.join("; ")
-            ));
-        }
-        if !undoing.is_empty() {
-            warnings.push(format!(
-                "these actions would only undo your last action and are not available this step: {}",
-                undoing.join("; ")
-            ));
-        }
-
-        Filtered {
-            offered,
-            blocked,
-            warnings,
+    /// The working memory as the reference lays it out (`pipeline_arigraph.py` and
+    /// the other pipelines), with Ariadne's extras where the profile adds them.
+    fn reference_working_memory(&self, seen: &Seen<'_>) -> minijinja::Value {
+        let (state, around) = (seen.state, seen.around);
+        let reported = state.skills.then_some(around.exits.as_slice());
+        let exits = reference::exits_text(self.explorer.visited(), &around.unexplored, reported);
+        let note = self.note.as_ref().map(|(step, action, text)| {
+            format!(
+                "Latest note read (step {step}, \"{action}\"): {}",
+                clip(text, NOTE_CHARS)
+            )
+        });
+        let extras = reference::extras(seen.retrieval, note, seen.warnings);
+        let reference = self.reference_memory(seen.retrieval, exits, around.explore, extras);
+        context! {
+            free_text => seen.free_text,
+            show_score => self.settings.show_score,
+            score => state.score,
+            max_score => state.max_score,
+            ..reference
         }
     }
+
+    /// Ariadne's compact working memory (`prompts/working_memory.md`).
+    fn compact_working_memory(&self, seen: &Seen<'_>) -> minijinja::Value {
+        let (state, around, retrieval) = (seen.state, seen.around, seen.retrieval);
+        let history: Vec<&HistoryItem> = self.history.iter().collect();
+        let facts: Vec<&str> = retrieval
+            .triplets
+            .iter()
+            .map(|t| t.triplet.as_str())
+            .collect();
+        let note = self.note.as_ref().map(|(step, action, text)| {
+            context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
+        });
+        context! {
+            free_text => seen.free_text,
+            goal => &self.goal,
+            note => note,
+            facts => facts,
+            episodes => &retrieval.episodes,
+            notes => &retrieval.notes,
+            theses => &retrieval.theses,
+            changes => &retrieval.changes,
+            paths => &retrieval.paths,
+            history => history,
+            warnings => seen.warnings,
+            step => seen.step,
+            show_score => self.settings.show_score,
+            score => state.score,
+            max_score => state.max_score,
+            room => &around.room,
+            inventory => clip(&state.inventory, 400),
+            observation => &state.observation,
+            unexplored => &around.exits,
+            go_to_targets => &around.go_to_targets,
+        }
+    }
+}
+
+/// Where the agent is this step and what it can reach.
+pub(super) struct Surroundings {
+    /// The room as the game names it (`unknown` without one).
+    pub room: String,
+    /// Its entity key.
+    pub here: String,
+    /// Whether the hold on walks back into visited rooms is due (rule `loop-breaking`).
+    pub hold_due: bool,
+    /// The spatial map the graph holds.
+    pub map: SpatialMap,
+    /// Whether this step explores (the reference's question, or always).
+    pub explore: bool,
+    /// The exits not yet explored, from the map.
+    pub unexplored: Vec<UnexploredExit>,
+    /// The rooms a `go to` reaches.
+    pub go_to_targets: Vec<String>,
+    /// The unexplored exits as shown (`room: direction`, or as the game reports them).
+    pub exits: Vec<String>,
+}
+
+/// What the working memory of a step is built from.
+struct Seen<'a> {
+    step: u32,
+    state: &'a GameState,
+    around: &'a Surroundings,
+    retrieval: &'a Retrieval,
+    warnings: &'a [String],
+    free_text: bool,
 }

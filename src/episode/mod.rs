@@ -328,10 +328,12 @@ impl Run<'_> {
                 self.finished + 1,
                 &self.state,
                 decision,
-                None,
-                String::new(),
-                &after,
-                record::Moved::default(),
+                record::Played {
+                    command: String::new(),
+                    route: None,
+                    after: &after,
+                    moved: record::Moved::default(),
+                },
                 started,
                 &self.agent,
             );
@@ -423,10 +425,12 @@ impl Run<'_> {
             self.finished + 1,
             &self.state,
             decision,
-            route.as_ref(),
-            command,
-            &after,
-            moved,
+            record::Played {
+                command,
+                route: route.as_ref(),
+                after: &after,
+                moved,
+            },
             started,
             &self.agent,
         );

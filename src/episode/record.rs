@@ -54,29 +54,37 @@ pub fn continuation(target: &str) -> Decision {
     }
 }
 
-/// Build the record of step `step`: the state it started from, the decision, the
-/// command sent (empty when none was), the game's answer `after`.
-#[allow(clippy::too_many_arguments)]
+/// What a step did in the game: the command sent (empty when none was), the route step
+/// it followed, the game's answer and what the move changed in the graph.
+pub struct Played<'a> {
+    /// The command sent to the game.
+    pub command: String,
+    /// The `go to` route step it followed, if any.
+    pub route: Option<&'a RouteStep>,
+    /// The game's state after it.
+    pub after: &'a GameState,
+    /// The move's additions and removals, and the game's time.
+    pub moved: Moved,
+}
+
+/// Build the record of step `step`: the state it started from, the decision, and what
+/// it did in the game ([`Played`]).
 pub fn build(
     step: u32,
     state: &GameState,
     decision: Decision,
-    route: Option<&RouteStep>,
-    command: String,
-    after: &GameState,
-    moved: Moved,
+    played: Played<'_>,
     step_started: Instant,
     agent: &Agent,
 ) -> StepRecord {
+    let Played {
+        command,
+        route,
+        after,
+        moved,
+    } = played;
     let usage = decision.log.usage();
-    let llm_ms: u64 = decision.log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
-        + decision
-            .log
-            .embeds
-            .iter()
-            .map(|e| e.latency_ms)
-            .sum::<u64>();
-    let total_ms = step_started.elapsed().as_millis() as u64;
+    let timings = timings(&decision.log, step_started, moved.env_ms);
     let stats = agent.memory.graph().map(|g| GraphStats {
         semantic_vertices: g.vertex_count(),
         semantic_edges: g.edge_count(),
@@ -130,12 +138,21 @@ pub fn build(
         graph: stats.unwrap_or_default(),
         ground_truth: state.facts.clone(),
         world_model: None,
-        timings: Timings {
-            total_ms,
-            llm_ms,
-            env_ms: moved.env_ms,
-            agent_ms: total_ms.saturating_sub(llm_ms + moved.env_ms),
-        },
+        timings,
+    }
+}
+
+/// A step's time: the whole step since `started`, the LLM's share (its calls' and
+/// embeddings' latencies), the game's `env_ms`, and the agent's own work (the rest).
+fn timings(log: &CallLog, started: Instant, env_ms: u64) -> Timings {
+    let llm_ms: u64 = log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
+        + log.embeds.iter().map(|e| e.latency_ms).sum::<u64>();
+    let total_ms = started.elapsed().as_millis() as u64;
+    Timings {
+        total_ms,
+        llm_ms,
+        env_ms,
+        agent_ms: total_ms.saturating_sub(llm_ms + env_ms),
     }
 }
 

@@ -2,10 +2,10 @@
 
 use super::*;
 use crate::commands::bench::report::EpisodeRow;
+use crate::commands::bench::report::sample_row;
 use crate::llm::Usage;
 use crate::trajectory::Outcome;
 use std::path::PathBuf;
-use crate::commands::bench::report::sample_row;
 
 fn timed(mut r: EpisodeRow, prompt_ms: u64, completion_ms: u64) -> EpisodeRow {
     r.usage = Some(Usage {
