@@ -62,16 +62,7 @@ impl Agent {
             self.compact_working_memory(&seen)
         };
         let revision = self.settings.rev();
-        if self.settings.reference_prompts() {
-            self.revise_reference_plan(&wm).await?;
-        } else {
-            let plan_items = if revision.shares_prefix() {
-                PLAN_ITEMS_COMPACT
-            } else {
-                crate::llm::bounds::PLAN_ITEMS
-            };
-            self.revise_plan(&wm, revision, plan_items).await?;
-        }
+        self.revise_any_plan(&wm).await?;
         dropped.extend(self.drop_achieved(state));
         let (action, rationale, source) = self
             .choose_action(wm, &offered, revision, free_text)
@@ -101,6 +92,21 @@ impl Agent {
             log: std::mem::take(&mut self.pending),
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
+    }
+
+    /// Revise the plan with the profile's planning call: the reference's, or Ariadne's
+    /// compact one with its bound on sub-goals.
+    async fn revise_any_plan(&mut self, wm: &minijinja::Value) -> Result<()> {
+        let revision = self.settings.rev();
+        if self.settings.reference_prompts() {
+            return self.revise_reference_plan(wm).await;
+        }
+        let plan_items = if revision.shares_prefix() {
+            PLAN_ITEMS_COMPACT
+        } else {
+            crate::llm::bounds::PLAN_ITEMS
+        };
+        self.revise_plan(wm, revision, plan_items).await
     }
 
     /// Where the agent is and what it can reach this step ([`Surroundings`]); asks the

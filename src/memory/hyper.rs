@@ -56,47 +56,43 @@ pub struct Walk {
     pub triplets: Vec<Retrieved>,
 }
 
-/// Walk `depth` hops through hyper-edges from `anchors` (see the module). `retrieved`
-/// are the triplets the search found already (not added again); `width` is the
-/// triplets kept per hop, `cutoff` the least cosine a kept triplet has, `theses_budget`
-/// the most theses returned.
-#[allow(clippy::too_many_arguments)]
+/// How far a walk goes and what it keeps: `depth` hops, `width` triplets kept per hop
+/// whose cosine is at least `cutoff`, at most `theses` theses returned, through the
+/// kinds `can` passes.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Hops walked.
+    pub depth: u32,
+    /// Triplets kept per hop.
+    pub width: usize,
+    /// The least cosine a kept triplet has.
+    pub cutoff: Option<f32>,
+    /// The most theses returned.
+    pub theses: usize,
+    /// The kinds the walk passes through.
+    pub can: Passable,
+}
+
+/// Walk through hyper-edges from `anchors` within `bounds` (see the module).
+/// `retrieved` are the triplets the search found already (not added again).
 pub fn walk(
     g: &AriGraph,
     queries: &[&[f32]],
     anchors: &BTreeSet<&str>,
     retrieved: &HashSet<TripletId>,
-    depth: u32,
-    width: usize,
-    cutoff: Option<f32>,
-    theses_budget: usize,
-    can: Passable,
+    bounds: Bounds,
 ) -> Walk {
     let best = |e: Option<(&[f32], f32)>| best_cosine(queries, e);
-    // Each episode's hyper-edge: the ends of the facts its observation produced and the
-    // entities of its theses that hold (when theses may be walked).
-    let episode_vertices: Vec<BTreeSet<&str>> = if can.episodes {
-        let theses = if can.theses {
-            EdgeTheses::Live
-        } else {
-            EdgeTheses::None
-        };
-        g.episodes()
-            .iter()
-            .map(|e| g.episode_edge(e, theses))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let episode_vertices = episode_edges(g, bounds.can);
     let mut visited: BTreeSet<&str> = anchors.clone();
     let mut frontier: BTreeSet<&str> = anchors.clone();
     let mut reached: BTreeMap<ThesisId, u32> = BTreeMap::new();
     let mut taken: HashSet<TripletId> = retrieved.clone();
     let mut out = Walk::default();
-    for hop in 1..=depth {
+    for hop in 1..=bounds.depth {
         let mut next: BTreeSet<&str> = BTreeSet::new();
         for &v in &frontier {
-            if can.theses {
+            if bounds.can.theses {
                 for id in g.theses_linking(v) {
                     reached.entry(id).or_insert(hop);
                     if let Some(t) = g.thesis(id) {
@@ -113,16 +109,16 @@ pub fn walk(
                 next.extend(e.iter().copied().filter(|u| !visited.contains(u)));
             }
         }
-        if can.objects {
+        if bounds.can.objects {
             let mut ranked: Vec<(TripletId, f32)> = g
                 .incident_to(next.iter().copied())
                 .into_iter()
                 .filter(|id| !taken.contains(id))
                 .map(|id| (id, best(g.triplet_embedding(id))))
-                .filter(|(_, s)| cutoff.is_none_or(|c| *s >= c))
+                .filter(|(_, s)| bounds.cutoff.is_none_or(|c| *s >= c))
                 .collect();
             ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            for (id, similarity) in ranked.into_iter().take(width) {
+            for (id, similarity) in ranked.into_iter().take(bounds.width) {
                 taken.insert(id);
                 out.triplets.push(Retrieved {
                     id,
@@ -137,6 +133,37 @@ pub fn walk(
             break;
         }
     }
+    out.theses = ranked_theses(g, queries, anchors, reached, bounds.theses);
+    out
+}
+
+/// Each episode's hyper-edge: the ends of the facts its observation produced and the
+/// entities of its theses that hold (when theses may be walked); none when episodes
+/// may not be walked.
+fn episode_edges(g: &AriGraph, can: Passable) -> Vec<BTreeSet<&str>> {
+    if !can.episodes {
+        return Vec::new();
+    }
+    let theses = if can.theses {
+        EdgeTheses::Live
+    } else {
+        EdgeTheses::None
+    };
+    g.episodes()
+        .iter()
+        .map(|e| g.episode_edge(e, theses))
+        .collect()
+}
+
+/// The theses `reached` (id -> the hop first reached), best first: nearest hop, then
+/// more anchors, then more similar, then older, then by id; at most `budget`.
+fn ranked_theses(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    anchors: &BTreeSet<&str>,
+    reached: BTreeMap<ThesisId, u32>,
+    budget: usize,
+) -> Vec<ReachedThesis> {
     let mut theses: Vec<(ReachedThesis, u32)> = reached
         .into_iter()
         .filter_map(|(id, hop)| {
@@ -150,7 +177,7 @@ pub fn walk(
                         .iter()
                         .filter(|v| anchors.contains(v.as_str()))
                         .count(),
-                    similarity: best(g.thesis_embedding(id)),
+                    similarity: best_cosine(queries, g.thesis_embedding(id)),
                 },
                 t.step,
             ))
@@ -164,12 +191,7 @@ pub fn walk(
             .then(sa.cmp(sb))
             .then(a.id.cmp(&b.id))
     });
-    out.theses = theses
-        .into_iter()
-        .take(theses_budget)
-        .map(|(t, _)| t)
-        .collect();
-    out
+    theses.into_iter().take(budget).map(|(t, _)| t).collect()
 }
 
 #[cfg(test)]

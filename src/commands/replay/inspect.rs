@@ -8,10 +8,10 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::{LoggedRun, ReplayOptions};
+use super::input::{LoggedRun, ReplayOptions};
 use crate::episode::EpisodeResult;
 use crate::error::UserError;
-use crate::memory::{MemorySettings, Retrieval, export};
+use crate::memory::{AriGraph, MemorySettings, Retrieval, export};
 use crate::trajectory::{self, StepRecord};
 
 /// Per-step graph statistics (paper Figure 5): step, semantic vertices, semantic edges,
@@ -156,247 +156,282 @@ world-model accuracy against the game's true state (judge {}; recall: of the fac
     Ok(())
 }
 
+/// What a replay did: the run it read, the steps it replayed (checked up to
+/// `served_steps`), its time, the episode's end, where a continued run was written, and
+/// the what-if settings.
+pub(super) struct Outcome<'a> {
+    /// The run read.
+    pub run: &'a LoggedRun,
+    /// The steps replayed (and played live after a hand-over).
+    pub replayed: &'a [StepRecord],
+    /// The steps served from the log.
+    pub served_steps: usize,
+    /// Seconds the replay took.
+    pub elapsed: f64,
+    /// The episode's end: its agent and summary.
+    pub done: &'a EpisodeResult,
+    /// The continued run's directory (a plain replay's scratch directory).
+    pub dir: &'a Path,
+    /// The what-if retrieval's settings.
+    pub what_if: Option<&'a MemorySettings>,
+}
+
 /// Print and write what the user asked of a replay.
 ///
 /// # Errors
 /// An export or CSV file that cannot be written; an export of a memory without a graph.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn report(
-    opts: &ReplayOptions,
-    run: &LoggedRun,
-    recorded: &[StepRecord],
-    replayed: &[StepRecord],
-    served_steps: usize,
-    elapsed: f64,
-    done: &EpisodeResult,
-    new_dir: &Path,
-    what_if: Option<&MemorySettings>,
-    memory: &MemorySettings,
-) -> Result<()> {
-    let m = &run.manifest;
-    let checked = replayed.len().min(served_steps);
-    let original_s = run.summary.as_ref().map(|s| s.wall_s).unwrap_or_else(|| {
-        recorded
-            .iter()
-            .map(|s| s.timings.total_ms as f64 / 1000.0)
-            .sum()
-    });
-    let original_part: f64 = recorded
-        .iter()
-        .take(checked)
-        .map(|s| s.timings.total_ms as f64 / 1000.0)
-        .sum();
-    if opts.continue_from.is_none() {
-        println!(
-            "replayed {checked} steps of {}: every step matches the log ({elapsed:.1}s; the original took {:.1}s for these steps, {:.1}s in all; ratio {:.3})",
-            opts.run.display(),
-            original_part,
-            original_s,
-            if original_part > 0.0 {
-                elapsed / original_part
-            } else {
-                0.0
-            }
-        );
-    } else {
-        println!(
-            "replayed steps 1..{checked} from the log, then played live to step {}; new run: {}",
-            done.summary.steps,
-            new_dir.display()
-        );
+pub(super) fn report(opts: &ReplayOptions, out: &Outcome<'_>) -> Result<()> {
+    println!("{}", timing_line(opts, out));
+    if let Some(alt) = out.what_if {
+        what_if_table(out.replayed, alt, &out.run.manifest.memory);
     }
-
-    if let Some(alt) = what_if {
-        println!(
-            "\nwhat-if retrieval: d={} w={} k={} (recorded: d={} w={} k={})",
-            alt.depth, alt.width, alt.episodes, memory.depth, memory.width, memory.episodes
-        );
-        println!(
-            "step | triplets recorded -> what-if | only recorded | only what-if | episodes recorded -> what-if"
-        );
-        for r in replayed {
-            if let Some(w) = &r.what_if {
-                let (only_a, only_b, ea, eb) = diff_retrieval(&r.retrieval, w);
-                println!(
-                    "{:>4} | {:>3} -> {:<3} | {} | {} | {:?} -> {:?}",
-                    r.step,
-                    r.retrieval.triplets.len(),
-                    w.triplets.len(),
-                    if only_a.is_empty() {
-                        "-".into()
-                    } else {
-                        only_a.join("; ")
-                    },
-                    if only_b.is_empty() {
-                        "-".into()
-                    } else {
-                        only_b.join("; ")
-                    },
-                    ea,
-                    eb
-                );
-            }
-        }
-    }
-
     if opts.accuracy {
-        accuracy_report(replayed, done, opts.csv.as_deref())?;
+        accuracy_report(out.replayed, out.done, opts.csv.as_deref())?;
     } else if opts.stats || opts.csv.is_some() {
-        let rows = stats_rows(replayed);
-        if opts.stats {
-            println!("\n{}", STATS_HEADER.join(" | "));
-            for r in &rows {
-                println!(
-                    "{}",
-                    r.iter().map(u64::to_string).collect::<Vec<_>>().join(" | ")
-                );
-            }
-        }
-        if let Some(path) = &opts.csv {
-            let mut text = STATS_HEADER.join(",") + "\n";
-            for r in &rows {
-                text.push_str(&(r.iter().map(u64::to_string).collect::<Vec<_>>().join(",") + "\n"));
-            }
-            std::fs::write(path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            println!("graph statistics written to {}", path.display());
-        }
+        graph_statistics(opts, out.replayed)?;
     }
-
-    let at = opts.step.unwrap_or(done.summary.steps);
-    let design = done.agent.memory.design();
-    let empty = crate::memory::AriGraph::new();
-    let graph = done.agent.memory.graph();
+    let at = opts.step.unwrap_or(out.done.summary.steps);
     if opts.step.is_some() {
-        let g = graph.unwrap_or(&empty);
-        println!("\nmemory after step {at} ({}):", design.name());
-        if graph.is_none() {
-            println!(
-                "(the {} memory has no graph; its retrieval is in each step's `retrieval`)",
-                design.name()
-            );
-        }
-        println!("semantic triplets ({}):", g.edge_count());
-        for id in g.alive_ids() {
-            println!("  {}", g.triplet(id));
-        }
-        let closed = g.history().closed();
-        if !closed.is_empty() {
-            println!(
-                "closed facts ({}; current in steps [since, until)):",
-                closed.len()
-            );
-            for c in closed {
-                let by: Vec<String> = c
-                    .superseded_by
-                    .iter()
-                    .map(|id| g.triplet(*id).to_string())
-                    .collect();
-                println!(
-                    "  {} [{}, {}) superseded by: {}",
-                    g.triplet(c.id),
-                    c.since,
-                    c.until,
-                    if by.is_empty() {
-                        "-".to_string()
-                    } else {
-                        by.join("; ")
-                    }
-                );
-            }
-        }
-        println!("episodic vertices ({}):", g.episodes().len());
-        for e in g.episodes() {
-            let triplets: Vec<String> = e
-                .triplets
-                .iter()
-                .map(|id| {
-                    let mark = if g.is_alive(*id) { "" } else { " (removed)" };
-                    format!("{}{mark}", g.triplet(*id))
-                })
-                .collect();
-            let obs: String = e
-                .observation
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(120)
-                .collect();
-            println!("  step {}: {obs}", e.step);
-            for t in triplets {
-                println!("      {t}");
-            }
-            for id in &e.theses {
-                if let Some(t) = g.thesis(*id) {
-                    println!("      thesis: {}", t.text);
-                }
-            }
-        }
-        if g.thesis_count() > 0 {
-            println!("thesis vertices ({}):", g.thesis_count());
-            for t in g.theses() {
-                let retired = t
-                    .retired
-                    .map(|s| format!(" (retired at step {s})"))
-                    .unwrap_or_default();
-                println!(
-                    "  step {}: {} [{}]{retired}",
-                    t.step,
-                    t.text,
-                    t.vertices.join(", ")
-                );
-            }
-        }
-        println!("plan:");
-        for (i, p) in done.agent.plan.iter().enumerate() {
-            println!("  {}. {} ({})", i + 1, p.sub_goal, p.reason);
-        }
-        let exits = done
-            .agent
-            .spatial_map()
-            .unexplored(done.agent.explorer.explored());
-        println!(
-            "unexplored exits: {}",
-            exits
-                .iter()
-                .map(|u| format!("{} {}", u.room, u.direction.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        memory_at(at, out.done);
     }
     if let Some(fmt) = &opts.export {
-        let Some(g) = graph else {
-            bail!(UserError::new(format!(
-                "the {} memory has no graph to export",
-                design.name()
-            )));
-        };
-        let (text, ext) = match fmt.as_str() {
-            "dot" => (export::to_dot(g), "dot"),
-            "json" => {
-                let mut v = export::to_json(g);
-                v["format_version"] = json!(trajectory::FORMAT_VERSION);
-                v["run_id"] = json!(m.run_id);
-                v["step"] = json!(at);
-                v["plan"] = json!(done.agent.plan);
-                v["unexplored_exits"] = json!(
-                    done.agent
-                        .spatial_map()
-                        .unexplored(done.agent.explorer.explored())
-                );
-                (serde_json::to_string_pretty(&v)? + "\n", "json")
-            }
-            other => bail!(UserError::new(format!(
-                "unknown export format {other:?}; use dot or json"
-            ))),
-        };
-        let path = opts
-            .out
-            .clone()
-            .unwrap_or_else(|| opts.run.join(format!("graph-step-{at}.{ext}")));
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        println!("graph at step {at} written to {}", path.display());
+        export_graph(opts, out, fmt, at)?;
     }
+    Ok(())
+}
+
+/// The first line: every step matched (with the time against the original's), or the
+/// hand-over to the live LLM.
+fn timing_line(opts: &ReplayOptions, out: &Outcome<'_>) -> String {
+    let (run, elapsed) = (out.run, out.elapsed);
+    let checked = out.replayed.len().min(out.served_steps);
+    if opts.continue_from.is_some() {
+        return format!(
+            "replayed steps 1..{checked} from the log, then played live to step {}; new run: {}",
+            out.done.summary.steps,
+            out.dir.display()
+        );
+    }
+    let seconds = |s: &StepRecord| s.timings.total_ms as f64 / 1000.0;
+    let original_s = run
+        .summary
+        .as_ref()
+        .map(|s| s.wall_s)
+        .unwrap_or_else(|| run.steps.iter().map(seconds).sum());
+    let original_part: f64 = run.steps.iter().take(checked).map(seconds).sum();
+    format!(
+        "replayed {checked} steps of {}: every step matches the log ({elapsed:.1}s; the original took {:.1}s for these steps, {:.1}s in all; ratio {:.3})",
+        opts.run.display(),
+        original_part,
+        original_s,
+        if original_part > 0.0 {
+            elapsed / original_part
+        } else {
+            0.0
+        }
+    )
+}
+
+/// The what-if retrieval beside the recorded one, step by step.
+fn what_if_table(replayed: &[StepRecord], alt: &MemorySettings, memory: &MemorySettings) {
+    println!(
+        "\nwhat-if retrieval: d={} w={} k={} (recorded: d={} w={} k={})",
+        alt.depth, alt.width, alt.episodes, memory.depth, memory.width, memory.episodes
+    );
+    println!(
+        "step | triplets recorded -> what-if | only recorded | only what-if | episodes recorded -> what-if"
+    );
+    let listed = |v: Vec<String>| {
+        if v.is_empty() {
+            "-".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    for r in replayed {
+        if let Some(w) = &r.what_if {
+            let (only_a, only_b, ea, eb) = diff_retrieval(&r.retrieval, w);
+            println!(
+                "{:>4} | {:>3} -> {:<3} | {} | {} | {:?} -> {:?}",
+                r.step,
+                r.retrieval.triplets.len(),
+                w.triplets.len(),
+                listed(only_a),
+                listed(only_b),
+                ea,
+                eb
+            );
+        }
+    }
+}
+
+/// Graph statistics per step (paper Figure 5), printed and/or written as CSV.
+fn graph_statistics(opts: &ReplayOptions, replayed: &[StepRecord]) -> Result<()> {
+    let rows = stats_rows(replayed);
+    let joined =
+        |r: &[u64; 6], sep: &str| r.iter().map(u64::to_string).collect::<Vec<_>>().join(sep);
+    if opts.stats {
+        println!("\n{}", STATS_HEADER.join(" | "));
+        for r in &rows {
+            println!("{}", joined(r, " | "));
+        }
+    }
+    if let Some(path) = &opts.csv {
+        let mut text = STATS_HEADER.join(",") + "\n";
+        for r in &rows {
+            text.push_str(&(joined(r, ",") + "\n"));
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("graph statistics written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The memory as it stood after step `at`: the graph, the plan, the unexplored exits.
+fn memory_at(at: u32, done: &EpisodeResult) {
+    let design = done.agent.memory.design();
+    let empty = AriGraph::new();
+    let graph = done.agent.memory.graph();
+    println!("\nmemory after step {at} ({}):", design.name());
+    if graph.is_none() {
+        println!(
+            "(the {} memory has no graph; its retrieval is in each step's `retrieval`)",
+            design.name()
+        );
+    }
+    let g = graph.unwrap_or(&empty);
+    print_semantic(g);
+    print_episodic(g);
+    println!("plan:");
+    for (i, p) in done.agent.plan.iter().enumerate() {
+        println!("  {}. {} ({})", i + 1, p.sub_goal, p.reason);
+    }
+    let exits = done
+        .agent
+        .spatial_map()
+        .unexplored(done.agent.explorer.explored());
+    println!(
+        "unexplored exits: {}",
+        exits
+            .iter()
+            .map(|u| format!("{} {}", u.room, u.direction.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+/// The alive triplets, then the closed facts with what superseded them.
+fn print_semantic(g: &AriGraph) {
+    println!("semantic triplets ({}):", g.edge_count());
+    for id in g.alive_ids() {
+        println!("  {}", g.triplet(id));
+    }
+    let closed = g.history().closed();
+    if closed.is_empty() {
+        return;
+    }
+    println!(
+        "closed facts ({}; current in steps [since, until)):",
+        closed.len()
+    );
+    for c in closed {
+        let by: Vec<String> = c
+            .superseded_by
+            .iter()
+            .map(|id| g.triplet(*id).to_string())
+            .collect();
+        println!(
+            "  {} [{}, {}) superseded by: {}",
+            g.triplet(c.id),
+            c.since,
+            c.until,
+            if by.is_empty() {
+                "-".to_string()
+            } else {
+                by.join("; ")
+            }
+        );
+    }
+}
+
+/// The episodic vertices with their triplets and theses, then the thesis vertices.
+fn print_episodic(g: &AriGraph) {
+    println!("episodic vertices ({}):", g.episodes().len());
+    for e in g.episodes() {
+        let obs: String = e
+            .observation
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(120)
+            .collect();
+        println!("  step {}: {obs}", e.step);
+        for id in &e.triplets {
+            let mark = if g.is_alive(*id) { "" } else { " (removed)" };
+            println!("      {}{mark}", g.triplet(*id));
+        }
+        for id in &e.theses {
+            if let Some(t) = g.thesis(*id) {
+                println!("      thesis: {}", t.text);
+            }
+        }
+    }
+    if g.thesis_count() == 0 {
+        return;
+    }
+    println!("thesis vertices ({}):", g.thesis_count());
+    for t in g.theses() {
+        let retired = t
+            .retired
+            .map(|s| format!(" (retired at step {s})"))
+            .unwrap_or_default();
+        println!(
+            "  step {}: {} [{}]{retired}",
+            t.step,
+            t.text,
+            t.vertices.join(", ")
+        );
+    }
+}
+
+/// Write the graph at step `at` as DOT or JSON (`--export`).
+///
+/// # Errors
+/// A memory without a graph, an unknown format, a file that cannot be written.
+fn export_graph(opts: &ReplayOptions, out: &Outcome<'_>, fmt: &str, at: u32) -> Result<()> {
+    let done = out.done;
+    let design = done.agent.memory.design();
+    let Some(g) = done.agent.memory.graph() else {
+        bail!(UserError::new(format!(
+            "the {} memory has no graph to export",
+            design.name()
+        )));
+    };
+    let (text, ext) = match fmt {
+        "dot" => (export::to_dot(g), "dot"),
+        "json" => {
+            let mut v = export::to_json(g);
+            v["format_version"] = json!(trajectory::FORMAT_VERSION);
+            v["run_id"] = json!(out.run.manifest.run_id);
+            v["step"] = json!(at);
+            v["plan"] = json!(done.agent.plan);
+            v["unexplored_exits"] = json!(
+                done.agent
+                    .spatial_map()
+                    .unexplored(done.agent.explorer.explored())
+            );
+            (serde_json::to_string_pretty(&v)? + "\n", "json")
+        }
+        other => bail!(UserError::new(format!(
+            "unknown export format {other:?}; use dot or json"
+        ))),
+    };
+    let path = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| opts.run.join(format!("graph-step-{at}.{ext}")));
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    println!("graph at step {at} written to {}", path.display());
     Ok(())
 }

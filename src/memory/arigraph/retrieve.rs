@@ -334,11 +334,13 @@ impl AriGraphMemory {
                     &vectors,
                     &anchors,
                     &known,
-                    settings.depth,
-                    settings.width,
-                    settings.cutoff,
-                    form.theses_per_step(),
-                    can,
+                    hyper::Bounds {
+                        depth: settings.depth,
+                        width: settings.width,
+                        cutoff: settings.cutoff,
+                        theses: form.theses_per_step(),
+                        can,
+                    },
                 )
             });
         if let Some(w) = &walked {

@@ -58,11 +58,13 @@ fn run(g: &AriGraph, depth: u32, width: usize, cutoff: Option<f32>, can: Passabl
         &[&Q],
         &anchors,
         &retrieved,
-        depth,
-        width,
-        cutoff,
-        15,
-        can,
+        Bounds {
+            depth,
+            width,
+            cutoff,
+            theses: 15,
+            can,
+        },
     )
 }
 
