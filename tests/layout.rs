@@ -23,6 +23,59 @@ const MAX_FUNCTION_LINES: usize = 80;
 /// The most arguments a non-test function may take (`self` counted).
 const MAX_ARGUMENTS: usize = 6;
 
+/// Functions over [`MAX_FUNCTION_LINES`] or [`MAX_ARGUMENTS`] written before the limits
+/// were tested, each to be cut by concern: the list may only shrink (a function fixed
+/// must leave it, a new one over the limits fails).
+const OVER_THE_LIMITS: &[&str] = &[
+    "src/commands/bench.rs::bench",
+    "src/commands/bench.rs::play_episode",
+    "src/commands/bench/compare.rs::markdown",
+    "src/commands/bench/compare/side.rs::Side::read",
+    "src/commands/bench/report.rs::markdown",
+    "src/commands/play.rs::play_one",
+    "src/commands/qa.rs::run",
+    "src/commands/term.rs::show_step",
+    "src/env/games.rs::expand",
+    "src/env/games.rs::make",
+    "src/env/pyenv.rs::ensure",
+    "src/episode/game.rs::play_game",
+    "src/llm/answer.rs::read_completion",
+    "src/llm/client.rs::OpenAiBackend::embed",
+    "src/llm/client.rs::read_embeddings",
+    "src/llm/connect.rs::connect",
+    "src/llm/json_text.rs::json_values",
+    "src/llm/mod.rs::Llm::ask",
+    "src/llm/structured.rs::ask",
+    "src/llm/structured.rs::choose",
+    "src/memory/arigraph/answers.rs::read_written_theses",
+    "src/memory/arigraph/mod.rs::AriGraphMemory::update_graph",
+    "src/memory/arigraph/retrieve.rs::AriGraphMemory::retrieve_at",
+    "src/memory/arigraph/stale.rs::AriGraphMemory::ask_outdated",
+    "src/memory/bridge_discovery.rs::discover_by",
+    "src/memory/export.rs::to_dot",
+    "src/memory/retrieval.rs::semantic_search_cut",
+    "src/memory/scan.rs::top_w_all",
+    "src/memory/strategies/water_circles.rs::items",
+    "src/nav/explorer.rs::Explorer::record_move",
+    "src/qa/context.rs::graph_context",
+    "src/settings.rs::Resolver::llm",
+    "src/settings.rs::Resolver::memory",
+    "src/trajectory/bench.rs::EpisodeRow::finished",
+    "src/view/data.rs::step_out",
+];
+
+/// Import cycles between files found when relative child-module paths were first
+/// resolved (a parent file that defines what its children share and calls them), each
+/// to be broken by moving the shared items to a file of their own: the list may only
+/// shrink.
+const KNOWN_CYCLES: &[&str] = &[
+    "src/agent/mod.rs <-> src/agent/progress/roaming.rs",
+    "src/commands/agent.rs <-> src/commands/bench/merge.rs <-> src/commands/bench/plan.rs <-> src/commands/bench/session.rs <-> src/commands/bench.rs <-> src/commands/mod.rs <-> src/commands/play.rs <-> src/commands/qa.rs",
+    "src/env/harness.rs <-> src/env/jericho.rs <-> src/env/mod.rs <-> src/env/nethack.rs <-> src/env/pyenv.rs <-> src/env/scienceworld.rs <-> src/env/suite.rs <-> src/env/textworld.rs <-> src/env/twx.rs",
+    "src/llm/answer.rs <-> src/llm/mod.rs <-> src/llm/prompts.rs <-> src/llm/record.rs <-> src/llm/structured/early.rs <-> src/llm/structured.rs",
+    "src/memory/strategies/astar.rs <-> src/memory/strategies/beam.rs <-> src/memory/strategies/mixed.rs <-> src/memory/strategies/mod.rs <-> src/memory/strategies/water_circles.rs <-> src/memory/thesis.rs",
+];
+
 /// Every non-test file of the crate, by module.
 struct Crate {
     files: BTreeMap<ModPath, FileScan>,
@@ -180,9 +233,10 @@ fn no_import_cycle_between_files() {
         "the scan reads the crate and resolves imports: {} files",
         g.len()
     );
-    let found: Vec<String> = cycles(&g)
+    let found: BTreeMap<String, String> = cycles(&g)
         .iter()
         .map(|c| {
+            let name: Vec<String> = c.iter().map(|p| p.display().to_string()).collect();
             let edges: Vec<String> = c
                 .iter()
                 .flat_map(|a| c.iter().map(move |b| (a, b)))
@@ -191,13 +245,27 @@ fn no_import_cycle_between_files() {
                     Some(format!("  {} uses {used}", a.display()))
                 })
                 .collect();
-            edges.join("\n")
+            (name.join(" <-> "), edges.join("\n"))
         })
         .collect();
+    let known: BTreeSet<&str> = KNOWN_CYCLES.iter().copied().collect();
+    let new: Vec<&String> = found
+        .iter()
+        .filter(|(name, _)| !known.contains(name.as_str()))
+        .map(|(_, edges)| edges)
+        .collect();
     assert!(
-        found.is_empty(),
-        "import cycles between files:\n{}",
-        found.join("\n")
+        new.is_empty(),
+        "import cycles between files (move what both sides use into a file of its own):\n{}",
+        new.iter()
+            .map(|e| e.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let gone: Vec<&&str> = known.iter().filter(|k| !found.contains_key(**k)).collect();
+    assert!(
+        gone.is_empty(),
+        "broken now: remove from KNOWN_CYCLES: {gone:?}"
     );
 }
 
@@ -220,23 +288,45 @@ fn top_level_modules_import_each_other_in_one_direction() {
 #[test]
 fn functions_are_short_and_take_few_arguments() {
     let c = Crate::read();
-    let mut over = Vec::new();
+    let mut over = BTreeSet::new();
+    let mut figures = Vec::new();
     for f in c.files.values() {
         for (name, lines, args) in &f.functions {
             if *lines > MAX_FUNCTION_LINES || *args > MAX_ARGUMENTS {
-                over.push(format!(
-                    "{}::{name}: {lines} lines, {args} arguments",
-                    f.file.display()
-                ));
+                let at = format!("{}::{name}", f.file.display());
+                figures.push(format!("{at}: {lines} lines, {args} arguments"));
+                over.insert(at);
             }
         }
     }
+    let listed: BTreeSet<String> = OVER_THE_LIMITS.iter().map(|s| s.to_string()).collect();
+    let new: Vec<&String> = figures
+        .iter()
+        .filter(|f| !listed.contains(f.split(": ").next().unwrap_or_default()))
+        .collect();
     assert!(
-        over.len() < 1000,
-        "functions over {MAX_FUNCTION_LINES} lines or {MAX_ARGUMENTS} arguments:\n{}",
-        over.join("\n")
+        new.is_empty(),
+        "over {MAX_FUNCTION_LINES} lines or {MAX_ARGUMENTS} arguments (cut by concern, or group the arguments in a type):\n{new:#?}"
     );
-    eprintln!("{}", over.join("\n"));
+    let fixed: Vec<&String> = listed.difference(&over).collect();
+    assert!(
+        fixed.is_empty(),
+        "within the limits now: remove from OVER_THE_LIMITS: {fixed:?}"
+    );
+}
+
+#[test]
+fn no_lint_allowance_for_long_argument_lists() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed: Vec<String> = scan::sources(&src)
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("too_many_arguments")))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        allowed.is_empty(),
+        "allow(clippy::too_many_arguments) in {allowed:?}"
+    );
 }
 
 /// The scan sees grouped, relative and `super::` imports, leaves test code out, and the

@@ -291,7 +291,8 @@ impl<'ast> Visit<'ast> for CodeVisitor<'_> {
     fn visit_path(&mut self, p: &'ast syn::Path) {
         let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() > 1
-            && matches!(segs[0].as_str(), "crate" | "super" | "self")
+            && (matches!(segs[0].as_str(), "crate" | "super" | "self")
+                || self.scan.children.contains(&segs[0]))
             && let Some(abs) = absolute(self.scan, &segs)
         {
             self.scan.uses.push(abs);
