@@ -21,7 +21,7 @@
 //!
 //! **Traversal constraints** (`--exclude object,thesis,episodic`). PersonalAI's
 //! traversals can be told to leave kinds of vertices out of the search
-//! ([`VertexKind`]): `episodic` skips the episodic step (Eq. 1; no episode retrieved),
+//! ([`super::VertexKind`]): `episodic` skips the episodic step (Eq. 1; no episode retrieved),
 //! `thesis` retrieves no thesis (they are still extracted and stored), `object` skips
 //! the semantic search (no triplet retrieved, no bridge). Without object vertices the
 //! theses are ranked by cosine similarity to the queries alone (every thesis is a

@@ -8,7 +8,7 @@
 //!
 //! Benches written before a row recorded its token and time sums are read from their
 //! run directories (`steps.jsonl`), with the same sums as a live bench
-//! ([`Summary::add_step`]). A bench whose server reported no timings has its lower
+//! ([`crate::trajectory::Summary::add_step`]). A bench whose server reported no timings has its lower
 //! bound computed at the other bench's speeds for the same game and design, and marked
 //! so.
 
