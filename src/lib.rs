@@ -29,6 +29,7 @@ pub mod env;
 pub mod episode;
 pub mod error;
 pub mod fidelity;
+pub mod judge;
 pub mod llm;
 pub mod memory;
 pub mod nav;

@@ -15,11 +15,11 @@ use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
-use crate::memory::options::{self, MemoryOption};
 use crate::memory::vertex_kind::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
 use crate::profile::Rules;
 use crate::trajectory::Goal;
+use options::MemoryOption;
 
 /// The longest retry budget accepted, seconds (a day).
 pub const MAX_RETRY_BUDGET_S: u64 = 86_400;
@@ -155,6 +155,7 @@ impl ConfigFile {
 }
 
 mod given;
+pub mod options;
 mod profiles;
 
 /// The one resolver: the config file, and the rules that merge it with flags.

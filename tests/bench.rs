@@ -642,7 +642,7 @@ fn compare_reads_old_and_new_benches_alike() {
     let wm = md
         .split(&format!(
             "World model against the game's ground truth (judge {};",
-            ariadne::memory::truth::JUDGE
+            ariadne::judge::JUDGE
         ))
         .nth(1)
         .expect("a world-model table");

@@ -177,8 +177,7 @@ struct Filtered {
     warnings: Vec<String>,
 }
 
-/// The prefix of the navigation action.
-pub const GO_TO: &str = "go to ";
+pub use crate::nav::GO_TO;
 
 mod answers;
 mod calls;

@@ -15,9 +15,10 @@ use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::error::UserError;
 use crate::llm::connect;
-use crate::memory::{MemoryDesign, options};
+use crate::memory::MemoryDesign;
 use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
+use crate::settings::options;
 use crate::trajectory::StepSink;
 
 /// Run `ariadne play`.
@@ -125,7 +126,7 @@ pub(super) async fn play_one(
         config.profile = None;
     }
     game.check()?;
-    super::load_prompts(config.prompts.as_deref())?;
+    crate::llm::prompts::Prompts::load_noting(config.prompts.as_deref())?;
     let py = pyenv::ensure(
         Needs {
             local: (llm.embedded_chat() && chat).then_some(llm.local_model),

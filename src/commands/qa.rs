@@ -16,12 +16,12 @@ use crate::env::pyenv::{self, Needs};
 use crate::error::UserError;
 use crate::llm::prompts::Prompts;
 use crate::llm::{Llm, connect};
-use crate::memory::options;
 use crate::profile::ProfileRecord;
 use crate::qa::data::{self, Question};
 use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, row, seconds_left};
 use crate::qa::{QaMemory, QaRecord};
 use crate::settings::Resolver;
+use crate::settings::options;
 
 /// The cells of a row, numbers with `digits` decimals (3 in the table, 4 in the CSV).
 fn cells(r: &QaRow, digits: usize) -> Vec<String> {
@@ -325,7 +325,7 @@ pub async fn run(args: QaArgs) -> Result<ExitCode> {
             (dir, plan, questions)
         }
     };
-    let prompts = super::load_prompts(plan.prompts.as_deref())?;
+    let prompts = crate::llm::prompts::Prompts::load_noting(plan.prompts.as_deref())?;
     let records_path = dir.join("questions.jsonl");
     let (mut records, _) = read_records(&records_path, true)?;
     let done: HashSet<(QaMemory, String)> =

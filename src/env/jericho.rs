@@ -9,7 +9,7 @@
 //! for the others, free-text play (no admissible commands), the score from the status
 //! line, and a `NAME.json` sidecar may give a walkthrough and an objective. The object
 //! tree gives the ground truth of where things are (facts led by `["decides",
-//! "location"]`, [`crate::memory::truth`]).
+//! "location"]`, [`crate::judge`]).
 
 use std::io::Read;
 use std::path::Path;

@@ -196,23 +196,6 @@ pub struct Needs {
     pub scienceworld: bool,
 }
 
-impl Needs {
-    /// These needs, and what playing `games` needs (TextWorld-Express, Jericho).
-    pub fn with_games<'a>(mut self, games: impl IntoIterator<Item = &'a super::GameSpec>) -> Self {
-        for g in games {
-            match g {
-                super::GameSpec::Twx(_) => self.twx = true,
-                super::GameSpec::ScienceWorld(_) => self.scienceworld = true,
-                super::GameSpec::Jericho(_) => self.jericho = true,
-                super::GameSpec::NetHack(_) => self.nethack = true,
-                super::GameSpec::Suite(s) if s.game.is_jericho() => self.jericho = true,
-                _ => {}
-            }
-        }
-        self
-    }
-}
-
 /// Make sure the venv exists with TextWorld, and with what `needs` asks for. Prints
 /// progress to stderr; does nothing the second time.
 ///

@@ -11,6 +11,7 @@
 //! - [`record`]: a step's [`StepRecord`] from the decision and what the game answered;
 //! - [`game`]: one game run with its run directory (Reflexion's trials included).
 
+mod build;
 pub mod game;
 pub mod record;
 
@@ -25,7 +26,7 @@ use crate::cancel::CancellationToken;
 use crate::env::{Environment, GameSpec, GameState};
 use crate::llm::Llm;
 use crate::memory::names::entity_key;
-use crate::memory::{self, MemoryDesign, MemorySettings};
+use crate::memory::{MemoryDesign, MemorySettings};
 use crate::nav::Direction;
 use crate::trajectory::{self, Goal, Outcome, Start, StepRecord, StepSink, Summary};
 
@@ -148,7 +149,7 @@ struct Run<'a> {
     state: GameState,
     last_action: String,
     /// The world model's accuracy so far.
-    tracker: crate::memory::truth::Tracker,
+    tracker: crate::judge::Tracker,
     /// Finished steps (one per command sent: a route's moves are steps of their own).
     finished: u32,
     /// Decisions made (a `go to` route is one); the step cap counts these under
@@ -177,7 +178,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
     let goal = goal_for(config, &state);
     let mut agent = Agent::new(
         llm,
-        memory::build(config.design, config.memory.clone(), lessons),
+        build::memory(config.design, config.memory.clone(), lessons),
         goal.text.clone(),
         config.agent.clone(),
     );

@@ -143,6 +143,23 @@ pub struct Prompts {
 }
 
 impl Prompts {
+    /// [`Prompts::load`], with a notice naming the files `dir` lacks (taken from the
+    /// compiled-in prompts): how `play`, `bench` and `qa` load a run's prompts.
+    ///
+    /// # Errors
+    /// As [`Prompts::load`].
+    pub fn load_noting(dir: Option<&Path>) -> Result<Self> {
+        let prompts = Self::load(dir)?;
+        if let (Some(d), false) = (dir, prompts.missing().is_empty()) {
+            crate::report::notice(format!(
+                "ariadne: note: {} has no {}: the built-in prompts are used for them",
+                d.display(),
+                prompts.missing().join(", ")
+            ));
+        }
+        Ok(prompts)
+    }
+
     /// Load the compiled-in prompts, or those in `dir`: a file of [`BUILTIN`] that `dir`
     /// lacks (a folder copied before that prompt existed) is the compiled-in one, and is
     /// named by [`Prompts::missing`] so the command can say so.

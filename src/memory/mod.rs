@@ -8,8 +8,9 @@
 //!   PersonalAI's A*, WaterCircles, BeamSearch, mixed);
 //! - [`arigraph`]: the AriGraph memory (update and two-step retrieval);
 //! - [`baselines`]: the memories the paper compares (one file each);
-//! - [`registry`]: every design's name, table label, cost and constructor; [`options`]:
-//!   the memory options a user sets and which designs read them;
+//! - [`registry`]: every design's name, table label, cost and bench rows (the options a
+//!   user sets and which designs read them: [`crate::settings::options`]; the memory a
+//!   design names is built by the episode);
 //! - [`export`]: DOT and JSON views of a graph;
 //! - [`temporal`], [`gating`], [`bridge_discovery`], [`paths`]: AriadneMem's conflict-aware
 //!   coarsening, entropy-aware gating, bridge discovery and path mining, options of the
@@ -20,7 +21,6 @@
 pub mod arigraph;
 pub mod baselines;
 pub mod bridge_discovery;
-mod build;
 pub mod export;
 pub mod forms;
 pub mod gating;
@@ -30,8 +30,6 @@ pub mod hyper;
 pub mod ids;
 pub mod int_dot;
 pub mod names;
-pub mod options;
-pub mod oracle;
 pub mod paths;
 pub mod registry;
 pub mod relations;
@@ -43,14 +41,12 @@ pub mod similarity;
 pub mod strategies;
 pub mod temporal;
 pub mod thesis;
-pub mod truth;
 pub mod vectors;
 pub mod vertex_kind;
 
 use serde::{Deserialize, Serialize};
 
 pub use arigraph::AriGraphMemory;
-pub use build::build;
 pub use graph::{AriGraph, EpisodicVertex, Triplet};
 pub use ids::{ThesisId, TripletId};
 pub use registry::{MemoryDesign, Variant, VariantOption};

@@ -2,7 +2,7 @@
 //! "w/o exploration" ablation or AriGraph with one of PersonalAI's retrieval strategies)
 //! declares its name on the command line, its label in the paper's Table 4, what the
 //! paper reports it costs (Table 3), and how it is built.
-//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`super::build`];
+//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`crate::episode`]'s `build::memory`;
 //! adding a bench row that changes a memory setting means one [`VariantOption`] arm
 //! (with its [`VariantOption::apply`]) and one `ROWS` entry.
 
@@ -98,7 +98,7 @@ impl VariantOption {
 
     /// How to get the same settings in `play` (for the error on a row name given as a
     /// design, and for the option check's reasons).
-    pub(super) fn flag(self) -> String {
+    pub(crate) fn flag(self) -> String {
         match self {
             VariantOption::None => String::new(),
             VariantOption::Retrieval(s) => format!(" --retrieval {s}"),

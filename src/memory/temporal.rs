@@ -10,7 +10,7 @@
 //! only), and the graph keeps a [`ClosedFact`]: its step interval `[since, until)` and a
 //! "superseded by" link to the fact(s) that replaced it. `replay --step N` and
 //! `replay --export` show that history, and the world-model accuracy counts a wrongly
-//! retired fact kept this way as recoverable ([`crate::memory::truth::Accuracy`]).
+//! retired fact kept this way as recoverable ([`crate::judge::Accuracy`]).
 //! [`Retire::Delete`] keeps the AriGraph paper's deletion (and no history).
 
 use serde::{Deserialize, Serialize};

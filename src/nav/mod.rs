@@ -26,6 +26,9 @@ pub use crate::direction::{Direction, relation_direction};
 pub use explorer::Explorer;
 pub use map::SpatialMap;
 
+/// The prefix of the navigation action (`go to <room>`, routed with A* over the map).
+pub const GO_TO: &str = "go to ";
+
 /// The two triplets that record a move actually made: going `dir` from `from` reached
 /// `to`, so `to, is <dir> of, from` and `from, is <opposite> of, to`.
 pub fn move_triplets(from: &str, dir: Direction, to: &str) -> Vec<Triplet> {

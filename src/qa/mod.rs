@@ -81,22 +81,6 @@ impl QaMemory {
         }
     }
 
-    /// The memory as the option check sees it ([`crate::memory::options::check`]): the
-    /// AriGraph memory reads the retrieval and extraction options
-    /// ([`crate::memory::options::qa_arigraph_reads`]), the check's scope and `--retire`
-    /// acting only with `outdated_check`; RAG, BM25 and the full context read none
-    /// (their [`TOP_PARAGRAPHS`] paragraphs are fixed).
-    pub fn reading(self, outdated_check: bool) -> crate::memory::options::Row {
-        use crate::memory::options::{Row, qa_arigraph_reads};
-        let arigraph = self == QaMemory::Arigraph;
-        Row {
-            outdated_check,
-            ..Row::reading(self.name().to_string(), |o| {
-                arigraph && qa_arigraph_reads(o)
-            })
-        }
-    }
-
     /// Parse a comma-separated list.
     ///
     /// # Errors

@@ -1,12 +1,12 @@
 //! Which memory options were given, and where (a flag or a config key), for the check
-//! that none is given where it changes nothing ([`crate::memory::options`]).
+//! that none is given where it changes nothing ([`crate::settings::options`]).
 
 use anyhow::Result;
 
 use super::Resolver;
 use crate::cli::{BenchArgs, GameArgs, MemoryArgs};
-use crate::memory::options::{Given, MemoryOption, Row};
 use crate::memory::{MemorySettings, Variant};
+use crate::settings::options::{Given, MemoryOption, Row};
 
 impl Resolver {
     /// The config keys that choose the agent itself (`profile`, `without`, `prompts`)
@@ -96,10 +96,10 @@ impl Resolver {
         let rows: Vec<Row> = if args.resume.is_some() {
             let names = self.ignored_beside_plan(&args.memory_args, Some(&args.game_args));
             if !names.is_empty() {
-                eprintln!(
+                crate::report::notice(format!(
                     "ariadne: note: --resume plays the bench's own plan: {} ignored",
                     names.join(", ")
-                );
+                ));
             }
             Vec::new()
         } else {
@@ -112,7 +112,7 @@ impl Resolver {
             &rows,
         )?;
         for note in notes {
-            eprintln!("ariadne: note: {note}");
+            crate::report::notice(format!("ariadne: note: {note}"));
         }
         Ok(memory)
     }

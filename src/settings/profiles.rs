@@ -121,11 +121,11 @@ impl Resolver {
                     rule.name(),
                     names.join(",")
                 );
-                // A config file serves every run (see `memory::options::check`).
+                // A config file serves every run (see `settings::options::check`).
                 if source.starts_with("--") {
                     bail!(UserError::new(format!("{source}: {what}")));
                 }
-                eprintln!("ariadne: note: {source}: {what}");
+                crate::report::notice(format!("ariadne: note: {source}: {what}"));
             }
         }
         let mut off: Vec<Rule> = off.into_iter().map(|(r, _)| r).collect();

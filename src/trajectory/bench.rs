@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::judge::WorldModelSummary;
 use crate::llm::Usage;
-use crate::memory::truth::WorldModelSummary;
 use crate::trajectory::Outcome;
 
 mod stats;

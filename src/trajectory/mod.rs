@@ -295,7 +295,7 @@ pub struct StepRecord {
     pub ground_truth: Option<Vec<crate::env::Fact>>,
     /// The graph after the step measured against `ground_truth` (designs with a graph).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub world_model: Option<crate::memory::truth::Accuracy>,
+    pub world_model: Option<crate::judge::Accuracy>,
     /// Time split.
     pub timings: Timings,
 }
@@ -371,7 +371,7 @@ pub struct Summary {
     pub progression: Option<f64>,
     /// The world model over the episode (runs with ground truth and a graph).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub world_model: Option<crate::memory::truth::WorldModelSummary>,
+    pub world_model: Option<crate::judge::WorldModelSummary>,
     /// Reflexion: the lesson written after this failed trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lesson: Option<String>,

@@ -1,7 +1,7 @@
 //! World-model precision, recalls and wrong deletions, read where a run records them: a
 //! step line's optional `world_model: {"precision", "recall", "stated_recall",
 //! "wrong_deletions"}` (the graph's triplets checked against the game's ground truth,
-//! [`crate::memory::truth`]). Lines without the field, or with precision or recall
+//! [`crate::judge`]). Lines without the field, or with precision or recall
 //! malformed, are skipped, so the page simply leaves the chart out; stated recall
 //! (judge 2) and wrong deletions are shown where present.
 

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use super::text::{document_read, gist, succeeded};
-use crate::agent::GO_TO;
 use crate::nav::Direction;
+use crate::nav::GO_TO;
 
 /// Decisions that walked into rooms already visited, with nothing done in between,
 /// before the moves back into known rooms are left out (agent revision 5; see [`Walk`]).

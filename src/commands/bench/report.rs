@@ -247,19 +247,19 @@ pub fn wm_figures(c: &Cell) -> [String; 6] {
     ]
 }
 
-/// "judge N" (the runs' one judge, or the current [`crate::memory::truth::JUDGE`] when
+/// "judge N" (the runs' one judge, or the current [`crate::judge::JUDGE`] when
 /// none is recorded), or the judges named with how to bring them to the current one.
 pub fn judges_text(judges: impl Iterator<Item = u32>) -> String {
     let mut js: Vec<u32> = judges.collect();
     js.sort_unstable();
     js.dedup();
     match js.as_slice() {
-        [] => format!("judge {}", crate::memory::truth::JUDGE),
+        [] => format!("judge {}", crate::judge::JUDGE),
         [j] => format!("judge {j}"),
         _ => format!(
             "judges {}: figures of different judges are not comparable; `ariadne replay RUN --accuracy` recomputes a run under judge {}",
             js.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-            crate::memory::truth::JUDGE
+            crate::judge::JUDGE
         ),
     }
 }

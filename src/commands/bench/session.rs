@@ -48,7 +48,7 @@ pub(super) fn open(opts: &BenchOptions) -> Result<(PathBuf, BenchPlan)> {
         g.check()?;
     }
     super::plan::check_rows(&plan)?;
-    crate::commands::load_prompts(plan.prompts.as_deref())?;
+    crate::llm::prompts::Prompts::load_noting(plan.prompts.as_deref())?;
     if opts.resume.is_none() && dir.join("bench.json").exists() {
         bail!(UserError::new(format!(
             "{} already holds a bench; resume it with `ariadne bench --resume {}` or choose another --out",

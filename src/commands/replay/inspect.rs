@@ -78,7 +78,7 @@ const ACCURACY_HEADER: [&str; 14] = [
 ];
 
 /// The world model's accuracy per step (recomputed during the replay against the
-/// game's true state by the current judge, [`crate::memory::truth::JUDGE`]), printed
+/// game's true state by the current judge, [`crate::judge::JUDGE`]), printed
 /// as a table with a summary; with `csv`, also written.
 fn accuracy_report(
     replayed: &[StepRecord],
@@ -120,7 +120,7 @@ world-model accuracy: no ground truth (the game exposes no state facts, or the {
     println!(
         "
 world-model accuracy against the game's true state (judge {}; recall: of the facts about things named so far; stated_recall: of the facts the texts stated)",
-        crate::memory::truth::JUDGE
+        crate::judge::JUDGE
     );
     println!("{}", ACCURACY_HEADER.join(" | "));
     for r in &rows {

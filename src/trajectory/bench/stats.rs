@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::judge::WorldModelSummary;
 use crate::llm::Usage;
-use crate::memory::truth::WorldModelSummary;
 
 use super::EpisodeRow;
 use crate::trajectory::Outcome;

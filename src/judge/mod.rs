@@ -26,8 +26,13 @@
 //! negations, one count per connection, stated recall; 3, plural and person forms of
 //! the relations (`are in`, `am at`, `have`: [`mapping::singular`]), which judge 2
 //! counted as unverifiable.
+//!
+//! The judge is evaluation, not memory: it reads the graph a memory built and the facts
+//! the game gives. The oracle memory ([`oracle`]) is the one memory design that reads the
+//! judge's table, its semantic layer being the truth itself.
 
 pub mod mapping;
+pub mod oracle;
 pub mod stated;
 
 use std::collections::HashSet;

@@ -1,10 +1,10 @@
 //! Building the memory a design names: the one place that knows every design's type.
 
-use super::oracle::OracleMemory;
-use super::{AriGraphMemory, MemoryDesign, MemoryModule, MemorySettings, baselines};
+use crate::judge::oracle::OracleMemory;
+use crate::memory::{AriGraphMemory, MemoryDesign, MemoryModule, MemorySettings, baselines};
 
 /// Build the memory of a design. `lessons` are Reflexion's lessons from earlier trials.
-pub fn build(
+pub fn memory(
     design: MemoryDesign,
     settings: MemorySettings,
     lessons: Vec<String>,

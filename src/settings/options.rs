@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use super::{MemoryDesign, MemorySettings, Strategy, VariantOption, VertexKind};
 use crate::error::UserError;
+use crate::memory::{MemoryDesign, MemorySettings, Strategy, Variant, VariantOption, VertexKind};
 
 /// One memory option of `play`, `bench` and `qa`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -129,7 +129,7 @@ impl MemoryDesign {
     /// Only Reflexion plays trials. AriGraph reads every other option, without episodic
     /// search all but k; the oracle's semantic layer is the game's truth, so nothing of
     /// LLM extraction (the outdated check, gating, theses); RAG, Reflexion and Simulacra
-    /// retrieve the reference's fixed k ([`super::RAG_ENTRIES`], `pipeline_smartrag.py`'s
+    /// retrieve the reference's fixed k ([`crate::memory::RAG_ENTRIES`], `pipeline_smartrag.py`'s
     /// `n_retrieve`), so not even `--episodes`.
     pub fn reads(self, o: MemoryOption) -> bool {
         if o == Trials {
@@ -335,7 +335,7 @@ impl VariantOption {
     }
 }
 
-impl super::Variant {
+impl Variant {
     /// The bench row as the option check sees it.
     pub fn reading(self) -> Row {
         Row {
@@ -411,6 +411,23 @@ pub fn check(given: &[Given], rows: &[Row], m: &MemorySettings) -> Result<Vec<St
         }
     }
     Ok(notes)
+}
+
+impl crate::qa::QaMemory {
+    /// The memory as the option check sees it ([`check`]): the
+    /// AriGraph memory reads the retrieval and extraction options
+    /// ([`qa_arigraph_reads`]), the check's scope and `--retire`
+    /// acting only with `outdated_check`; RAG, BM25 and the full context read none
+    /// (their [`crate::qa::TOP_PARAGRAPHS`] paragraphs are fixed).
+    pub fn reading(self, outdated_check: bool) -> Row {
+        let arigraph = self == crate::qa::QaMemory::Arigraph;
+        Row {
+            outdated_check,
+            ..Row::reading(self.name().to_string(), |o| {
+                arigraph && qa_arigraph_reads(o)
+            })
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The oracle memory (`--memory oracle`): an upper bound whose semantic layer is the
 //! game's true state about what the agent has observed, mapped to triplets by the same
-//! table that measures the world model ([`super::truth::mapping`]), with the same
+//! table that measures the world model ([`super::mapping`]), with the same
 //! episodic layer, retrieval, planning and action as AriGraph. It separates what bad
 //! extraction costs from the rest of the loop. It needs a game with ground truth
 //! (TextWorld); on other games its semantic layer stays empty.
@@ -9,13 +9,13 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
-use super::names::entity_key;
-use super::truth::{Tracker, mapping};
-use super::{
+use super::{Tracker, mapping};
+use crate::llm::{CallLog, Llm};
+use crate::memory::names::entity_key;
+use crate::memory::{
     AriGraph, AriGraphMemory, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries,
     Retrieval, TripletId, UpdateReport,
 };
-use crate::llm::{CallLog, Llm};
 
 /// AriGraph with the truth as its semantic layer.
 #[derive(Debug)]
@@ -72,7 +72,7 @@ impl MemoryModule for OracleMemory {
                 report.removed.push(g.triplet(id).clone());
             }
         }
-        let text = super::names::fold(seen.observation);
+        let text = crate::memory::names::fold(seen.observation);
         let mut ids = Vec::new();
         for t in truth {
             let (id, fresh) = g.add(t.clone());
