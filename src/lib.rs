@@ -33,6 +33,7 @@ pub mod judge;
 pub mod llm;
 pub mod memory;
 pub mod nav;
+pub mod ops;
 pub mod profile;
 pub mod qa;
 pub mod report;

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde_json::json;
 
-use super::play::{Shown, play_one};
+use super::play::request;
 use crate::cli::{AgentArgs, PlayArgs};
 use crate::env::GameSpec;
 use crate::env::harness::{self, PROTOCOL};
@@ -71,7 +71,9 @@ async fn play(args: AgentArgs) -> Result<(serde_json::Value, std::path::PathBuf)
         quiet: true,
         llm: args.llm,
     };
-    let (summary, dir) = play_one(&game, &play, Shown::Nowhere).await?;
+    let request = request(&game, &play, "agent")?;
+    let played = crate::ops::play::play(&request, &|_: &std::path::Path| Vec::new()).await?;
+    let (summary, dir) = (played.summary, played.dir);
     let end = json!({
         "protocol": PROTOCOL,
         "type": "end",

@@ -3,23 +3,8 @@
 
 use std::process::ExitCode;
 
-use crate::env::EnvError;
 use crate::error::{Interrupted, UserError};
-use crate::llm::LlmError;
-
-/// Whether an error is a setup or input error the user must fix (exit code 2): a
-/// [`UserError`], a missing or unloadable game, an unreachable endpoint, a bad key.
-pub fn is_user_error(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause.downcast_ref::<UserError>().is_some()
-            || cause
-                .downcast_ref::<EnvError>()
-                .is_some_and(EnvError::is_user_error)
-            || cause
-                .downcast_ref::<LlmError>()
-                .is_some_and(LlmError::is_user_error)
-    })
-}
+use crate::ops::is_user_error;
 
 /// Map an error chain to the process exit code: 130 after Ctrl-C, 2 for a setup or
 /// input error ([`is_user_error`]), 1 otherwise.

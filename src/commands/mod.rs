@@ -17,7 +17,8 @@ use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
 
-pub use exit::{exit_code, is_user_error};
+pub use crate::ops::is_user_error;
+pub use exit::exit_code;
 
 /// Run a parsed command line.
 ///

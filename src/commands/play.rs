@@ -7,15 +7,12 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::term::{TerminalView, play_exit};
-use crate::cancel;
 use crate::cli::PlayArgs;
-use crate::env::pyenv::{self, Needs};
 use crate::env::{GameSpec, games};
 use crate::episode::EpisodeConfig;
-use crate::episode::game::{GameRun, play_game};
 use crate::error::UserError;
-use crate::llm::connect;
 use crate::memory::MemoryDesign;
+use crate::ops::{self, play::PlayRequest};
 use crate::profile::ProfileRecord;
 use crate::settings::Resolver;
 use crate::settings::options;
@@ -56,36 +53,28 @@ pub async fn run(args: PlayArgs) -> Result<ExitCode> {
             ExitCode::FAILURE
         });
     }
-    let (summary, _) = play_one(&game, &args, Shown::Terminal).await?;
-    Ok(play_exit(summary.outcome))
+    let request = request(&game, &args, "play")?;
+    let (quiet, label) = (args.quiet, game.to_string());
+    let view = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {
+        vec![Box::new(TerminalView::new(
+            quiet,
+            label.clone(),
+            dir.to_path_buf(),
+        ))]
+    };
+    let played = ops::play::play(&request, &view).await?;
+    Ok(play_exit(played.summary.outcome))
 }
 
-/// Where a played game is shown as it goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Shown {
-    /// The terminal view on stdout (one line a step with `--quiet`).
-    Terminal,
-    /// Nowhere: stdout carries a protocol (`ariadne agent`).
-    Nowhere,
-}
-
-/// Play `game` with the agent as `args` set it up (the endpoints started and stopped
-/// here), shown as `shown` says. Returns the summary and the run directory.
+/// The play operation's input from `play`'s arguments (`command`: `play`, or `agent`
+/// for a harness's game): the settings resolved from flags, environment and config file.
 ///
 /// # Errors
-/// Setup and input errors as one clear line; errors during the episode after the
-/// finished steps were written and the summary saved.
-pub(super) async fn play_one(
-    game: &GameSpec,
-    args: &PlayArgs,
-    shown: Shown,
-) -> Result<(crate::trajectory::Summary, std::path::PathBuf)> {
+/// Bad options (one that changes nothing for the design is an error), a bad config file.
+pub(super) fn request(game: &GameSpec, args: &PlayArgs, command: &str) -> Result<PlayRequest> {
     let driven = args.walkthrough && args.memory.is_some();
     let design = args.memory.unwrap_or(MemoryDesign::Arigraph);
-    // A walkthrough-driven memory needs the chat model only when its update calls it.
-    let chat = !driven || design.chat_in_update();
     let resolver = Resolver::load(args.llm.config.as_deref())?;
-    let llm = resolver.llm(&args.llm)?;
     let profile = ProfileRecord::new(
         resolver.profile(&args.memory_args)?,
         &resolver.without(&args.memory_args)?,
@@ -99,7 +88,7 @@ pub(super) async fn play_one(
         &[options::Row::of(design)],
     )?;
     for note in notes {
-        eprintln!("ariadne: note: {note}");
+        crate::report::notice(format!("ariadne: note: {note}"));
     }
     let mut config = EpisodeConfig {
         game: game.clone(),
@@ -125,60 +114,20 @@ pub(super) async fn play_one(
         config.memory = crate::memory::MemorySettings::legacy(m).map_err(UserError::new)?;
         config.profile = None;
     }
-    game.check()?;
-    crate::llm::prompts::Prompts::load_noting(config.prompts.as_deref())?;
-    let py = pyenv::ensure(
-        Needs {
-            local: (llm.embedded_chat() && chat).then_some(llm.local_model),
-            embed: llm.embed_base_url.is_none(),
-            ..Needs::default()
-        }
-        .with_games([game]),
-    )
-    .await?;
-    if !args.quiet {
-        eprintln!(
-            "ariadne: starting {}",
-            match (llm.embedded_chat() && chat, llm.embed_base_url.is_none()) {
-                (true, _) => "the embedded local model (this takes a few seconds)",
-                (false, true) => "the local embedding server",
-                (false, false) => "with remote endpoints",
-            }
-        );
-    }
-    let conn = connect::connect(&llm, chat, args.seed, &py, &py.home.join("logs")).await?;
-    let quiet = args.quiet;
-    let label = game.to_string();
-    let sinks = move |dir: &std::path::Path| -> Vec<Box<dyn StepSink>> {
-        match shown {
-            Shown::Terminal => vec![Box::new(TerminalView::new(
-                quiet,
-                label.clone(),
-                dir.to_path_buf(),
-            ))],
-            Shown::Nowhere => Vec::new(),
-        }
-    };
-    let run = GameRun {
+    Ok(PlayRequest {
+        config,
+        llm: resolver.llm(&args.llm)?,
+        // A walkthrough-driven memory needs the chat model only when its update calls it.
+        chat: !driven || design.chat_in_update(),
         runs_dir: args.runs_dir.clone(),
         run_id: format!(
             "{}-{}",
             chrono::Local::now().format("%Y%m%d-%H%M%S"),
             game.name()
         ),
-        command: match shown {
-            Shown::Terminal => "play",
-            Shown::Nowhere => "agent",
-        }
-        .into(),
-        conn: &conn,
-        py: &py,
-        cancel: cancel::watch_ctrl_c(),
-        sinks: &sinks,
-        announce: shown == Shown::Terminal,
+        command: command.into(),
+        announce: command == "play",
+        quiet: args.quiet,
         game_timeout: std::time::Duration::from_secs(args.game_args.game_timeout),
-    };
-    let result = play_game(&config, &run).await;
-    conn.servers.stop().await;
-    result
+    })
 }

@@ -78,7 +78,7 @@ pub enum VariantOption {
     /// NetHack's Level obs: every observation describes the whole explored level, the
     /// paper's "handcrafted memory oracle" of NetPlay [Level obs] (section 4.2). Not a
     /// memory setting: the row plays its NetHack games with `obs=level`
-    /// (`commands::bench::plan::played`).
+    /// (`ops::bench::plan::played`).
     LevelObs,
 }
 

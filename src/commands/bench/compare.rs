@@ -16,8 +16,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::report::{WM_HEADER, judges_text, show, wm_figures};
 use crate::error::UserError;
+use crate::ops::bench::report::{WM_HEADER, judges_text, show, wm_figures};
 
 mod figures;
 mod side;

@@ -2,8 +2,8 @@
 //! scores in attempt order, its lower bound (borrowed from the other side's speeds when
 //! its server reported none) and the score column's text.
 
-use super::super::report::{Cell, EpisodeRow, Speed, aggregate, mean_std};
 use super::side::{Side, bound_at};
+use crate::ops::bench::report::{Cell, EpisodeRow, Speed, aggregate, mean_std};
 
 /// One side's figures for one (game, design).
 pub(super) struct Figures {

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::super::report::{EpisodeRow, lower_bound, read_episodes_checked};
 use crate::error::UserError;
 use crate::llm::Usage;
+use crate::ops::bench::report::{EpisodeRow, lower_bound, read_episodes_checked};
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
 
 /// One bench of a comparison: its episodes (sums filled in from the run directories

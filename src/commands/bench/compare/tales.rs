@@ -12,9 +12,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::super::report::EpisodeRow;
 use super::side::{Settings, Side};
 use crate::error::UserError;
+use crate::ops::bench::report::EpisodeRow;
 use crate::trajectory::Outcome;
 
 /// The rows of a TALES agent's log directory and what its name and file names say.

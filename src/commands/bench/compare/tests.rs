@@ -1,9 +1,9 @@
 //! Tests of `compare`.
 
 use super::*;
-use crate::commands::bench::report::EpisodeRow;
-use crate::commands::bench::report::sample_row;
 use crate::llm::Usage;
+use crate::ops::bench::report::EpisodeRow;
+use crate::ops::bench::report::sample_row;
 use crate::trajectory::Outcome;
 use std::path::PathBuf;
 

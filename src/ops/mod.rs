@@ -1,0 +1,29 @@
+//! The operations: what the commands do, as library functions over typed inputs that
+//! return typed results. A command parses its arguments into an operation's input,
+//! calls one operation and renders what it returns; an operation prints nothing to
+//! stdout and draws nothing (it shows progress through the sinks and observers it is
+//! given, notices through [`crate::report`]).
+//!
+//! - [`play`]: one game with the agent, its endpoints started and stopped;
+//! - [`mod@bench`]: the paper's evaluation protocol over games, memory designs and attempts.
+
+pub mod bench;
+pub mod play;
+
+use crate::env::EnvError;
+use crate::error::UserError;
+use crate::llm::LlmError;
+
+/// Whether an error is a setup or input error the user must fix (exit code 2): a
+/// [`UserError`], a missing or unloadable game, an unreachable endpoint, a bad key.
+pub fn is_user_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<UserError>().is_some()
+            || cause
+                .downcast_ref::<EnvError>()
+                .is_some_and(EnvError::is_user_error)
+            || cause
+                .downcast_ref::<LlmError>()
+                .is_some_and(LlmError::is_user_error)
+    })
+}
