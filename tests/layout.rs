@@ -34,7 +34,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/commands/bench/compare.rs::markdown",
     "src/commands/bench/compare/side.rs::Side::read",
     "src/ops/bench/report.rs::markdown",
-    "src/commands/qa.rs::run",
     "src/commands/term.rs::show_step",
     "src/env/games.rs::expand",
     "src/env/games.rs::make",

@@ -5,10 +5,12 @@
 //! given, notices through [`crate::report`]).
 //!
 //! - [`play`]: one game with the agent, its endpoints started and stopped;
-//! - [`mod@bench`]: the paper's evaluation protocol over games, memory designs and attempts.
+//! - [`mod@bench`]: the paper's evaluation protocol over games, memory designs and attempts;
+//! - [`qa`]: multi-hop question answering over a question set, and its replay.
 
 pub mod bench;
 pub mod play;
+pub mod qa;
 
 use crate::env::EnvError;
 use crate::error::UserError;
