@@ -6,11 +6,13 @@
 //!
 //! - [`play`]: one game with the agent, its endpoints started and stopped;
 //! - [`mod@bench`]: the paper's evaluation protocol over games, memory designs and attempts;
-//! - [`qa`]: multi-hop question answering over a question set, and its replay.
+//! - [`qa`]: multi-hop question answering over a question set, and its replay;
+//! - [`replay`]: a logged run replayed with no LLM call, checked step by step.
 
 pub mod bench;
 pub mod play;
 pub mod qa;
+pub mod replay;
 
 use crate::env::EnvError;
 use crate::error::UserError;

@@ -8,10 +8,10 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::input::{LoggedRun, ReplayOptions};
 use crate::episode::EpisodeResult;
 use crate::error::UserError;
 use crate::memory::{AriGraph, MemorySettings, Retrieval, export};
+use crate::ops::replay::{LoggedRun, ReplayOptions};
 use crate::trajectory::{self, StepRecord};
 
 /// Per-step graph statistics (paper Figure 5): step, semantic vertices, semantic edges,
