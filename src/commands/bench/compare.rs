@@ -87,6 +87,39 @@ fn paired_alone(b: &Side, a: &Side) -> (Side, Side) {
 /// A [`UserError`] when no game and design has a finished attempt in both benches.
 pub fn markdown(b: &Side, a: &Side) -> Result<String> {
     let (b, a) = &paired_alone(b, a);
+    let (pairs, alone) = pairs(b, a);
+    if !pairs
+        .iter()
+        .any(|(_, _, fb, fa)| fb.cell.episodes > 0 && fa.cell.episodes > 0)
+    {
+        return Err(UserError::new(format!(
+            "nothing to compare: no game and memory design has a finished attempt in both {} and {}",
+            b.dir.display(),
+            a.dir.display()
+        ))
+        .into());
+    }
+    let mut md = settings_table(b, a);
+    md.push_str(&scores_table(&pairs));
+    md.push_str(&world_model_table(&pairs));
+    md.push_str(&cost_table(&pairs));
+    if !alone.is_empty() {
+        md.push_str(&format!(
+            "\nIn one bench only (not compared): {}.\n",
+            alone.join(", ")
+        ));
+    }
+    for n in b.notes.iter().chain(&a.notes) {
+        md.push_str(&format!("\nNote: {n}.\n"));
+    }
+    Ok(md)
+}
+
+/// A game and memory design both benches played: its figures before and after.
+type Pair = (String, String, Figures, Figures);
+
+/// The settings of both benches, side by side.
+fn settings_table(b: &Side, a: &Side) -> String {
     let mut md = String::from("# Before and after\n\n| | before | after |\n|---|---|---|\n");
     let (bs, as_) = (&b.settings, &a.settings);
     let settings = [
@@ -117,7 +150,12 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
     for (name, x, y) in settings {
         md.push_str(&format!("| {name} | {x} | {y} |\n"));
     }
+    md
+}
 
+/// The games and designs both benches played, each side's lower bound borrowed from
+/// the other's speeds where its server reported none; and those only one played.
+fn pairs(b: &Side, a: &Side) -> (Vec<Pair>, Vec<String>) {
     let (ag, ad) = a.keys();
     let (bg, bd) = b.keys();
     let mut games = ag.clone();
@@ -153,20 +191,14 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             }
         }
     }
-    if !pairs
-        .iter()
-        .any(|(_, _, fb, fa)| fb.cell.episodes > 0 && fa.cell.episodes > 0)
-    {
-        return Err(UserError::new(format!(
-            "nothing to compare: no game and memory design has a finished attempt in both {} and {}",
-            b.dir.display(),
-            a.dir.display()
-        ))
-        .into());
-    }
+    (pairs, alone)
+}
 
+/// The normalized scores before and after, with the change in mean.
+fn scores_table(pairs: &[Pair]) -> String {
+    let mut md = String::new();
     md.push_str("\nNormalized score (score / max score): the mean and sample standard deviation over the finished attempts, each attempt's score, the paper's mean of the best 3 when there are more than 3, and failed attempts (left out of the scores).\n\n| game | memory | before | after | change in mean |\n|---|---|---|---|---|\n");
-    for (g, d, fb, fa) in &pairs {
+    for (g, d, fb, fa) in pairs {
         let change = if fb.scores.is_empty() || fa.scores.is_empty() {
             "-".to_string()
         } else {
@@ -178,7 +210,12 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             score_text(fa),
         ));
     }
+    md
+}
 
+/// The world model against the game's ground truth, where either bench measured it.
+fn world_model_table(pairs: &[Pair]) -> String {
+    let mut md = String::new();
     if pairs
         .iter()
         .any(|(_, _, fb, fa)| fb.cell.wm_precision.is_some() || fa.cell.wm_precision.is_some())
@@ -193,7 +230,7 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             WM_HEADER.join(" | "),
             "---|".repeat(WM_HEADER.len())
         ));
-        for (g, d, fb, fa) in &pairs {
+        for (g, d, fb, fa) in pairs {
             for (name, f) in [("before", fb), ("after", fa)] {
                 md.push_str(&format!(
                     "| {g} | {d} | {name} | {} |\n",
@@ -202,10 +239,15 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
             }
         }
     }
+    md
+}
 
+/// The cost per step, with the token bound and the footnotes on borrowed speeds.
+fn cost_table(pairs: &[Pair]) -> String {
+    let mut md = String::new();
     let (mut borrowed, mut beyond) = (false, false);
     md.push_str("\nCost per step. The lower bound is the least a step could take for its tokens: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the bench's server reported; actual / bound is the mean step over it.\n\n| game | memory | bench | median s/step | after / before | mean s/step | prompt / completion tok/step | cached | calls per decision | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (g, d, fb, fa) in &pairs {
+    for (g, d, fb, fa) in pairs {
         for (name, f) in [("before", fb), ("after", fa)] {
             let sp = f.cell.speed.as_ref();
             let ratio = match (name, sp, fb.cell.speed.as_ref()) {
@@ -255,16 +297,7 @@ pub fn markdown(b: &Side, a: &Side) -> Result<String> {
     if beyond {
         md.push_str("\n\\*! above the time the steps took: the other bench's speeds do not hold for this one (another machine, more episodes at once, other threads); read that bound as unknown.\n");
     }
-    if !alone.is_empty() {
-        md.push_str(&format!(
-            "\nIn one bench only (not compared): {}.\n",
-            alone.join(", ")
-        ));
-    }
-    for n in b.notes.iter().chain(&a.notes) {
-        md.push_str(&format!("\nNote: {n}.\n"));
-    }
-    Ok(md)
+    md
 }
 
 #[cfg(test)]

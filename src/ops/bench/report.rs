@@ -8,7 +8,26 @@ use crate::memory::Variant;
 /// The results as Markdown: Table 4's shape (rows: memories; columns: games; cells:
 /// best-3 normalized score), Table 3's (tokens per step), and the details.
 pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u32) -> String {
-    let cell = |g: &str, v: &str| cells.iter().find(|c| c.game == g && c.memory == v);
+    [
+        score_table(cells, games, variants, runs),
+        world_model_table(cells),
+        levels_table(cells),
+        tokens_table(cells, variants),
+        speed_table(cells),
+        details_table(cells),
+        cut_prompts(cells, games, variants),
+    ]
+    .concat()
+}
+
+/// The cell of a game and a row.
+fn cell_of<'c>(cells: &'c [Cell], g: &str, v: &str) -> Option<&'c Cell> {
+    cells.iter().find(|c| c.game == g && c.memory == v)
+}
+
+/// Table 4's shape: rows memories, columns games, cells the best-3 normalized score.
+fn score_table(cells: &[Cell], games: &[String], variants: &[Variant], runs: u32) -> String {
+    let cell = |g: &str, v: &str| cell_of(cells, g, v);
     let mut md = format!(
         "# Ariadne bench\n\nNormalized score: mean of the best 3 of {runs} attempts (the paper's Table 4 rule).\n\n| memory |"
     );
@@ -28,6 +47,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
         }
         md.push('\n');
     }
+    md
+}
+
+/// The world model against the game's ground truth, where a cell measured it.
+fn world_model_table(cells: &[Cell]) -> String {
+    let mut md = String::new();
     if cells.iter().any(|c| c.wm_precision.is_some()) {
         md.push_str(&format!(
             "\nWorld model against the game's ground truth ({}; mean over episodes; precision and the recalls as means over steps; wrong deletions: true facts removed per episode).\n\n| game | memory | {} |\n|---|---|{}\n",
@@ -44,6 +69,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             ));
         }
     }
+    md
+}
+
+/// NetHack's score, deepest level and progression (the paper's Table 1).
+fn levels_table(cells: &[Cell]) -> String {
+    let mut md = String::new();
     if cells.iter().any(|c| c.levels.is_some()) {
         md.push_str("\nScore, deepest dungeon level and progression (NetHack, the paper's Table 1: mean ± sample standard deviation over episodes; progression: BALROG's, the share of human games that reached the same dungeon or experience level and went on to win, mean).\n\n| game | memory | episodes | score | deepest level | progression |\n|---|---|---|---|---|---|\n");
         for c in cells {
@@ -61,6 +92,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             ));
         }
     }
+    md
+}
+
+/// Tokens per step per row (the paper's Table 3).
+fn tokens_table(cells: &[Cell], variants: &[Variant]) -> String {
+    let mut md = String::new();
     md.push_str("\nTokens per step, prompt / completion (the paper's Table 3).\n\n| memory | tokens per step |\n|---|---|\n");
     for v in variants {
         let cs: Vec<&Cell> = cells
@@ -86,6 +123,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             mean(|c| c.completion_tokens_per_step)
         ));
     }
+    md
+}
+
+/// Time per step against its token bound, where the server reported its speeds.
+fn speed_table(cells: &[Cell]) -> String {
+    let mut md = String::new();
     if cells.iter().any(|c| c.speed.is_some()) {
         md.push_str("\nTime per step against the least its tokens allow (lower bound: uncached prompt tokens / prompt speed + completion tokens / generation speed, at the speeds the server reported in this bench).\n\n| game | memory | median s/step | mean s/step | prompt / completion tok/step | cached | calls per decision | prompt tok/s | gen tok/s | lower bound s/step | actual / bound |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
         for c in cells {
@@ -112,6 +155,12 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             ));
         }
     }
+    md
+}
+
+/// Every cell's figures.
+fn details_table(cells: &[Cell]) -> String {
+    let mut md = String::new();
     md.push_str("\nDetails.\n\n| game | memory | episodes | failed | best 3 | mean | std | win rate | steps | LLM calls | prompt tok/step | completion tok/step | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in cells {
         if c.episodes == 0 {
@@ -127,6 +176,13 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
             show(c.prompt_tokens_per_step, 0), show(c.completion_tokens_per_step, 0), c.wall_s
         ));
     }
+    md
+}
+
+/// The rows whose prompts the endpoint probably cut, if any.
+fn cut_prompts(cells: &[Cell], games: &[String], variants: &[Variant]) -> String {
+    let cell = |g: &str, v: &str| cell_of(cells, g, v);
+    let mut md = String::new();
     let cut: Vec<String> = variants
         .iter()
         .flat_map(|v| games.iter().map(move |g| (g, v)))
