@@ -15,6 +15,7 @@ mod answers;
 mod items;
 mod reference_text;
 mod retrieve;
+mod retrieve_variants;
 mod stale;
 
 use reference_text::reference_excluded;
