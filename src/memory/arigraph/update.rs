@@ -11,6 +11,7 @@ use minijinja::context;
 use super::answers::*;
 use super::items::ExtractionItems;
 use super::reference_text::reference_excluded;
+use super::stale::OutdatedQuestion;
 use super::{AriGraphMemory, read_items};
 use crate::llm::{CallLog, Llm, Message};
 use crate::memory::guard::Guard;
@@ -213,7 +214,13 @@ impl AriGraphMemory {
             } else {
                 "outdated"
             };
-            self.ask_outdated(llm, log, purpose, new, old, "old fact")
+            let question = OutdatedQuestion {
+                purpose,
+                new,
+                old,
+                what: "old fact",
+            };
+            self.ask_outdated(llm, log, question)
                 .await?
                 .into_iter()
                 .map(|i| candidates[i - 1])
