@@ -47,7 +47,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/mod.rs::Llm::ask",
     "src/llm/structured.rs::ask",
     "src/llm/structured.rs::choose",
-    "src/memory/arigraph/answers.rs::read_written_theses",
     "src/memory/bridge_discovery.rs::discover_by",
     "src/memory/export.rs::to_dot",
     "src/memory/retrieval.rs::semantic_search_cut",
