@@ -48,7 +48,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/structured.rs::ask",
     "src/llm/structured.rs::choose",
     "src/memory/bridge_discovery.rs::discover_by",
-    "src/memory/export.rs::to_dot",
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
     "src/qa/context.rs::graph_context",
