@@ -47,7 +47,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/mod.rs::Llm::ask",
     "src/llm/structured.rs::ask",
     "src/llm/structured.rs::choose",
-    "src/memory/bridge_discovery.rs::discover_by",
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
     "src/qa/context.rs::graph_context",
