@@ -185,8 +185,59 @@ pub fn discover_by(
     let mut out = Vec::new();
     let mut used = 0;
     loop {
-        let comp = components(g, &sub);
-        // The terminals' components, in order of their first terminal.
+        let round = Round::new(g, choice, terminals, &sub);
+        if round.order.len() < 2 {
+            return out;
+        }
+        // dist(C, v) and the parent of v on a shortest path, per component.
+        let reach: Vec<Reach<'_>> = round.order.iter().map(|&c| round.reach(c)).collect();
+        let Some((vertex, hits)) = round.bridge_vertex(&reach) else {
+            return out;
+        };
+        let triplets = round.paths(&reach, vertex, &hits, &sub);
+        if triplets.is_empty() || used + triplets.len() > budget {
+            return out;
+        }
+        used += triplets.len();
+        sub.extend(triplets.iter().copied());
+        out.push(Bridge {
+            vertex: vertex.to_string(),
+            joins: hits
+                .iter()
+                .map(|&i| round.first[&round.order[i]].to_string())
+                .collect(),
+            triplets,
+        });
+    }
+}
+
+/// Each vertex within [`LEG_HOPS`] of one component: its distance (hops) and its
+/// parent on a shortest path (`None` for the component's own vertices).
+type Reach<'a> = HashMap<&'a str, (u32, Option<&'a str>)>;
+
+/// One round of [`discover_by`] over the subgraph retrieved so far: its components and
+/// the terminals' components, in order of their first terminal.
+struct Round<'a> {
+    g: &'a AriGraph,
+    choice: &'a Choice,
+    terminals: &'a [&'a str],
+    /// Vertex -> component number ([`components`]).
+    comp: HashMap<String, TripletId>,
+    /// The terminals' components, in order of their first terminal.
+    order: Vec<TripletId>,
+    /// Each of those components' first terminal.
+    first: BTreeMap<TripletId, &'a str>,
+}
+
+impl<'a> Round<'a> {
+    /// The components of `sub` and the terminals' among them.
+    fn new(
+        g: &'a AriGraph,
+        choice: &'a Choice,
+        terminals: &'a [&'a str],
+        sub: &BTreeSet<TripletId>,
+    ) -> Self {
+        let comp = components(g, sub);
         let mut order: Vec<TripletId> = Vec::new();
         let mut first: BTreeMap<TripletId, &str> = BTreeMap::new();
         for t in terminals {
@@ -197,84 +248,83 @@ pub fn discover_by(
                 first.insert(c, t);
             }
         }
-        if order.len() < 2 {
-            return out;
+        Round {
+            g,
+            choice,
+            terminals,
+            comp,
+            order,
+            first,
         }
-        // dist(C, v) and the parent of v on a shortest path, per component.
-        let mut reach: Vec<HashMap<&str, (u32, Option<&str>)>> = Vec::new();
-        for &c in &order {
-            let mut sources: Vec<&str> = comp
-                .iter()
-                .filter(|(_, n)| **n == c)
-                .map(|(v, _)| v.as_str())
-                .collect();
-            sources.sort_unstable();
-            let successors = |n: &Option<&str>| -> Vec<(Option<&str>, u32)> {
-                match n {
-                    None => sources.iter().map(|v| (Some(*v), 0)).collect(),
-                    Some(u) => {
-                        let mut next: Vec<(Option<&str>, u32)> = Vec::new();
-                        for &id in g.incident(u).into_iter().flatten() {
-                            if !choice.walks(g, id) {
-                                continue;
-                            }
-                            let t = g.triplet(id);
-                            let w = if t.subject == *u {
-                                &t.object
-                            } else {
-                                &t.subject
-                            };
-                            if !is_value(g, w) && !next.iter().any(|(x, _)| *x == Some(w)) {
-                                next.push((Some(w.as_str()), 1));
-                            }
+    }
+
+    /// dist(C, v) and v's parent on a shortest path for component `c`: Dijkstra with
+    /// unit costs from the component as one source, over the alive triplets `choice`
+    /// walks, never through an attribute value ([`is_value`]), up to [`LEG_HOPS`].
+    fn reach(&self, c: TripletId) -> Reach<'_> {
+        let (g, choice) = (self.g, self.choice);
+        let mut sources: Vec<&str> = self
+            .comp
+            .iter()
+            .filter(|(_, n)| **n == c)
+            .map(|(v, _)| v.as_str())
+            .collect();
+        sources.sort_unstable();
+        let successors = |n: &Option<&str>| -> Vec<(Option<&str>, u32)> {
+            match n {
+                None => sources.iter().map(|v| (Some(*v), 0)).collect(),
+                Some(u) => {
+                    let mut next: Vec<(Option<&str>, u32)> = Vec::new();
+                    for &id in g.incident(u).into_iter().flatten() {
+                        if !choice.walks(g, id) {
+                            continue;
                         }
-                        next
+                        let t = g.triplet(id);
+                        let w = if t.subject == *u {
+                            &t.object
+                        } else {
+                            &t.subject
+                        };
+                        if !is_value(g, w) && !next.iter().any(|(x, _)| *x == Some(w)) {
+                            next.push((Some(w.as_str()), 1));
+                        }
                     }
-                }
-            };
-            let mut found = HashMap::new();
-            for item in dijkstra_reach(&None, successors) {
-                if item.total_cost > LEG_HOPS {
-                    break;
-                }
-                if let Some(v) = item.node {
-                    found.insert(v, (item.total_cost, item.parent.flatten()));
+                    next
                 }
             }
-            reach.push(found);
+        };
+        let mut found = HashMap::new();
+        for item in dijkstra_reach(&None, successors) {
+            if item.total_cost > LEG_HOPS {
+                break;
+            }
+            if let Some(v) = item.node {
+                found.insert(v, (item.total_cost, item.parent.flatten()));
+            }
         }
-        // The bridge vertex: most components reached, then the least total distance,
-        // then the most central (the shortest longest leg), then the first name.
+        found
+    }
+
+    /// The bridge vertex and the components it reaches (indices into `order`): most
+    /// components reached (at least 2), then (under [`Choice::Similarity`]) the most
+    /// semantic connectivity, then the least total distance, then the most central (the
+    /// shortest longest leg), then the first name.
+    fn bridge_vertex<'r>(&self, reach: &[Reach<'r>]) -> Option<(&'r str, Vec<usize>)> {
         let mut candidates: BTreeSet<&str> = BTreeSet::new();
-        for r in &reach {
+        for r in reach {
             candidates.extend(r.keys().copied());
         }
-        // Under `Choice::Similarity`, first the most semantic connectivity.
-        let connectivity = |v: &str, hits: &[usize]| -> f32 {
-            if *choice == Choice::Hops {
-                return 0.0;
-            }
-            hits.iter()
-                .map(|&i| {
-                    terminals
-                        .iter()
-                        .filter(|t| comp.get(**t) == Some(&order[i]))
-                        .map(|t| super::strategies::vertex_similarity(g, v, t))
-                        .fold(0.0_f32, f32::max)
-                })
-                .sum()
-        };
         let best = candidates
             .into_iter()
             .filter_map(|v| {
-                let hits: Vec<usize> = (0..order.len())
+                let hits: Vec<usize> = (0..self.order.len())
                     .filter(|&i| reach[i].contains_key(v))
                     .collect();
                 (hits.len() >= 2).then(|| {
                     let legs = hits.iter().map(|&i| reach[i][v].0);
                     let total: u32 = legs.clone().sum();
                     let longest = legs.max().unwrap_or(0);
-                    let c = connectivity(v, &hits);
+                    let c = self.connectivity(v, &hits);
                     ((std::cmp::Reverse(hits.len()), c, total, longest, v), hits)
                 })
             })
@@ -287,18 +337,46 @@ pub fn discover_by(
                     .then(la.cmp(&lb))
                     .then(va.cmp(vb))
             });
-        let Some(((_, _, _, _, vertex), hits)) = best else {
-            return out;
-        };
+        best.map(|((_, _, _, _, vertex), hits)| (vertex, hits))
+    }
+
+    /// Under [`Choice::Similarity`], `v`'s semantic connectivity to the components it
+    /// reaches (`hits`): the sum over them of its best cosine to one of their terminals;
+    /// 0 under [`Choice::Hops`].
+    fn connectivity(&self, v: &str, hits: &[usize]) -> f32 {
+        if *self.choice == Choice::Hops {
+            return 0.0;
+        }
+        hits.iter()
+            .map(|&i| {
+                self.terminals
+                    .iter()
+                    .filter(|t| self.comp.get(**t) == Some(&self.order[i]))
+                    .map(|t| super::strategies::vertex_similarity(self.g, v, t))
+                    .fold(0.0_f32, f32::max)
+            })
+            .sum()
+    }
+
+    /// The triplets of the shortest paths from `vertex` to each component it reaches
+    /// (`hits`), walking the parents of `reach` back, each once, those already in `sub`
+    /// left out.
+    fn paths(
+        &self,
+        reach: &[Reach<'_>],
+        vertex: &str,
+        hits: &[usize],
+        sub: &BTreeSet<TripletId>,
+    ) -> Vec<TripletId> {
         let mut triplets: Vec<TripletId> = Vec::new();
         let mut seen: HashSet<TripletId> = HashSet::new();
-        for &i in &hits {
+        for &i in hits {
             let mut at = vertex;
             while let Some(&(cost, Some(up))) = reach[i].get(at) {
                 if cost == 0 {
                     break;
                 }
-                if let Some(id) = edge_between(g, at, up, choice)
+                if let Some(id) = edge_between(self.g, at, up, self.choice)
                     && !sub.contains(&id)
                     && seen.insert(id)
                 {
@@ -307,143 +385,9 @@ pub fn discover_by(
                 at = up;
             }
         }
-        if triplets.is_empty() || used + triplets.len() > budget {
-            return out;
-        }
-        used += triplets.len();
-        sub.extend(triplets.iter().copied());
-        out.push(Bridge {
-            vertex: vertex.to_string(),
-            joins: hits.iter().map(|&i| first[&order[i]].to_string()).collect(),
-            triplets,
-        });
+        triplets
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::memory::Triplet;
-
-    fn add(g: &mut AriGraph, s: &str, r: &str, o: &str) -> TripletId {
-        g.add(Triplet::new(s, r, o).unwrap()).0
-    }
-
-    /// Hand-made graph: the query matched "alice, lives in, london" and "paris, is in,
-    /// france" (two components of what was retrieved); the full graph joins them through
-    /// bob (alice - bob - paris). Alice, bob and paris all have total distance 2; bob is
-    /// the most central (legs 1 and 1), so bob is the bridge vertex and the two path
-    /// triplets are added.
-    #[test]
-    fn a_bridge_vertex_joins_two_components() {
-        let mut g = AriGraph::new();
-        let met = add(&mut g, "alice", "met", "bob");
-        let went = add(&mut g, "bob", "went to", "paris");
-        let lives = add(&mut g, "alice", "lives in", "london");
-        let country = add(&mut g, "paris", "is in", "france");
-        add(&mut g, "london", "is near", "oxford");
-        let retrieved: BTreeSet<TripletId> = [lives, country].into();
-        let terminals = ["alice", "london", "paris", "france"];
-        let bridges = discover(&g, &terminals, &retrieved, 6);
-        assert_eq!(
-            bridges,
-            vec![Bridge {
-                vertex: "bob".into(),
-                joins: vec!["alice".into(), "paris".into()],
-                triplets: vec![met, went],
-            }]
-        );
-        // Connected terminals need no bridge; a budget too small adds none.
-        let all: BTreeSet<TripletId> = [lives, country, met, went].into();
-        assert!(discover(&g, &terminals, &all, 6).is_empty());
-        assert!(discover(&g, &terminals, &retrieved, 1).is_empty());
-    }
-
-    /// As AriadneMem chooses: two vertices join alice's and paris's components; bob is
-    /// nearer (legs 1 and 1) but unrelated in meaning, eve is a hop further (legs 1 and
-    /// 2) and close to both terminals: by hops bob bridges, by semantic connectivity eve.
-    /// A path through a fact stated outside the valid time interval is not walked.
-    #[test]
-    fn the_bridge_is_chosen_by_similarity_over_hop_count_within_the_window() {
-        let mut g = AriGraph::new();
-        g.set_step(1);
-        let lives = add(&mut g, "alice", "lives in", "london");
-        let country = add(&mut g, "paris", "is in", "france");
-        let met = add(&mut g, "alice", "met", "bob");
-        let went = add(&mut g, "bob", "went to", "paris");
-        let called = add(&mut g, "alice", "called", "eve");
-        let booked = add(&mut g, "eve", "booked", "hotel");
-        g.set_step(3);
-        let near = add(&mut g, "hotel", "is near", "paris");
-        for (v, e) in [
-            ("alice", [1.0, 0.0, 0.0]),
-            ("paris", [0.0, 1.0, 0.0]),
-            ("bob", [0.0, 0.0, 1.0]),
-            ("eve", [1.0, 1.0, 0.0]),
-            ("hotel", [0.0, 1.0, 1.0]),
-            ("london", [1.0, -1.0, 0.0]),
-            ("france", [-1.0, 1.0, 0.0]),
-        ] {
-            g.set_vertex_embedding(v.into(), e.to_vec());
-        }
-        let retrieved: BTreeSet<TripletId> = [lives, country].into();
-        let terminals = ["alice", "london", "paris", "france"];
-        assert_eq!(discover(&g, &terminals, &retrieved, 6)[0].vertex, "bob");
-        let w = window(&g, &[lives, country]);
-        assert_eq!(w, (0, 21));
-        let by = Choice::Similarity { window: w };
-        let found = discover_by(&g, &terminals, &retrieved, 6, &by);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].vertex, "eve");
-        assert_eq!(found[0].triplets, vec![called, booked, near]);
-        // "hotel, is near, paris" stated at step 3, outside a window of steps 0-2:
-        // eve no longer reaches paris; of the vertices left, the terminal alice is the
-        // most connected (1.0, bob 0.0), joined to paris through bob.
-        let narrow = Choice::Similarity { window: (0, 2) };
-        let found = discover_by(&g, &terminals, &retrieved, 6, &narrow);
-        assert_eq!(found[0].vertex, "alice");
-        assert_eq!(found[0].triplets, vec![met, went]);
-    }
-
-    /// Three components around one hub: one bridge joins them all (a star).
-    #[test]
-    fn one_hub_joins_three_components() {
-        let mut g = AriGraph::new();
-        let a = add(&mut g, "key", "opens", "chest");
-        let b = add(&mut g, "coin", "is in", "purse");
-        let c = add(&mut g, "map", "shows", "island");
-        let ka = add(&mut g, "pirate", "owns", "key");
-        let kb = add(&mut g, "pirate", "owns", "coin");
-        let kc = add(&mut g, "pirate", "owns", "map");
-        let retrieved: BTreeSet<TripletId> = [a, b, c].into();
-        let bridges = discover(&g, &["key", "coin", "map"], &retrieved, 6);
-        assert_eq!(bridges.len(), 1);
-        assert_eq!(bridges[0].vertex, "pirate");
-        assert_eq!(bridges[0].joins, vec!["key", "coin", "map"]);
-        assert_eq!(bridges[0].triplets, vec![ka, kb, kc]);
-    }
-
-    /// Attribute values do not bridge, and paths longer than two legs are not looked for.
-    #[test]
-    fn values_and_far_vertices_do_not_bridge() {
-        let mut g = AriGraph::new();
-        let trunk = add(&mut g, "trunk", "is in", "bedroom");
-        let door = add(&mut g, "door", "is in", "hall");
-        add(&mut g, "trunk", "is", "closed");
-        add(&mut g, "door", "is", "closed");
-        add(&mut g, "bedroom", "has exit", "north");
-        add(&mut g, "hall", "has exit", "north");
-        let retrieved: BTreeSet<TripletId> = [trunk, door].into();
-        assert!(discover(&g, &["trunk", "door"], &retrieved, 6).is_empty());
-        // bedroom - a - b - c - d - hall: 5 hops, more than 2 legs of 2.
-        for w in ["bedroom", "a", "b", "c", "d", "hall"].windows(2) {
-            add(&mut g, w[0], "leads to", w[1]);
-        }
-        assert!(discover(&g, &["trunk", "door"], &retrieved, 6).is_empty());
-        // One hop fewer (bedroom - a - b - hall... 3 hops) is bridged.
-        add(&mut g, "b", "leads to", "hall");
-        let found = discover(&g, &["trunk", "door"], &retrieved, 6);
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].triplets.len(), 3);
-    }
-}
+mod tests;

@@ -86,6 +86,18 @@ fn quote(s: &str) -> String {
 /// dotted one to their episodic vertex.
 pub fn to_dot(graph: &AriGraph) -> String {
     let mut out = String::from("digraph arigraph {\n  rankdir=LR;\n  node [shape=ellipse];\n");
+    dot_semantic(&mut out, graph);
+    dot_episodes(&mut out, graph);
+    dot_theses(&mut out, graph);
+    out.push_str("}\n");
+    out
+}
+
+/// The semantic layer in DOT, onto `out`: every vertex (an ellipse), every alive
+/// triplet (an edge labelled with its relation) and every closed fact (`--retire
+/// close`: a grey dashed edge labelled with its steps `[since, until)`, what superseded
+/// it in the tooltip).
+fn dot_semantic(out: &mut String, graph: &AriGraph) {
     for v in graph.vertices() {
         out.push_str(&format!("  {};\n", quote(v)));
     }
@@ -113,6 +125,12 @@ pub fn to_dot(graph: &AriGraph) -> String {
             quote(&format!("superseded by: {}", by.join("; ")))
         ));
     }
+}
+
+/// The episodic vertices in DOT, onto `out`: a dashed box `step <n>` per episode (its
+/// observation's first 200 characters in the tooltip), joined by dotted edges to the
+/// vertices of its alive triplets.
+fn dot_episodes(out: &mut String, graph: &AriGraph) {
     for e in graph.episodes() {
         let name = format!("step {}", e.step);
         let tip: String = e.observation.chars().take(200).collect();
@@ -135,8 +153,12 @@ pub fn to_dot(graph: &AriGraph) -> String {
             ));
         }
     }
-    // Thesis vertices (`--thesis`): a note per statement, joined to the vertices of its
-    // hyper-edge and to the episodic vertex it came from.
+}
+
+/// Thesis vertices (`--thesis`) in DOT, onto `out`: a note per statement (`thesis
+/// <id>`, grey and dashed once retired), joined to the vertices of its hyper-edge and
+/// to the episodic vertex it came from.
+fn dot_theses(out: &mut String, graph: &AriGraph) {
     for (id, t) in graph.theses().into_iter().enumerate() {
         let name = format!("thesis {id}");
         // A retired thesis is drawn grey, dashed, as a removed triplet is.
@@ -163,8 +185,6 @@ pub fn to_dot(graph: &AriGraph) -> String {
             quote(&name)
         ));
     }
-    out.push_str("}\n");
-    out
 }
 
 #[cfg(test)]

@@ -132,7 +132,14 @@ pub fn semantic_search_many_with(
     scope: HopScope,
     scan: Scan,
 ) -> Vec<Vec<Retrieved>> {
-    semantic_search_cut(g, queries, d, w, scope, scan, None)
+    let bounds = SearchBounds {
+        d,
+        w,
+        scope,
+        scan,
+        cutoff: None,
+    };
+    semantic_search_cut(g, queries, bounds)
 }
 
 /// The similarity cut-off of the reference code's semantic search
@@ -140,60 +147,54 @@ pub fn semantic_search_many_with(
 /// `post_retrieve_threshold = 0.75` by `graphs/contriever_graph.py`).
 pub const PAPER_CUTOFF: f32 = 0.75;
 
+/// Algorithm 2's bounds for [`semantic_search_cut`]: depth `d`, width `w`, the hop
+/// scope, how the all-edge rankings are computed ([`top_w_all`]) and the similarity
+/// cut-off (`None`: every triplet kept).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchBounds {
+    /// Depth: no query at depth >= `d` is expanded.
+    pub d: u32,
+    /// Width: triplets ranked per query or queued vertex.
+    pub w: usize,
+    /// Which semantic edges a hop from a vertex ranks.
+    pub scope: HopScope,
+    /// How the all-edge rankings are computed.
+    pub scan: Scan,
+    /// The least cosine a kept (and expanded) triplet has.
+    pub cutoff: Option<f32>,
+}
+
 /// [`semantic_search_many_with`] with a similarity cut-off: a triplet among a query's
-/// top `w` whose cosine to that query (or queued vertex) is below `cutoff` is neither
-/// kept nor expanded, as in the reference code's `graph_retr_search`. `None` keeps
-/// every triplet (Algorithm 2 as the paper states it).
+/// top `w` whose cosine to that query (or queued vertex) is below `bounds.cutoff` is
+/// neither kept nor expanded, as in the reference code's `graph_retr_search`. `None`
+/// keeps every triplet (Algorithm 2 as the paper states it).
 pub fn semantic_search_cut<'g>(
     g: &'g AriGraph,
     queries: &[&[f32]],
-    d: u32,
-    w: usize,
-    scope: HopScope,
-    scan: Scan,
-    cutoff: Option<f32>,
+    bounds: SearchBounds,
 ) -> Vec<Vec<Retrieved>> {
+    let SearchBounds {
+        d,
+        w,
+        scope,
+        scan,
+        cutoff,
+    } = bounds;
     if d == 0 || queries.is_empty() {
         return vec![Vec::new(); queries.len()];
     }
-    struct Search<'g> {
-        found: Vec<Retrieved>,
-        seen_triplets: HashSet<TripletId>,
-        seen_vertices: HashSet<&'g str>,
-        level: VecDeque<&'g str>,
-    }
-    let mut searches: Vec<Search<'g>> = queries
+    let mut searches: Vec<Frontier<'g>> = queries
         .iter()
-        .map(|_| Search {
+        .map(|_| Frontier {
             found: Vec::new(),
             seen_triplets: HashSet::new(),
             seen_vertices: HashSet::new(),
             level: VecDeque::new(),
         })
         .collect();
-    let take = |s: &mut Search<'g>, hits: Vec<(TripletId, f32)>, depth: u32| {
-        for (id, similarity) in hits {
-            if cutoff.is_some_and(|c| similarity < c) {
-                continue;
-            }
-            let t = g.triplet(id);
-            for v in [t.subject.as_str(), t.object.as_str()] {
-                if s.seen_vertices.insert(v) {
-                    s.level.push_back(v);
-                }
-            }
-            if s.seen_triplets.insert(id) {
-                s.found.push(Retrieved {
-                    id,
-                    depth,
-                    similarity,
-                });
-            }
-        }
-    };
     // Depth 0: the queries themselves, in one pass.
     for (s, hits) in searches.iter_mut().zip(top_w_all(g, queries, w, scan)) {
-        take(s, hits, 0);
+        s.take(g, hits, 0, cutoff);
     }
     for depth in 1..d {
         // The vertices queued at this depth, per search, in queue order.
@@ -205,47 +206,105 @@ pub fn semantic_search_cut<'g>(
             break;
         }
         let hits: Vec<Vec<Vec<(TripletId, f32)>>> = match scope {
-            HopScope::All => {
-                // Each distinct vertex with an embedding, scanned once.
-                let mut slot: HashMap<&str, usize> = HashMap::new();
-                let mut vectors: Vec<&[f32]> = Vec::new();
-                for &v in levels.iter().flatten() {
-                    if let (false, Some(e)) = (slot.contains_key(v), g.vertex_embedding(v)) {
-                        slot.insert(v, vectors.len());
-                        vectors.push(e);
-                    }
-                }
-                let all = top_w_all(g, &vectors, w, scan);
-                levels
-                    .iter()
-                    .map(|level| {
-                        level
-                            .iter()
-                            .map(|v| slot.get(v).map(|&i| all[i].clone()).unwrap_or_default())
-                            .collect()
-                    })
-                    .collect()
-            }
-            HopScope::Incident => levels
-                .iter()
-                .map(|level| {
-                    level
-                        .iter()
-                        .map(|v| match g.vertex_embedding(v) {
-                            Some(e) => top_w_incident(g, v, e, w),
-                            None => Vec::new(),
-                        })
-                        .collect()
-                })
-                .collect(),
+            HopScope::All => hop_all(g, &levels, w, scan),
+            HopScope::Incident => hop_incident(g, &levels, w),
         };
         for (s, per_vertex) in searches.iter_mut().zip(hits) {
             for h in per_vertex {
-                take(s, h, depth);
+                s.take(g, h, depth, cutoff);
             }
         }
     }
     searches.into_iter().map(|s| s.found).collect()
+}
+
+/// One query's breadth-first search in [`semantic_search_cut`]: the triplets found (in
+/// the order found), the triplets and vertices seen, and the vertices queued for the
+/// next depth.
+struct Frontier<'g> {
+    found: Vec<Retrieved>,
+    seen_triplets: HashSet<TripletId>,
+    seen_vertices: HashSet<&'g str>,
+    level: VecDeque<&'g str>,
+}
+
+impl<'g> Frontier<'g> {
+    /// Take one ranking's `hits` at `depth`: a hit below `cutoff` is skipped; the
+    /// others' vertices not seen yet are queued, and their triplets not found yet are
+    /// kept with that depth and similarity.
+    fn take(
+        &mut self,
+        g: &'g AriGraph,
+        hits: Vec<(TripletId, f32)>,
+        depth: u32,
+        cutoff: Option<f32>,
+    ) {
+        for (id, similarity) in hits {
+            if cutoff.is_some_and(|c| similarity < c) {
+                continue;
+            }
+            let t = g.triplet(id);
+            for v in [t.subject.as_str(), t.object.as_str()] {
+                if self.seen_vertices.insert(v) {
+                    self.level.push_back(v);
+                }
+            }
+            if self.seen_triplets.insert(id) {
+                self.found.push(Retrieved {
+                    id,
+                    depth,
+                    similarity,
+                });
+            }
+        }
+    }
+}
+
+/// One hop with [`HopScope::All`]: for each search's queued vertices (`levels`), each
+/// vertex's top-`w` among all alive triplets (none without an embedding); each
+/// distinct vertex with an embedding is scanned once, all in one [`top_w_all`] pass.
+fn hop_all(
+    g: &AriGraph,
+    levels: &[Vec<&str>],
+    w: usize,
+    scan: Scan,
+) -> Vec<Vec<Vec<(TripletId, f32)>>> {
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut vectors: Vec<&[f32]> = Vec::new();
+    for &v in levels.iter().flatten() {
+        if let (false, Some(e)) = (slot.contains_key(v), g.vertex_embedding(v)) {
+            slot.insert(v, vectors.len());
+            vectors.push(e);
+        }
+    }
+    let all = top_w_all(g, &vectors, w, scan);
+    levels
+        .iter()
+        .map(|level| {
+            level
+                .iter()
+                .map(|v| slot.get(v).map(|&i| all[i].clone()).unwrap_or_default())
+                .collect()
+        })
+        .collect()
+}
+
+/// One hop with [`HopScope::Incident`]: for each search's queued vertices (`levels`),
+/// each vertex's top-`w` among the triplets incident to it (none without an
+/// embedding).
+fn hop_incident(g: &AriGraph, levels: &[Vec<&str>], w: usize) -> Vec<Vec<Vec<(TripletId, f32)>>> {
+    levels
+        .iter()
+        .map(|level| {
+            level
+                .iter()
+                .map(|v| match g.vertex_embedding(v) {
+                    Some(e) => top_w_incident(g, v, e, w),
+                    None => Vec::new(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Episodic search, Eq. 1: score every episodic vertex by the retrieved triplets in its

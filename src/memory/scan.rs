@@ -7,6 +7,7 @@
 use super::graph::{AriGraph, TripletId};
 use super::int_dot::{self, Kernel, QueryCodes};
 use super::similarity::{cosine_from_dot, cosine_with_norms, dot};
+use super::vectors::TripletVectors;
 
 /// The `w` best (id, similarity) pairs seen so far, best first; ties go to the older
 /// triplet (smaller id).
@@ -164,97 +165,154 @@ pub fn top_w_all(
     // (never seen in practice) is scored one pair at a time.
     let (blocked, single): (Vec<usize>, Vec<usize>) =
         (0..queries.len()).partition(|&k| dim > 0 && queries[k].len() == dim);
-    let rows = vectors.rows();
+    let batch = Batch {
+        queries,
+        norms,
+        blocked,
+        single,
+    };
     if approximate && w > 0 && dim <= int_dot::MAX_LEN {
-        let kernel = Kernel::detect();
-        // Each query's codes, and the factor that turns an integer dot product into the
-        // approximate cosine with the row's own factor: (d × row) × query.
-        let codes: Vec<(QueryCodes, f32)> = blocked
-            .iter()
-            .map(|&k| {
-                let mut c = vec![0i8; dim];
-                let s = super::vectors::quantize(queries[k], &mut c);
-                let root = norms[k].sqrt();
-                (QueryCodes::new(c), if root == 0.0 { 0.0 } else { s / root })
-            })
-            .collect();
-        let mut candidates: Vec<TopW> = blocked
-            .iter()
-            .map(|_| TopW::new(CANDIDATES_PER_W * w))
-            .collect();
-        let slot: Vec<usize> = (0..blocked.len()).collect();
-        let mut sums = vec![0i32; INT_TILE * INT_BLOCK];
-        for start in (0..rows).step_by(INT_TILE) {
-            let tile = start..(start + INT_TILE).min(rows);
-            let tile_codes = vectors.codes(tile.clone());
-            for b in slot.chunks(INT_BLOCK) {
-                macro_rules! run {
-                    ($n:literal) => {{
-                        let q: [&QueryCodes; $n] = std::array::from_fn(|j| &codes[b[j]].0);
-                        kernel.tile(q, tile_codes, dim, &mut sums);
-                        for (r, id) in tile.clone().enumerate() {
-                            if !vectors.is_live(id) {
-                                continue;
-                            }
-                            let row = vectors.code_factor(id);
-                            for j in 0..$n {
-                                let approx = (sums[r * $n + j] as f32 * row) * codes[b[j]].1;
-                                candidates[b[j]].offer(TripletId(id), approx);
-                            }
-                        }
-                    }};
-                }
-                match b.len() {
-                    8 => run!(8),
-                    7 => run!(7),
-                    6 => run!(6),
-                    5 => run!(5),
-                    4 => run!(4),
-                    3 => run!(3),
-                    2 => run!(2),
-                    _ => run!(1),
-                }
-            }
-        }
-        for (j, c) in candidates.into_iter().enumerate() {
-            let k = blocked[j];
-            for (id, _) in c.items {
-                let (e, ne) = vectors.row(id.0);
-                scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
-            }
-        }
+        let candidates = prescan(vectors, &batch, w);
+        rerank(vectors, &batch, candidates, &mut scored);
     } else {
-        for start in (0..rows).step_by(TILE) {
-            let tile = start..(start + TILE).min(rows);
-            for_blocks(&blocked, |b| {
-                macro_rules! run {
-                    ($n:literal) => {{
-                        let q: [&[f32]; $n] = std::array::from_fn(|j| queries[b[j]]);
-                        for id in tile.clone() {
-                            if !vectors.is_live(id) {
-                                continue;
-                            }
-                            let (e, ne) = vectors.row(id);
-                            let d = dot_block(&q, e);
-                            for j in 0..$n {
-                                let k = b[j];
-                                scored[k].offer(TripletId(id), cosine_from_dot(d[j], norms[k], ne));
-                            }
+        scan_exact(vectors, &batch, &mut scored);
+    }
+    scan_outside_kernels(g, &batch, &mut scored);
+    scored.into_iter().map(|s| s.items).collect()
+}
+
+/// One scan's queries ([`top_w_all`]): the queries, their squared norms, and which of
+/// them (by position in `queries`) go through the blocked kernels (`blocked`: as long
+/// as the stored rows) or are scored one pair at a time (`single`).
+struct Batch<'q> {
+    /// The query vectors.
+    queries: &'q [&'q [f32]],
+    /// Each query's [`dot`] with itself.
+    norms: Vec<f32>,
+    /// The queries the kernels score.
+    blocked: Vec<usize>,
+    /// The queries of another length, scored pair by pair.
+    single: Vec<usize>,
+}
+
+/// The approximate path's i8 pre-scan ([`Scan::Approximate`]): for each blocked query
+/// (in the order of `batch.blocked`), its best [`CANDIDATES_PER_W`]` × w` alive rows by
+/// the approximate cosine `(d × row factor) × query factor`, one tiled pass of
+/// [`INT_TILE`] rows against blocks of [`INT_BLOCK`] queries ([`int_dot`]).
+fn prescan(vectors: &TripletVectors, batch: &Batch<'_>, w: usize) -> Vec<TopW> {
+    let (queries, norms, blocked) = (batch.queries, &batch.norms, &batch.blocked);
+    let dim = vectors.dim();
+    let rows = vectors.rows();
+    let kernel = Kernel::detect();
+    // Each query's codes, and the factor that turns an integer dot product into the
+    // approximate cosine with the row's own factor: (d × row) × query.
+    let codes: Vec<(QueryCodes, f32)> = blocked
+        .iter()
+        .map(|&k| {
+            let mut c = vec![0i8; dim];
+            let s = super::vectors::quantize(queries[k], &mut c);
+            let root = norms[k].sqrt();
+            (QueryCodes::new(c), if root == 0.0 { 0.0 } else { s / root })
+        })
+        .collect();
+    let mut candidates: Vec<TopW> = blocked
+        .iter()
+        .map(|_| TopW::new(CANDIDATES_PER_W * w))
+        .collect();
+    let slot: Vec<usize> = (0..blocked.len()).collect();
+    let mut sums = vec![0i32; INT_TILE * INT_BLOCK];
+    for start in (0..rows).step_by(INT_TILE) {
+        let tile = start..(start + INT_TILE).min(rows);
+        let tile_codes = vectors.codes(tile.clone());
+        for b in slot.chunks(INT_BLOCK) {
+            macro_rules! run {
+                ($n:literal) => {{
+                    let q: [&QueryCodes; $n] = std::array::from_fn(|j| &codes[b[j]].0);
+                    kernel.tile(q, tile_codes, dim, &mut sums);
+                    for (r, id) in tile.clone().enumerate() {
+                        if !vectors.is_live(id) {
+                            continue;
                         }
-                    }};
-                }
-                match b.len() {
-                    4 => run!(4),
-                    3 => run!(3),
-                    2 => run!(2),
-                    _ => run!(1),
-                }
-            });
+                        let row = vectors.code_factor(id);
+                        for j in 0..$n {
+                            let approx = (sums[r * $n + j] as f32 * row) * codes[b[j]].1;
+                            candidates[b[j]].offer(TripletId(id), approx);
+                        }
+                    }
+                }};
+            }
+            match b.len() {
+                8 => run!(8),
+                7 => run!(7),
+                6 => run!(6),
+                5 => run!(5),
+                4 => run!(4),
+                3 => run!(3),
+                2 => run!(2),
+                _ => run!(1),
+            }
         }
     }
-    // Pairs outside the kernels: other query lengths, and embeddings kept apart.
-    for &k in &single {
-        for id in 0..rows {
+    candidates
+}
+
+/// The approximate path's exact re-ranking: each blocked query's pre-scan `candidates`
+/// (in the order of `batch.blocked`) offered to its top-w in `scored` with their exact
+/// cosine ([`cosine_with_norms`]).
+fn rerank(vectors: &TripletVectors, batch: &Batch<'_>, candidates: Vec<TopW>, scored: &mut [TopW]) {
+    let (queries, norms) = (batch.queries, &batch.norms);
+    for (j, c) in candidates.into_iter().enumerate() {
+        let k = batch.blocked[j];
+        for (id, _) in c.items {
+            let (e, ne) = vectors.row(id.0);
+            scored[k].offer(id, cosine_with_norms(queries[k], e, norms[k], ne));
+        }
+    }
+}
+
+/// The exact path ([`Scan::Exact`]): every alive row offered to each blocked query's
+/// top-w in `scored` with its cosine, one tiled pass of [`TILE`] rows against blocks of
+/// [`BLOCK`] queries per load ([`dot_block`]).
+fn scan_exact(vectors: &TripletVectors, batch: &Batch<'_>, scored: &mut [TopW]) {
+    let (queries, norms) = (batch.queries, &batch.norms);
+    let rows = vectors.rows();
+    for start in (0..rows).step_by(TILE) {
+        let tile = start..(start + TILE).min(rows);
+        for_blocks(&batch.blocked, |b| {
+            macro_rules! run {
+                ($n:literal) => {{
+                    let q: [&[f32]; $n] = std::array::from_fn(|j| queries[b[j]]);
+                    for id in tile.clone() {
+                        if !vectors.is_live(id) {
+                            continue;
+                        }
+                        let (e, ne) = vectors.row(id);
+                        let d = dot_block(&q, e);
+                        for j in 0..$n {
+                            let k = b[j];
+                            scored[k].offer(TripletId(id), cosine_from_dot(d[j], norms[k], ne));
+                        }
+                    }
+                }};
+            }
+            match b.len() {
+                4 => run!(4),
+                3 => run!(3),
+                2 => run!(2),
+                _ => run!(1),
+            }
+        });
+    }
+}
+
+/// Pairs outside the kernels, scored one at a time into `scored`: the queries of
+/// another length against every alive row, and every query against the embeddings
+/// kept apart from the matrix ([`AriGraph::odd_embedded`]).
+fn scan_outside_kernels(g: &AriGraph, batch: &Batch<'_>, scored: &mut [TopW]) {
+    let (queries, norms) = (batch.queries, &batch.norms);
+    let vectors = g.triplet_vectors();
+    for &k in &batch.single {
+        for id in 0..vectors.rows() {
             if vectors.is_live(id) {
                 let (e, ne) = vectors.row(id);
                 scored[k].offer(
@@ -271,5 +329,4 @@ pub fn top_w_all(
             }
         }
     }
-    scored.into_iter().map(|s| s.items).collect()
 }

@@ -152,31 +152,7 @@ pub(super) fn read_written_theses(
         // string (a repair).
         let entities = match names {
             None => None,
-            Some(Some(Value::Array(es))) => {
-                let mut kept: Vec<String> = Vec::new();
-                let mut keys: Vec<String> = Vec::new();
-                for e in es {
-                    match e.as_str().map(str::trim) {
-                        Some("") => {}
-                        Some(n) if n.chars().count() > bounds::ENTITY_CHARS => trimmed += 1,
-                        Some(n) => {
-                            // Spellings of one entity count once against the limit.
-                            let k = crate::memory::names::entity_key(n);
-                            if keys.contains(&k) {
-                                continue;
-                            }
-                            if kept.len() == thesis::THESIS_ENTITIES {
-                                trimmed += 1;
-                                continue;
-                            }
-                            keys.push(k);
-                            kept.push(n.to_string());
-                        }
-                        None => repaired = true,
-                    }
-                }
-                Some(kept)
-            }
+            Some(Some(Value::Array(es))) => Some(written_entities(es, &mut repaired, &mut trimmed)),
             Some(_) => {
                 repaired = true;
                 None
@@ -191,6 +167,37 @@ pub(super) fn read_written_theses(
         out.push(WrittenThesis { text, entities });
     }
     (out, repaired, trimmed)
+}
+
+/// The entities a written thesis links ([`read_written_theses`]): the names of `es`,
+/// trimmed, each entity once (spellings of one entity count once), at most
+/// [`thesis::THESIS_ENTITIES`] of at most [`bounds::ENTITY_CHARS`] characters. A blank
+/// name is skipped; an over-long one, or one past the limit, is counted in `trimmed`;
+/// an item that is not a string sets `repaired`.
+fn written_entities(es: &[Value], repaired: &mut bool, trimmed: &mut u32) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    for e in es {
+        match e.as_str().map(str::trim) {
+            Some("") => {}
+            Some(n) if n.chars().count() > bounds::ENTITY_CHARS => *trimmed += 1,
+            Some(n) => {
+                // Spellings of one entity count once against the limit.
+                let k = crate::memory::names::entity_key(n);
+                if keys.contains(&k) {
+                    continue;
+                }
+                if kept.len() == thesis::THESIS_ENTITIES {
+                    *trimmed += 1;
+                    continue;
+                }
+                keys.push(k);
+                kept.push(n.to_string());
+            }
+            None => *repaired = true,
+        }
+    }
+    kept
 }
 
 impl Bounded for Extraction {

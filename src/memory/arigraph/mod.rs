@@ -9,22 +9,20 @@
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
-use minijinja::context;
 
 mod answers;
 mod items;
 mod reference_text;
 mod retrieve;
+mod retrieve_variants;
 mod stale;
-
-use reference_text::reference_excluded;
+mod update;
 
 use super::gating::{self, Gate, Judgement};
-use super::guard::Guard;
 use super::similarity;
 use super::{
-    AriGraph, ExtractionPrompt, MemoryDesign, MemoryModule, MemorySettings, Observed,
-    OutdatedScope, Queries, Retire, Retrieval, ThesisId, Triplet, TripletId, UpdateReport,
+    AriGraph, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retire, Retrieval,
+    UpdateReport,
 };
 use crate::llm::{CallLog, EmbedKind, Llm};
 use answers::*;
@@ -145,234 +143,22 @@ impl AriGraphMemory {
             self.visited
                 .insert(crate::memory::names::entity_key(seen.room));
         }
-        let rules = self.settings.rules;
-        let thesis = self.settings.thesis;
-        let form = self.settings.personalai;
-        let entities = thesis && form.theses_with_entities();
-        let messages = match self.settings.extraction_prompt() {
-            ExtractionPrompt::Reference => llm.prompts.render(
-                "extract_reference",
-                context! { example => &self.last_retrieved, thesis => thesis, entities => entities, as_reference => self.settings.revision().reference_messages(), ..minijinja::Value::from_serialize(seen) },
-            )?,
-            ExtractionPrompt::Ariadne { known } => {
-                let known = if known {
-                    self.known_in_view(seen.observation)
-                } else {
-                    Vec::new()
-                };
-                llm.prompts.render(
-                    "extract_triplets",
-                    context! { known => known, compact_triplets => self.settings.revision().compact_triplets(), shows_known_facts => self.settings.revision().shows_known_facts(), thesis => thesis, entities => entities, ..minijinja::Value::from_serialize(seen) },
-                )?
-            }
-        };
-        let schema = extraction_schema(self.settings.max_triplets, rules, thesis.then_some(form));
-        let extraction: Option<Extraction> = if self.settings.revision().reads_items_as_triplets() {
-            let items: Option<ExtractionItems> = llm
-                .ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
-                .await?;
-            items.map(|items| read_items(log, items))
-        } else {
-            llm.ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
-                .await?
-        };
-        // Theses (`--thesis`): in an accepted answer, a missing or malformed field is no
-        // thesis, counted as a repair (a rejected answer was counted already).
-        // As the paper runs them, each thesis comes with the entities it links.
-        let mut written: Vec<WrittenThesis> = Vec::new();
-        let raw_triplets = match extraction {
-            Some(e) => {
-                if entities {
-                    let (theses, repaired, trimmed) =
-                        read_written_theses(e.theses.as_ref(), form.theses_per_step());
-                    log.repairs += u32::from(repaired);
-                    log.trimmed += trimmed;
-                    // Noted on the extraction call, as its other cuts are.
-                    if trimmed > 0
-                        && let Some(call) = log.calls.last_mut()
-                    {
-                        call.trimmed.push(format!(
-                            "theses: {trimmed} items or parts cut or dropped for length or count"
-                        ));
-                    }
-                    report.theses = theses.iter().map(|t| t.text.clone()).collect();
-                    written = theses;
-                } else if thesis {
-                    let (texts, repaired, trimmed) = read_theses(e.theses.as_ref());
-                    log.repairs += u32::from(repaired);
-                    log.trimmed += trimmed;
-                    report.theses = texts;
-                }
-                e.triplets
-            }
-            None => Vec::new(),
-        };
-        let mut seen_set = HashSet::new();
-        for raw in raw_triplets {
-            if let Some(t) = Triplet::new(&raw.subject, &raw.relation, &raw.object)
-                && seen_set.insert(t.clone())
-                && report.extracted.len() < self.settings.max_triplets
-            {
-                report.extracted.push(t);
-            }
-        }
-
-        // E_s^rel: alive edges incident to the new triplets' vertices (or, with the
-        // subject scope, having a new triplet's subject as subject), minus the new ones.
-        let subjects: HashSet<&str> = report
-            .extracted
-            .iter()
-            .map(|t| t.subject.as_str())
-            .collect();
-        let vertices: Vec<&str> = report
-            .extracted
-            .iter()
-            .flat_map(|t| [t.subject.as_str(), t.object.as_str()])
-            .collect();
-        let scope = self.settings.outdated_scope;
-        let pins = self.settings.revision().grounds_moves();
-        let prefilter = self.settings.prefilters();
-        let guard = self.settings.guard();
-        let matcher = Guard::of(self.settings.revision());
-        let reference = self.settings.revision().reference_outdated_check();
-        let candidates: Vec<TripletId> = self
-            .graph
-            .incident_to(vertices)
-            .into_iter()
-            .filter(|id| {
-                let t = self.graph.triplet(*id);
-                let pinned = pins && self.graph.is_pinned(*id);
-                !seen_set.contains(t)
-                    && !pinned
-                    && (scope == OutdatedScope::Incident || subjects.contains(t.subject.as_str()))
-                    // Memory rules 7: the reference never offers a fact naming a
-                    // direction or holding "used for", "to be", "associated with".
-                    && !(reference && !seen.passage && reference_excluded(&t.text()))
-                    // Rule `verdict-guard` (from memory rules 3): a fact no new
-                    // triplet may retire (see the guard below) is not asked about; its
-                    // verdict could change nothing.
-                    && (!prefilter
-                        || report
-                            .extracted
-                            .iter()
-                            .any(|n| matcher.may_retire(n, t)))
-            })
-            .collect();
-        // Question answering builds its graph with no outdated check (the reference's
-        // `update_without_retrieve`) unless asked for one (`ariadne qa
-        // --outdated-check`), which asks about facts read from texts.
-        let candidates = if self.settings.outdated_check {
-            candidates
-        } else {
-            Vec::new()
-        };
+        let extraction = self.extract(llm, log, seen).await?;
+        let (raw_triplets, written) = self.read_extraction(log, &mut report, extraction);
+        let seen_set = self.keep_triplets(&mut report, raw_triplets);
+        let candidates = self.outdated_candidates(seen, &report.extracted, &seen_set);
         report.checked = candidates.len();
-        let mut retired: Vec<TripletId> = Vec::new();
-        let verdicts: Vec<TripletId> = if candidates.is_empty() {
-            Vec::new()
-        } else if reference && !seen.passage {
-            self.ask_replacing(llm, log, &report.extracted, &candidates)
-                .await?
-        } else {
-            let new: Vec<String> = report.extracted.iter().map(Triplet::text).collect();
-            let old: Vec<String> = candidates
-                .iter()
-                .map(|id| self.graph.triplet(*id).text())
-                .collect();
-            let purpose = if seen.passage {
-                "qa_outdated"
-            } else {
-                "outdated"
-            };
-            self.ask_outdated(llm, log, purpose, new, old, "old fact")
-                .await?
-                .into_iter()
-                .map(|i| candidates[i - 1])
-                .collect()
-        };
-        for id in verdicts {
-            if let Some(g) = guard
-                && !report
-                    .extracted
-                    .iter()
-                    .any(|n| g.may_retire(n, self.graph.triplet(id)))
-            {
-                report.rejected_verdicts += 1;
-                continue;
-            }
-            if self.graph.remove(id) {
-                report.removed.push(self.graph.triplet(id).clone());
-                retired.push(id);
-            }
-        }
-
-        let mut ids = Vec::new();
-        for t in &report.extracted {
-            let (id, fresh) = self.graph.add(t.clone());
-            if fresh {
-                report.added.push(t.clone());
-            }
-            ids.push(id);
-        }
-        // Closing (AriadneMem's conflict-aware coarsening): each retired fact keeps its
-        // interval and a link to the new facts that may retire it (the verdict guard's
-        // match; any new fact sharing a vertex with it when none is of its kind).
+        let verdicts = self
+            .outdated_verdicts(llm, log, seen, &report.extracted, &candidates)
+            .await?;
+        let retired = self.remove_outdated(&mut report, verdicts);
+        let ids = self.merge_extracted(&mut report);
         if self.settings.retire == Retire::Close {
-            for old in retired {
-                let t = self.graph.triplet(old).clone();
-                let of_kind: Vec<TripletId> = report
-                    .extracted
-                    .iter()
-                    .zip(&ids)
-                    .filter(|(n, _)| matcher.may_retire(n, &t))
-                    .map(|(_, id)| *id)
-                    .collect();
-                let by = if of_kind.is_empty() {
-                    report
-                        .extracted
-                        .iter()
-                        .zip(&ids)
-                        .filter(|(n, _)| {
-                            [&n.subject, &n.object]
-                                .iter()
-                                .any(|v| **v == t.subject || **v == t.object)
-                        })
-                        .map(|(_, id)| *id)
-                        .collect()
-                } else {
-                    of_kind
-                };
-                self.graph.supersede(old, &by);
-            }
+            self.close_retired(&report.extracted, &ids, retired);
         }
-        // Thesis vertices: added once this step's triplets are in (their hyper-edges
-        // see the new vertices), embedded in the same batch, linked to the episode.
-        let added: Vec<(ThesisId, bool)> = if entities {
-            written
-                .iter()
-                .map(|t| {
-                    self.graph
-                        .add_thesis_linking(&t.text, seen.step, t.entities.as_deref())
-                })
-                .collect()
-        } else {
-            report
-                .theses
-                .iter()
-                .map(|t| self.graph.add_thesis(t, seen.step))
-                .collect()
-        };
-        let thesis_ids: Vec<ThesisId> = added.iter().map(|(id, _)| *id).collect();
-        if thesis && form.retires_stale_theses() && self.settings.outdated_check {
-            let fresh: Vec<ThesisId> = added
-                .iter()
-                .filter(|(_, f)| *f)
-                .map(|(id, _)| *id)
-                .collect();
-            report.retired_theses = self
-                .retire_stale_theses(llm, log, &fresh, &thesis_ids, seen.step)
-                .await?;
-        }
+        let thesis_ids = self
+            .add_theses(llm, log, seen.step, &mut report, &written)
+            .await?;
         self.embed_missing(llm, log).await?;
         self.graph
             .add_episode(seen.step, seen.observation.to_string(), ids);

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use super::reference_text::named_triplet;
+use super::reference_text::{named_triplet, reference_excluded};
 use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
-use crate::memory::{RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
+use crate::memory::{RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, Triplet};
 use serde_json::{Value, json};
 
 fn extraction(triplets: &[(&str, &str, &str)]) -> String {

@@ -18,6 +18,20 @@ use crate::memory::{ThesisId, Triplet, TripletId};
 /// known facts shown to the extractor: the paper gives none).
 pub(super) const STALE_CANDIDATES: usize = 20;
 
+/// One outdated check's question ([`AriGraphMemory::ask_outdated`]): the prompt (and
+/// call purpose) asking it, the new items, the numbered old ones and what an old one is
+/// called in the refusal of a bad number.
+pub(super) struct OutdatedQuestion<'a> {
+    /// The prompt's name, also the call's purpose in the log.
+    pub purpose: &'a str,
+    /// The new items, as text.
+    pub new: Vec<String>,
+    /// The old items, as text, numbered from 1 in the prompt.
+    pub old: Vec<String>,
+    /// What an old item is called ("old fact", "older statement").
+    pub what: &'a str,
+}
+
 impl AriGraphMemory {
     /// PersonalAI's check for stale theses (Appendix B): the older theses that hold and
     /// share an entity with a `fresh` one (not among this step's `ids`; the newest
@@ -67,10 +81,12 @@ impl AriGraphMemory {
             .ask_outdated(
                 llm,
                 log,
-                "outdated_theses",
-                new,
-                old_texts.clone(),
-                "older statement",
+                OutdatedQuestion {
+                    purpose: "outdated_theses",
+                    new,
+                    old: old_texts.clone(),
+                    what: "older statement",
+                },
             )
             .await?;
         let mut retired = Vec::new();
@@ -135,10 +151,10 @@ impl AriGraphMemory {
     }
 
     /// One outdated check (paper section 2; PersonalAI Appendix B for theses): the
-    /// prompt and schema `purpose` show the `new` items and the numbered `old` ones; the
-    /// numbers the LLM marks, sorted, each once, all within `1..=old.len()` (an answer
-    /// naming another is refused as not "the number of an `what`" and asked again; a bad
-    /// answer marks nothing).
+    /// prompt and schema `question.purpose` show the `new` items and the numbered `old`
+    /// ones; the numbers the LLM marks, sorted, each once, all within `1..=old.len()`
+    /// (an answer naming another is refused as not "the number of an `what`" and asked
+    /// again; a bad answer marks nothing).
     ///
     /// # Errors
     /// Transport errors from the endpoint, prompt rendering errors.
@@ -146,11 +162,14 @@ impl AriGraphMemory {
         &self,
         llm: &Llm,
         log: &mut CallLog,
-        purpose: &str,
-        new: Vec<String>,
-        old: Vec<String>,
-        what: &str,
+        question: OutdatedQuestion<'_>,
     ) -> Result<Vec<usize>> {
+        let OutdatedQuestion {
+            purpose,
+            new,
+            old,
+            what,
+        } = question;
         let n = old.len();
         let messages = llm
             .prompts

@@ -6,7 +6,7 @@ use super::*;
 use crate::llm::prompts::Prompts;
 use crate::llm::scripted::Scripted;
 use crate::memory::bridge_discovery::BridgeRecord;
-use crate::memory::{PersonalAiForm, Strategy};
+use crate::memory::{PersonalAiForm, Strategy, ThesisId, Triplet};
 use serde_json::{Value, json};
 
 fn observed(step: u32) -> Observed<'static> {

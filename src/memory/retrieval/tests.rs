@@ -70,7 +70,14 @@ fn the_cutoff_drops_a_triplet_below_it_and_does_not_expand_it() {
     g.set_vertex_embedding("key".to_string(), vec![0.0, 0.0, 0.0, 1.0]);
     let q: &[f32] = &[1.0, 0.0, 0.0, 0.0];
     let found = |cutoff| -> Vec<TripletId> {
-        semantic_search_cut(&g, &[q], 2, 2, HopScope::All, Scan::Exact, cutoff)
+        let bounds = SearchBounds {
+            d: 2,
+            w: 2,
+            scope: HopScope::All,
+            scan: Scan::Exact,
+            cutoff,
+        };
+        semantic_search_cut(&g, &[q], bounds)
             .remove(0)
             .into_iter()
             .map(|r| r.id)

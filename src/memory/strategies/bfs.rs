@@ -5,7 +5,7 @@
 
 use crate::memory::MemorySettings;
 use crate::memory::graph::AriGraph;
-use crate::memory::retrieval::{Retrieved, Scan, semantic_search_cut};
+use crate::memory::retrieval::{Retrieved, Scan, SearchBounds, semantic_search_cut};
 
 /// Algorithm 2 for several query vectors (one result per query, in query order), with
 /// `settings.depth`, `settings.width`, `settings.hop_scope` and `settings.cutoff`
@@ -15,15 +15,14 @@ pub fn search_many(
     queries: &[&[f32]],
     settings: &MemorySettings,
 ) -> Vec<Vec<Retrieved>> {
-    semantic_search_cut(
-        g,
-        queries,
-        settings.depth,
-        settings.width,
-        settings.hop_scope,
-        Scan::Auto,
-        settings.cutoff,
-    )
+    let bounds = SearchBounds {
+        d: settings.depth,
+        w: settings.width,
+        scope: settings.hop_scope,
+        scan: Scan::Auto,
+        cutoff: settings.cutoff,
+    };
+    semantic_search_cut(g, queries, bounds)
 }
 
 #[cfg(test)]
