@@ -6,14 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::{Episode, EpisodeConfig, EpisodeResult};
+use super::{Episode, EpisodeConfig, EpisodeResult, trials};
 use crate::cancel::CancellationToken;
 use crate::env::pyenv::{self, PyEnv};
 use crate::env::{EnvError, GameSpec};
 use crate::llm::Llm;
 use crate::llm::connect::Connection;
 use crate::llm::prompts::Prompts;
-use crate::memory::baselines::reflexion::{self, TrialReport};
 use crate::trajectory::{
     self, GameInfo, Manifest, Outcome, RunWriter, StepSink, Summary, Versions,
 };
@@ -163,10 +162,10 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
     let mut total: Option<Summary> = None;
     let mut last_dir = PathBuf::new();
     for trial in 1..=trials {
-        let run_id = if trials > 1 {
-            format!("{}-trial-{trial}", run.run_id)
-        } else {
-            run.run_id.clone()
+        let at = Trial {
+            n: trial,
+            of: trials,
+            lessons: &lessons,
         };
         let mut m = manifest(config, &run.command, described.clone());
         if trials > 1 {
@@ -174,128 +173,33 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
             m.trials = Some(trials);
             m.lessons = lessons.clone();
         }
-        let writer = RunWriter::create(&run.runs_dir, &run_id, &m)?;
+        let writer = RunWriter::create(&run.runs_dir, &at.run_id(&run.run_id), &m)?;
         let dir = writer.dir().to_path_buf();
         if trials > 1 && run.announce {
             crate::report::out(format!("ariadne: Reflexion trial {trial} of {trials}"));
         }
-        let env = match config
-            .game
-            .start(run.py, &dir.join("bridge.log"), run.game_timeout)
-            .await
-        {
-            Ok(env) => env,
-            Err(e) => {
-                discard(&dir);
-                return Err(e.into());
-            }
+        let llm = Llm {
+            backend: backend.clone(),
+            prompts: Prompts::load(config.prompts.as_deref())?,
         };
-        let mut sinks: Vec<Box<dyn StepSink + '_>> = vec![Box::new(writer)];
-        sinks.extend((run.sinks)(&dir));
-        let episode = Episode {
-            config,
-            env,
-            llm: Llm {
-                backend: backend.clone(),
-                prompts: Prompts::load(config.prompts.as_deref())?,
-            },
-            lessons: lessons.clone(),
-            sinks,
-            cancel: run.cancel.clone(),
-            what_if: None,
-        };
-        let done: EpisodeResult = match super::run(episode).await {
-            Ok(d) => d,
-            Err(e) => {
-                // No summary: the game never reset (it does not load); nothing to keep.
-                let kept = dir.join("summary.json").exists();
-                if !kept {
-                    discard(&dir);
-                }
-                let user = e.chain().any(|c| {
-                    c.downcast_ref::<crate::error::UserError>().is_some()
-                        || c.downcast_ref::<EnvError>()
-                            .is_some_and(EnvError::is_user_error)
-                        || c.downcast_ref::<crate::llm::LlmError>()
-                            .is_some_and(crate::llm::LlmError::is_user_error)
-                });
-                return Err(if user {
-                    e
-                } else if !kept {
-                    e.context("the episode stopped before its first step (no run was kept)")
-                } else {
-                    e.context(format!(
-                        "the episode stopped (finished steps are in {})",
-                        dir.display()
-                    ))
-                });
-            }
-        };
+        let done = play_trial(config, run, &at, writer, llm).await?;
         let mut this = done.summary.clone();
         let ended = matches!(this.outcome, Outcome::Won | Outcome::Interrupted);
         if trial < trials && !ended {
-            let (steps, _) = trajectory::read_steps(&dir)?;
-            let report = TrialReport {
-                goal: done.agent.goal(),
-                score: this.score,
-                max_score: this.max_score,
-                steps: this.steps,
-                outcome: if this.outcome == Outcome::Lost {
-                    "lost"
-                } else {
-                    "not won"
-                },
-                show_score: config.agent.show_score,
-                trajectory: steps
-                    .iter()
-                    .map(|r| (r.step, r.action.clone(), r.feedback.clone()))
-                    .collect(),
-                reference: config.memory.revision().reference_prompts(),
-            };
             let llm = Llm {
                 backend: backend.clone(),
                 prompts: Prompts::load(config.prompts.as_deref())?,
             };
-            let (lesson, log) = reflexion::write_lesson(&llm, &report, &lessons).await?;
-            this.lesson = lesson.clone();
-            this.llm_failures += u64::from(log.failures);
-            this.llm_trimmed += u64::from(log.trimmed);
-            this.llm_retries += u64::from(log.retries);
-            this.lesson_calls = log.calls;
-            RunWriter::rewrite_summary(&dir, &this)?;
-            if let Some(l) = lesson {
+            if let Some(l) = trials::learn(config, &llm, &done, &dir, &mut this, &lessons).await? {
                 if run.announce {
                     crate::report::out(format!("lesson for the next trial: {l}"));
                 }
                 lessons.push(l);
             }
         }
-        // The cost of every trial counts (Table 3 compares what a design spends); the
-        // outcome and score are the last trial's.
         total = Some(match total {
             None => this,
-            Some(prev) => {
-                let mut s = this.clone();
-                s.steps += prev.steps;
-                s.llm_calls += prev.llm_calls + prev.lesson_calls.len() as u64;
-                s.llm_failures += prev.llm_failures;
-                s.llm_repairs += prev.llm_repairs;
-                s.llm_trimmed += prev.llm_trimmed;
-                s.llm_refused += prev.llm_refused;
-                s.llm_retries += prev.llm_retries;
-                s.unfinished_calls += prev.unfinished_calls;
-                s.fallback_actions += prev.fallback_actions;
-                s.usage.add(prev.usage);
-                prev.lesson_calls
-                    .iter()
-                    .for_each(|c| s.usage.add_call(c.usage));
-                s.wall_s += prev.wall_s;
-                // Every trial's step times and decisions, in order, like its tokens.
-                s.step_ms = [prev.step_ms, s.step_ms].concat();
-                s.decision_steps += prev.decision_steps;
-                s.per_step();
-                s
-            }
+            Some(prev) => trials::add(prev, this),
         });
         last_dir = dir;
         if ended {
@@ -304,4 +208,95 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
     }
     let summary = total.context("no trial was played")?;
     Ok((summary, last_dir))
+}
+
+/// Which trial of a game is played, and the lessons written before it.
+struct Trial<'a> {
+    n: u32,
+    of: u32,
+    lessons: &'a [String],
+}
+
+impl Trial<'_> {
+    /// The run directory's name: the game's, with `-trial-N` when there are several.
+    fn run_id(&self, base: &str) -> String {
+        if self.of > 1 {
+            format!("{base}-trial-{}", self.n)
+        } else {
+            base.to_string()
+        }
+    }
+}
+
+/// Start the game and play one episode into the run directory `writer` holds.
+///
+/// # Errors
+/// A game that does not start (its directory emptied, the bridge's log kept), and an
+/// episode's error, said with where its finished steps are.
+async fn play_trial(
+    config: &EpisodeConfig,
+    run: &GameRun<'_>,
+    at: &Trial<'_>,
+    writer: RunWriter,
+    llm: Llm,
+) -> Result<EpisodeResult> {
+    let dir = writer.dir().to_path_buf();
+    let env = match config
+        .game
+        .start(run.py, &dir.join("bridge.log"), run.game_timeout)
+        .await
+    {
+        Ok(env) => env,
+        Err(e) => {
+            discard(&dir);
+            return Err(e.into());
+        }
+    };
+    let mut sinks: Vec<Box<dyn StepSink + '_>> = vec![Box::new(writer)];
+    sinks.extend((run.sinks)(&dir));
+    let episode = Episode {
+        config,
+        env,
+        llm,
+        lessons: at.lessons.to_vec(),
+        sinks,
+        cancel: run.cancel.clone(),
+        what_if: None,
+    };
+    super::run(episode).await.map_err(|e| stopped(e, &dir))
+}
+
+/// The error of an episode that stopped: a user's error as it is; otherwise with where
+/// its finished steps are, or, when the game never reset (no summary), that no run was
+/// kept (its directory emptied).
+fn stopped(e: anyhow::Error, dir: &std::path::Path) -> anyhow::Error {
+    let kept = dir.join("summary.json").exists();
+    if !kept {
+        discard(dir);
+    }
+    if is_user_error(&e) {
+        e
+    } else if !kept {
+        e.context("the episode stopped before its first step (no run was kept)")
+    } else {
+        e.context(format!(
+            "the episode stopped (finished steps are in {})",
+            dir.display()
+        ))
+    }
+}
+
+/// Whether an error is a setup or input error the user must fix (exit code 2): a
+/// [`crate::error::UserError`], a missing or unloadable game, an unreachable endpoint,
+/// a bad key.
+pub fn is_user_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.downcast_ref::<crate::error::UserError>().is_some()
+            || cause
+                .downcast_ref::<EnvError>()
+                .is_some_and(EnvError::is_user_error)
+            || cause
+                .downcast_ref::<crate::llm::LlmError>()
+                .is_some_and(crate::llm::LlmError::is_user_error)
+    })
 }

@@ -14,6 +14,7 @@
 mod build;
 pub mod game;
 pub mod record;
+mod trials;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -14,20 +14,4 @@ pub mod play;
 pub mod qa;
 pub mod replay;
 
-use crate::env::EnvError;
-use crate::error::UserError;
-use crate::llm::LlmError;
-
-/// Whether an error is a setup or input error the user must fix (exit code 2): a
-/// [`UserError`], a missing or unloadable game, an unreachable endpoint, a bad key.
-pub fn is_user_error(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause.downcast_ref::<UserError>().is_some()
-            || cause
-                .downcast_ref::<EnvError>()
-                .is_some_and(EnvError::is_user_error)
-            || cause
-                .downcast_ref::<LlmError>()
-                .is_some_and(LlmError::is_user_error)
-    })
-}
+pub use crate::episode::game::is_user_error;
