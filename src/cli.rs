@@ -323,9 +323,9 @@ pub struct ReplayArgs {
     /// What-if: semantic search width w.
     #[arg(long, help_heading = "What-if")]
     pub width: Option<usize>,
-    /// What-if: episodic vertices k.
-    #[arg(long, help_heading = "What-if")]
-    pub episodes: Option<usize>,
+    /// What-if: episodic vertices retrieved, k (`--episodes` is kept as an alias).
+    #[arg(long = "episodic-k", alias = "episodes", help_heading = "What-if")]
+    pub episodic_k: Option<usize>,
     /// Print graph statistics per step (semantic vertices, edges, episodic vertices,
     /// additions, removals).
     #[arg(long)]
@@ -448,12 +448,13 @@ pub struct PlayArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SetupArgs {
     /// The local model to install (qwen2.5-coder-1.5b, the default, or qwen2.5-coder-0.5b).
-    /// Without --bridge-only, setup installs TextWorld, the local runtime and this model.
+    /// Without --games-only, setup installs TextWorld, the local runtime and this model.
     #[arg(long)]
     pub local_model: Option<String>,
-    /// Only the game bridges (what the tests need).
-    #[arg(long, conflicts_with = "local_model")]
-    pub bridge_only: bool,
+    /// Only what the games need: TextWorld and the bridges that run the games, no model
+    /// (what the tests need). `--bridge-only`, its name before, is kept as an alias.
+    #[arg(long, alias = "bridge-only", conflicts_with = "local_model")]
+    pub games_only: bool,
     /// Also TextWorld-Express (needs a Java runtime).
     #[arg(long)]
     pub twx: bool,

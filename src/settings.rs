@@ -58,8 +58,9 @@ pub struct ConfigFile {
     pub depth: Option<u32>,
     /// See `--width`.
     pub width: Option<usize>,
-    /// See `--episodes`.
-    pub episodes: Option<usize>,
+    /// See `--episodic-k` (`episodes`, its name before, is read as well).
+    #[serde(alias = "episodes")]
+    pub episodic_k: Option<usize>,
     /// See `--hop-scope`.
     pub hop_scope: Option<HopScope>,
     /// See `--retrieval`.
@@ -280,7 +281,7 @@ impl Resolver {
         })
     }
 
-    /// Memory parameters (`--depth`, `--width`, `--episodes`, `--outdated-scope`,
+    /// Memory parameters (`--depth`, `--width`, `--episodic-k`, `--outdated-scope`,
     /// `--hop-scope`, `--retrieval`, `--retire`, `--gating`, `--bridge`, `--thesis`,
     /// `--exclude`, `--cutoff`) and the memory's side of `rules`
     /// ([`crate::agent::AgentSettings::follow`], [`crate::memory::MemorySettings::follow`]),
@@ -319,7 +320,7 @@ impl Resolver {
             cutoff,
             depth: args.depth.or(cfg.depth).unwrap_or(d.depth),
             width: args.width.or(cfg.width).unwrap_or(d.width),
-            episodes: args.episodes.or(cfg.episodes).unwrap_or(d.episodes),
+            episodes: args.episodic_k.or(cfg.episodic_k).unwrap_or(d.episodes),
             outdated_scope: args
                 .outdated_scope
                 .or(cfg.outdated_scope)
@@ -350,7 +351,11 @@ impl Resolver {
         let ranges = [
             (MemoryOption::Depth, m.depth as usize, MemorySettings::DEPTH),
             (MemoryOption::Width, m.width, MemorySettings::WIDTH),
-            (MemoryOption::Episodes, m.episodes, MemorySettings::EPISODES),
+            (
+                MemoryOption::EpisodicK,
+                m.episodes,
+                MemorySettings::EPISODES,
+            ),
         ];
         for (o, value, range) in ranges {
             if !range.contains(&value) {

@@ -36,7 +36,7 @@ static COMPILED: Once = Once::new();
 fn setup_jericho() {
     SETUP.call_once(|| {
         let out = Command::new(bin())
-            .args(["setup", "--bridge-only", "--jericho"])
+            .args(["setup", "--games-only", "--jericho"])
             .output()
             .expect("run ariadne setup");
         assert!(

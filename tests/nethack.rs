@@ -32,7 +32,7 @@ static SETUP: Once = Once::new();
 fn setup_nethack() {
     SETUP.call_once(|| {
         let out = Command::new(bin())
-            .args(["setup", "--bridge-only", "--nethack"])
+            .args(["setup", "--games-only", "--nethack"])
             .output()
             .expect("run ariadne setup");
         assert!(

@@ -743,7 +743,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
         ),
         (
             &["--memory", "rag", "--episodes", "4"],
-            "--episodes changes nothing for --memory rag",
+            "--episodic-k changes nothing for --memory rag",
         ),
         (
             &["--memory", "oracle", "--gating"],
@@ -756,7 +756,7 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
         ),
         (
             &["--exclude", "episodic", "--episodes", "3"],
-            "--episodes changes nothing for --memory arigraph: --exclude episodic retrieves no episode",
+            "--episodic-k changes nothing for --memory arigraph: --exclude episodic retrieves no episode",
         ),
         (
             &["--thesis", "--exclude", "object", "--bridge"],
@@ -856,10 +856,17 @@ fn options_the_design_does_not_read_are_refused_naming_their_source() {
             "note: the config key depth is ignored by the row summary",
         ),
         (
+            "episodic_k = 101",
+            "arigraph",
+            false,
+            "the config key episodic_k: 101 is not between 0 and 100",
+        ),
+        // The key's name before is read as the same key.
+        (
             "episodes = 101",
             "arigraph",
             false,
-            "the config key episodes: 101 is not between 0 and 100",
+            "the config key episodic_k: 101 is not between 0 and 100",
         ),
         (
             "without = [\"bogus\"]",

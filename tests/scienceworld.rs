@@ -16,7 +16,7 @@ static SETUP: Once = Once::new();
 fn setup_scienceworld() {
     SETUP.call_once(|| {
         let out = Command::new(bin())
-            .args(["setup", "--bridge-only", "--scienceworld"])
+            .args(["setup", "--games-only", "--scienceworld"])
             .output()
             .expect("run ariadne setup");
         assert!(

@@ -43,7 +43,7 @@ print(json.dumps({"actions": actions, "offered": offered, "runs": agent.runs, "u
 #[test]
 fn tales_plays_ariadne_on_a_textworld_express_game() {
     let setup = Command::new(bin())
-        .args(["setup", "--bridge-only", "--tales"])
+        .args(["setup", "--games-only", "--tales"])
         .output()
         .expect("run ariadne setup");
     assert!(

@@ -14,7 +14,7 @@ static SETUP: Once = Once::new();
 fn setup_twx() {
     SETUP.call_once(|| {
         let out = Command::new(bin())
-            .args(["setup", "--bridge-only", "--twx"])
+            .args(["setup", "--games-only", "--twx"])
             .output()
             .expect("run ariadne setup");
         assert!(

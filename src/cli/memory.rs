@@ -39,9 +39,9 @@ pub struct MemoryArgs {
     #[arg(long, value_parser = width, allow_negative_numbers = true, help_heading = "Memory")]
     pub width: Option<usize>,
     /// Episodic vertices retrieved, k (Eq. 1), 0-100 (RAG's, Reflexion's and Simulacra's
-    /// is the reference's 5).
-    #[arg(long, value_parser = episodes, allow_negative_numbers = true, help_heading = "Memory")]
-    pub episodes: Option<usize>,
+    /// is the reference's 5). `--episodes`, its name before, is kept as an alias.
+    #[arg(long = "episodic-k", alias = "episodes", value_parser = episodic_k, allow_negative_numbers = true, help_heading = "Memory")]
+    pub episodic_k: Option<usize>,
     /// Which existing triplets the outdated-edge check considers: incident or subject
     /// (in `ariadne qa`, only with --outdated-check).
     #[arg(long, value_parser = parse_from_str::<OutdatedScope>, help_heading = "Memory")]
@@ -142,7 +142,7 @@ impl GameArgs {
     }
 }
 
-/// A whole number within `range` (the value of `--depth`, `--width`, `--episodes`).
+/// A whole number within `range` (the value of `--depth`, `--width`, `--episodic-k`).
 fn within(s: &str, range: RangeInclusive<usize>) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -165,6 +165,6 @@ fn width(s: &str) -> Result<usize, String> {
     within(s, MemorySettings::WIDTH)
 }
 
-fn episodes(s: &str) -> Result<usize, String> {
+fn episodic_k(s: &str) -> Result<usize, String> {
     within(s, MemorySettings::EPISODES)
 }

@@ -96,14 +96,14 @@ pub async fn run(cmd: GamesCommand) -> Result<ExitCode> {
 /// # Errors
 /// An unknown model name, pip failures.
 pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
-    let local = match (&args.local_model, args.bridge_only) {
+    let local = match (&args.local_model, args.games_only) {
         (_, true) => None,
         (Some(name), false) => Some(pyenv::local_model(name)?),
         (None, false) => Some(&pyenv::LOCAL_MODELS[0]),
     };
     let env = pyenv::ensure(Needs {
         local,
-        embed: !args.bridge_only,
+        embed: !args.games_only,
         twx: args.twx,
         jericho: args.jericho,
         nethack: args.nethack,

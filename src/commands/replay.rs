@@ -24,8 +24,8 @@ use crate::trajectory::StepSink;
 /// # Errors
 /// See [`replay`].
 pub async fn run(args: ReplayArgs) -> Result<ExitCode> {
-    let what_if = (args.depth.is_some() || args.width.is_some() || args.episodes.is_some())
-        .then_some((args.depth, args.width, args.episodes));
+    let what_if = (args.depth.is_some() || args.width.is_some() || args.episodic_k.is_some())
+        .then_some((args.depth, args.width, args.episodic_k));
     let llm = match args.continue_from {
         Some(_) => Some(Resolver::load(args.llm.config.as_deref())?.llm(&args.llm)?),
         None => None,

@@ -213,7 +213,7 @@ impl MemorySettings {
     pub const DEPTH: std::ops::RangeInclusive<usize> = 0..=16;
     /// The widths w a user may set (`--width`, config `width`).
     pub const WIDTH: std::ops::RangeInclusive<usize> = 1..=1000;
-    /// The episode counts k a user may set (`--episodes`, config `episodes`).
+    /// The episode counts k a user may set (`--episodic-k`, config `episodic_k`).
     pub const EPISODES: std::ops::RangeInclusive<usize> = 0..=100;
 
     /// Whether retrieval leaves this kind of vertex out (`--exclude`).

@@ -49,7 +49,11 @@ impl Resolver {
             (O::Cutoff, args.cutoff.is_some(), c.cutoff.is_some()),
             (O::Depth, args.depth.is_some(), c.depth.is_some()),
             (O::Width, args.width.is_some(), c.width.is_some()),
-            (O::Episodes, args.episodes.is_some(), c.episodes.is_some()),
+            (
+                O::EpisodicK,
+                args.episodic_k.is_some(),
+                c.episodic_k.is_some(),
+            ),
             (
                 O::OutdatedScope,
                 args.outdated_scope.is_some(),

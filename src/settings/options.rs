@@ -18,8 +18,8 @@ pub enum MemoryOption {
     Depth,
     /// `--width`: the semantic search's width w (Algorithm 2).
     Width,
-    /// `--episodes`: episodic vertices retrieved, k (Eq. 1), and Simulacra's k.
-    Episodes,
+    /// `--episodic-k`: episodic vertices retrieved, k (Eq. 1), and Simulacra's k.
+    EpisodicK,
     /// `--outdated-scope`: the triplets the outdated-edge check considers.
     OutdatedScope,
     /// `--hop-scope`: the edges a BFS hop ranks.
@@ -50,7 +50,7 @@ use MemoryOption::*;
 /// there is no navigation. The check's scope and what a retired fact becomes are read
 /// too, but act only with `ariadne qa --outdated-check` ([`Row::outdated_check`]).
 pub fn qa_arigraph_reads(o: MemoryOption) -> bool {
-    !matches!(o, Episodes | Exploration | GoTo | Trials)
+    !matches!(o, EpisodicK | Exploration | GoTo | Trials)
 }
 
 impl MemoryOption {
@@ -59,7 +59,7 @@ impl MemoryOption {
         Cutoff,
         Depth,
         Width,
-        Episodes,
+        EpisodicK,
         OutdatedScope,
         HopScope,
         Retrieval,
@@ -79,7 +79,7 @@ impl MemoryOption {
             Cutoff => "--cutoff",
             Depth => "--depth",
             Width => "--width",
-            Episodes => "--episodes",
+            EpisodicK => "--episodic-k",
             OutdatedScope => "--outdated-scope",
             HopScope => "--hop-scope",
             Retrieval => "--retrieval",
@@ -108,7 +108,7 @@ impl MemoryOption {
             Cutoff | Depth | Width | HopScope | Retrieval | Bridge | Exclude => {
                 "AriGraph's semantic search (arigraph, arigraph-no-episodic, oracle)"
             }
-            Episodes => {
+            EpisodicK => {
                 "the episodic search's k in games (arigraph, oracle); RAG, Reflexion and Simulacra retrieve the reference's 5, and qa the reference's 2"
             }
             Gating | Thesis => "AriGraph's triplet extraction (arigraph, arigraph-no-episodic)",
@@ -130,14 +130,14 @@ impl MemoryDesign {
     /// search all but k; the oracle's semantic layer is the game's truth, so nothing of
     /// LLM extraction (the outdated check, gating, theses); RAG, Reflexion and Simulacra
     /// retrieve the reference's fixed k ([`crate::memory::RAG_ENTRIES`], `pipeline_smartrag.py`'s
-    /// `n_retrieve`), so not even `--episodes`.
+    /// `n_retrieve`), so not even `--episodic-k`.
     pub fn reads(self, o: MemoryOption) -> bool {
         if o == Trials {
             return self.has_trials();
         }
         match self {
             MemoryDesign::Arigraph => true,
-            MemoryDesign::ArigraphNoEpisodic => o != Episodes,
+            MemoryDesign::ArigraphNoEpisodic => o != EpisodicK,
             MemoryDesign::Oracle => !matches!(o, OutdatedScope | Gating | Thesis),
             MemoryDesign::FullHistory
             | MemoryDesign::Simulacra
@@ -307,7 +307,7 @@ impl Row {
             Cutoff if !semantic => Some(Ignored::NoSemanticSearch),
             HopScope if !bfs => Some(Ignored::NotBfs(s.retrieval)),
             Cutoff if !(bfs || walk_triplets) => Some(Ignored::NotBfs(s.retrieval)),
-            Episodes if s.excludes(VertexKind::Episodic) => Some(Ignored::NoEpisodes),
+            EpisodicK if s.excludes(VertexKind::Episodic) => Some(Ignored::NoEpisodes),
             Exclude
                 if s.exclude
                     .iter()

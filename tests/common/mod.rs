@@ -743,7 +743,7 @@ static SETUP: Once = Once::new();
 pub fn setup_bridge() {
     SETUP.call_once(|| {
         let out = Command::new(bin())
-            .args(["setup", "--bridge-only"])
+            .args(["setup", "--games-only"])
             .output()
             .expect("run ariadne setup");
         assert!(

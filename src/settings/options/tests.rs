@@ -35,11 +35,11 @@ fn an_option_no_row_reads_is_an_error_naming_it_and_the_rows() {
         notes,
         ["the config key gating is ignored by the rows oracle, rag"]
     );
-    // RAG's k is the reference's, fixed: --episodes means nothing to it.
-    assert!(check(&[flag(Episodes)], &rows(&[MemoryDesign::Rag])).is_err());
+    // RAG's k is the reference's, fixed: --episodic-k means nothing to it.
+    assert!(check(&[flag(EpisodicK)], &rows(&[MemoryDesign::Rag])).is_err());
     assert!(
         check(
-            &[flag(Episodes)],
+            &[flag(EpisodicK)],
             &rows(&[MemoryDesign::ArigraphNoEpisodic])
         )
         .is_err()
@@ -49,7 +49,7 @@ fn an_option_no_row_reads_is_an_error_naming_it_and_the_rows() {
 #[test]
 fn rows_that_ignore_an_option_others_read_get_one_note() {
     let notes = check(
-        &[flag(Depth), flag(Episodes)],
+        &[flag(Depth), flag(EpisodicK)],
         &rows(&[
             MemoryDesign::Arigraph,
             MemoryDesign::Simulacra,
@@ -61,7 +61,7 @@ fn rows_that_ignore_an_option_others_read_get_one_note() {
         notes,
         [
             "--depth is ignored by the rows simulacra, summary",
-            "--episodes is ignored by the rows simulacra, summary"
+            "--episodic-k is ignored by the rows simulacra, summary"
         ]
     );
 }
@@ -184,7 +184,7 @@ fn options_the_settings_leave_nothing_to_act_on_are_refused() {
             "{o:?}"
         );
     }
-    for o in [Depth, Episodes] {
+    for o in [Depth, EpisodicK] {
         assert!(
             super::check(&[flag(o)], &arigraph, &objectless).is_ok(),
             "{o:?}"
@@ -205,7 +205,7 @@ fn options_the_settings_leave_nothing_to_act_on_are_refused() {
     assert!(super::check(&[flag(Cutoff)], &arigraph, &stuck).is_err());
     // --exclude episodic: k has nothing to count.
     let episodeless = with(&|m| m.exclude = vec![VertexKind::Episodic]);
-    let e = super::check(&[flag(Episodes)], &arigraph, &episodeless).unwrap_err();
+    let e = super::check(&[flag(EpisodicK)], &arigraph, &episodeless).unwrap_err();
     assert!(
         e.to_string()
             .ends_with("--exclude episodic retrieves no episode"),
