@@ -10,11 +10,9 @@ use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use crate::agent::AgentSettings;
-use crate::cli::{GameArgs, LlmArgs, MemoryArgs};
-use crate::env::pyenv;
+use crate::cli::{GameArgs, MemoryArgs};
 use crate::error::UserError;
 use crate::llm::JsonMode;
-use crate::llm::connect::LlmSettings;
 use crate::memory::vertex_kind::parse_exclude;
 use crate::memory::{HopScope, MemorySettings, OutdatedScope, Retire, Strategy, VertexKind};
 use crate::profile::Rules;
@@ -156,6 +154,7 @@ impl ConfigFile {
 }
 
 mod given;
+mod llm;
 pub mod options;
 mod profiles;
 
@@ -173,111 +172,6 @@ impl Resolver {
     pub fn load(config: Option<&Path>) -> Result<Self> {
         Ok(Self {
             cfg: ConfigFile::load(config)?,
-        })
-    }
-
-    /// The LLM settings: flag or environment variable, then config file, then default;
-    /// every value checked whatever its source.
-    ///
-    /// # Errors
-    /// An unknown local model name, a value out of range, a URL that is not http(s).
-    pub fn llm(&self, args: &LlmArgs) -> Result<LlmSettings> {
-        let cfg = &self.cfg;
-        let nonempty = |s: &Option<String>| s.clone().filter(|v| !v.trim().is_empty());
-        let base_url = nonempty(&args.base_url).or_else(|| nonempty(&cfg.base_url));
-        let check_url = |what: &str, url: &Option<String>| -> Result<()> {
-            match url {
-                Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => {
-                    Err(UserError::new(format!(
-                        "{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"
-                    ))
-                    .into())
-                }
-                _ => Ok(()),
-            }
-        };
-        check_url("--base-url / OPENAI_BASE_URL", &base_url)?;
-        let local_name = args
-            .local_model
-            .clone()
-            .or_else(|| cfg.local_model.clone())
-            .unwrap_or_else(|| pyenv::LOCAL_MODELS[0].name.to_string());
-        let local_model = pyenv::local_model(&local_name)?;
-        let model = args
-            .model
-            .clone()
-            .or_else(|| cfg.model.clone())
-            .unwrap_or_else(|| {
-                if base_url.is_some() {
-                    "gpt-4o-mini".to_string()
-                } else {
-                    local_model.name.to_string()
-                }
-            });
-        let api_key = std::env::var("OPENAI_API_KEY")
-            .ok()
-            .filter(|k| !k.is_empty());
-        let embed_api_key = std::env::var("ARIADNE_EMBED_API_KEY")
-            .ok()
-            .filter(|k| !k.is_empty())
-            .or_else(|| api_key.clone());
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get() as u32)
-            .unwrap_or(2);
-        let embed_base_url =
-            nonempty(&args.embed_base_url).or_else(|| nonempty(&cfg.embed_base_url));
-        check_url("--embed-base-url / ARIADNE_EMBED_BASE_URL", &embed_base_url)?;
-        // No temperature given: the reference code's temperature per module.
-        let chosen = args.temperature.or(cfg.temperature);
-        let temperatures = chosen
-            .is_none()
-            .then_some(crate::llm::Temperatures::REFERENCE);
-        let temperature = chosen.unwrap_or(0.0);
-        crate::llm::check_temperature(temperature)
-            .map_err(|e| UserError::new(format!("temperature: {e}")))?;
-        let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
-        if timeout_s == 0 {
-            bail!(UserError::new("llm_timeout must be at least 1 second"));
-        }
-        let retry_budget_s = args
-            .retry_budget
-            .or(cfg.retry_budget)
-            .unwrap_or(crate::llm::http::DEFAULT_RETRY_BUDGET_S);
-        if retry_budget_s > MAX_RETRY_BUDGET_S {
-            bail!(UserError::new(format!(
-                "retry_budget {retry_budget_s} is too large; give 0 to {MAX_RETRY_BUDGET_S} seconds"
-            )));
-        }
-        let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
-        if ctx < 1024 {
-            bail!(UserError::new(format!(
-                "ctx {ctx} is too small; give at least 1024 tokens"
-            )));
-        }
-        let threads = args.threads.or(cfg.threads).unwrap_or(cores);
-        if threads == 0 {
-            bail!(UserError::new("threads must be at least 1"));
-        }
-        Ok(LlmSettings {
-            base_url,
-            model,
-            api_key,
-            embed_base_url,
-            embed_model: args
-                .embed_model
-                .clone()
-                .or_else(|| cfg.embed_model.clone())
-                .unwrap_or_else(|| "text-embedding-3-small".into()),
-            embed_api_key,
-            local_model,
-            json_mode: args.json_mode.or(cfg.json_mode).unwrap_or(JsonMode::Schema),
-            temperature,
-            temperatures,
-            timeout_s,
-            ctx,
-            threads,
-            length_limits: args.length_limits || cfg.length_limits.unwrap_or(false),
-            retry_budget_s,
         })
     }
 
@@ -303,20 +197,35 @@ impl Resolver {
         rows: &[options::Row],
     ) -> Result<(MemorySettings, Vec<String>)> {
         let given = self.memory_given(args, game);
-        let source = |o: MemoryOption| {
-            given
-                .iter()
-                .find(|g| g.option == o)
-                .map_or_else(|| o.flag().to_string(), ToString::to_string)
-        };
+        let source = |o: MemoryOption| source_of(&given, o);
+        let cutoff_given = args.cutoff.or(self.cfg.cutoff);
+        let mut m = self.memory_read(args, cutoff_given, &source)?;
+        m.follow(rules);
+        // An option no row reads is the first thing to say; then a value out of range.
+        let mut notes = options::check(&given, rows, &m)?;
+        check_ranges(&m, cutoff_given, &source)?;
+        notes.extend(check_exclude(&m, rows, &source(MemoryOption::Exclude))?);
+        Ok((m, notes))
+    }
+
+    /// The memory settings as given (flag, then config file, then default), unchecked
+    /// but for `--exclude`'s names.
+    ///
+    /// # Errors
+    /// An unknown vertex kind in `--exclude`, or all three.
+    fn memory_read(
+        &self,
+        args: &MemoryArgs,
+        cutoff_given: Option<f32>,
+        source: &dyn Fn(MemoryOption) -> String,
+    ) -> Result<MemorySettings> {
         let cfg = &self.cfg;
         let d = MemorySettings::default();
-        let cutoff_given = args.cutoff.or(cfg.cutoff);
         let cutoff = match cutoff_given {
             None => d.cutoff,
             Some(c) => Some(c).filter(|c| *c > 0.0),
         };
-        let mut m = MemorySettings {
+        Ok(MemorySettings {
             cutoff,
             depth: args.depth.or(cfg.depth).unwrap_or(d.depth),
             width: args.width.or(cfg.width).unwrap_or(d.width),
@@ -338,73 +247,7 @@ impl Resolver {
             }
             .map_err(|e| UserError::new(format!("{}: {e}", source(MemoryOption::Exclude))))?,
             ..d
-        };
-        m.follow(rules);
-        // An option no row reads is the first thing to say; then a value out of range.
-        let mut notes = options::check(&given, rows, &m)?;
-        if let Some(c) = cutoff_given.filter(|c| !(c.is_finite() && (0.0..=1.0).contains(c))) {
-            bail!(UserError::new(format!(
-                "{}: {c} is not between 0 and 1 (0 turns it off)",
-                source(MemoryOption::Cutoff)
-            )));
-        }
-        let ranges = [
-            (MemoryOption::Depth, m.depth as usize, MemorySettings::DEPTH),
-            (MemoryOption::Width, m.width, MemorySettings::WIDTH),
-            (
-                MemoryOption::EpisodicK,
-                m.episodes,
-                MemorySettings::EPISODES,
-            ),
-        ];
-        for (o, value, range) in ranges {
-            if !range.contains(&value) {
-                bail!(UserError::new(format!(
-                    "{}: {value} is not between {} and {}",
-                    source(o),
-                    range.start(),
-                    range.end()
-                )));
-            }
-        }
-        // Without thesis vertices an episode is found through its facts only: with the
-        // object vertices excluded nothing at all would be retrieved; and there are no
-        // theses to leave out.
-        let exclude = source(MemoryOption::Exclude);
-        let reading: Vec<&options::Row> = rows
-            .iter()
-            .filter(|r| r.reads.contains(&MemoryOption::Exclude))
-            .collect();
-        let thesisless: Vec<&str> = reading
-            .iter()
-            .filter(|r| !(m.thesis || r.thesis()))
-            .map(|r| r.name.as_str())
-            .collect();
-        if let Some(first) = thesisless.first() {
-            let at = if rows.len() > 1 {
-                format!("row {first}: ")
-            } else {
-                String::new()
-            };
-            if m.excludes(VertexKind::Object) {
-                bail!(UserError::new(format!(
-                    "{at}{exclude}: object needs thesis vertices (--thesis): without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
-                )));
-            }
-            if m.excludes(VertexKind::Thesis) && thesisless.len() == reading.len() {
-                bail!(UserError::new(format!(
-                    "{at}{exclude}: thesis changes nothing without thesis vertices (--thesis): there are none to leave out"
-                )));
-            }
-            if m.excludes(VertexKind::Thesis) {
-                notes.push(format!(
-                    "{exclude} thesis is ignored by the row{} {}: no thesis vertices",
-                    if thesisless.len() == 1 { "" } else { "s" },
-                    thesisless.join(", ")
-                ));
-            }
-        }
-        Ok((m, notes))
+        })
     }
 
     /// Agent switches (`--no-exploration`, `--no-go-to`, `--show-score`) and the
@@ -452,4 +295,94 @@ impl Resolver {
         }
         Ok(goal)
     }
+}
+
+/// The flag or config key an option came from (its flag when not given).
+fn source_of(given: &[options::Given], o: MemoryOption) -> String {
+    given
+        .iter()
+        .find(|g| g.option == o)
+        .map_or_else(|| o.flag().to_string(), ToString::to_string)
+}
+
+/// The cut-off within 0-1, and d, w and k within their ranges.
+///
+/// # Errors
+/// A value out of range, named by where it came from.
+fn check_ranges(
+    m: &MemorySettings,
+    cutoff_given: Option<f32>,
+    source: &dyn Fn(MemoryOption) -> String,
+) -> Result<()> {
+    if let Some(c) = cutoff_given.filter(|c| !(c.is_finite() && (0.0..=1.0).contains(c))) {
+        bail!(UserError::new(format!(
+            "{}: {c} is not between 0 and 1 (0 turns it off)",
+            source(MemoryOption::Cutoff)
+        )));
+    }
+    let ranges = [
+        (MemoryOption::Depth, m.depth as usize, MemorySettings::DEPTH),
+        (MemoryOption::Width, m.width, MemorySettings::WIDTH),
+        (
+            MemoryOption::EpisodicK,
+            m.episodes,
+            MemorySettings::EPISODES,
+        ),
+    ];
+    for (o, value, range) in ranges {
+        if !range.contains(&value) {
+            bail!(UserError::new(format!(
+                "{}: {value} is not between {} and {}",
+                source(o),
+                range.start(),
+                range.end()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--exclude` (given as `exclude`) against the rows that read it: without thesis
+/// vertices an episode is found through its facts only, so with the object vertices
+/// excluded nothing at all would be retrieved; and there are no theses to leave out.
+/// Returns the note for rows that ignore `--exclude thesis`.
+///
+/// # Errors
+/// `object` or `thesis` excluded where no row has thesis vertices.
+fn check_exclude(m: &MemorySettings, rows: &[options::Row], exclude: &str) -> Result<Vec<String>> {
+    let reading: Vec<&options::Row> = rows
+        .iter()
+        .filter(|r| r.reads.contains(&MemoryOption::Exclude))
+        .collect();
+    let thesisless: Vec<&str> = reading
+        .iter()
+        .filter(|r| !(m.thesis || r.thesis()))
+        .map(|r| r.name.as_str())
+        .collect();
+    let Some(first) = thesisless.first() else {
+        return Ok(Vec::new());
+    };
+    let at = if rows.len() > 1 {
+        format!("row {first}: ")
+    } else {
+        String::new()
+    };
+    if m.excludes(VertexKind::Object) {
+        bail!(UserError::new(format!(
+            "{at}{exclude}: object needs thesis vertices (--thesis): without object vertices, episodes are found through theses, and without theses nothing would be retrieved"
+        )));
+    }
+    if m.excludes(VertexKind::Thesis) && thesisless.len() == reading.len() {
+        bail!(UserError::new(format!(
+            "{at}{exclude}: thesis changes nothing without thesis vertices (--thesis): there are none to leave out"
+        )));
+    }
+    if m.excludes(VertexKind::Thesis) {
+        return Ok(vec![format!(
+            "{exclude} thesis is ignored by the row{} {}: no thesis vertices",
+            if thesisless.len() == 1 { "" } else { "s" },
+            thesisless.join(", ")
+        )]);
+    }
+    Ok(Vec::new())
 }
