@@ -1,7 +1,7 @@
 //! Settings resolved once, for every command, from flags, environment variables
 //! (through clap), the config file and defaults, in that order of precedence, each value
 //! checked whatever its source. The rest of the program sees only the resolved types
-//! ([`LlmSettings`], [`MemorySettings`](crate::memory::MemorySettings), [`AgentSettings`], [`EpisodeConfig`](crate::episode::EpisodeConfig)), never
+//! ([`LlmSettings`](crate::llm::connect::LlmSettings), [`MemorySettings`](crate::memory::MemorySettings), [`AgentSettings`], [`EpisodeConfig`](crate::episode::EpisodeConfig)), never
 //! clap's.
 
 use std::path::{Path, PathBuf};
