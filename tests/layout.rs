@@ -47,7 +47,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
     "src/qa/context.rs::graph_context",
-    "src/trajectory/bench.rs::EpisodeRow::finished",
     "src/view/data.rs::step_out",
 ];
 

@@ -106,20 +106,31 @@ impl Endpoint {
     }
 }
 
+/// Which attempt a row is: the game, the bench row (memory design and profile) and the
+/// attempt's number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    /// The game's name.
+    pub game: String,
+    /// The bench row's name (`arigraph`, `rag@extended`).
+    pub memory: String,
+    /// The attempt, 1-based.
+    pub run: u32,
+}
+
 impl EpisodeRow {
     /// The row of an episode that ran to its end (or step cap): `summary` is its run's
     /// summary, `dir` its run directory, written relative to the bench directory
     /// `bench_dir` when inside it.
     pub fn finished(
-        game: String,
-        memory: String,
-        run: u32,
+        attempt: Attempt,
         summary: &crate::trajectory::Summary,
         dir: PathBuf,
         bench_dir: &Path,
         endpoint: Endpoint,
     ) -> Self {
         let s = summary;
+        let Attempt { game, memory, run } = attempt;
         Self {
             game,
             memory,
@@ -151,13 +162,8 @@ impl EpisodeRow {
 
     /// The row of an episode that failed with `error` (its run directory is named by
     /// convention, `runs/GAME--DESIGN--runN`).
-    pub fn failed(
-        game: String,
-        memory: String,
-        run: u32,
-        error: String,
-        endpoint: Endpoint,
-    ) -> Self {
+    pub fn failed(attempt: Attempt, error: String, endpoint: Endpoint) -> Self {
+        let Attempt { game, memory, run } = attempt;
         let dir = PathBuf::from("runs").join(format!("{game}--{memory}--run{run}"));
         Self {
             game,

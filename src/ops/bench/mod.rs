@@ -35,7 +35,7 @@ use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
 use crate::memory::Variant;
 use crate::trajectory::{Outcome, StepSink};
-use report::{Endpoint, EpisodeRow, read_episodes};
+use report::{Attempt, Endpoint, EpisodeRow, read_episodes};
 
 /// What a bench will play, announced before it starts: the plan's size, what is left,
 /// and what it may cost at the paper's tokens per step (Table 3).
@@ -267,6 +267,11 @@ async fn play_episode(s: &Shared<'_>, game: GameSpec, variant: Variant, run: u32
     };
     let result = play_game(&config, &game_run).await;
     let endpoint = || Endpoint::from_described(&s.conn.described);
+    let attempt = || Attempt {
+        game: name.clone(),
+        memory: variant.name(),
+        run,
+    };
     let row = match result {
         Ok((summary, _)) if summary.outcome == Outcome::Interrupted => None,
         Err(_) if s.cancel.is_cancelled() => None,
@@ -279,21 +284,13 @@ async fn play_episode(s: &Shared<'_>, game: GameSpec, variant: Variant, run: u32
             None
         }
         Ok((summary, d)) => Some(EpisodeRow::finished(
-            name,
-            variant.name(),
-            run,
+            attempt(),
             &summary,
             d,
             s.runs_dir.parent().unwrap_or(s.runs_dir),
             endpoint(),
         )),
-        Err(e) => Some(EpisodeRow::failed(
-            name,
-            variant.name(),
-            run,
-            format!("{e:#}"),
-            endpoint(),
-        )),
+        Err(e) => Some(EpisodeRow::failed(attempt(), format!("{e:#}"), endpoint())),
     };
     if let Some(row) = &row
         && let Ok(mut f) = s.log.lock()

@@ -137,7 +137,12 @@ fn row(game: &str, design: &str, run: u32, path: &Path) -> Result<EpisodeRow> {
     // TALES counts 0 tokens for agents that report none (Ariadne's module among them).
     let tokens = |key: &str| v[key].as_f64().filter(|t| *t > 0.0).map(|t| t as u64);
     let nowhere = crate::trajectory::bench::Endpoint::from_described(&serde_json::Value::Null);
-    let mut r = EpisodeRow::failed(game.into(), design.into(), run, status.into(), nowhere);
+    let attempt = crate::trajectory::bench::Attempt {
+        game: game.into(),
+        memory: design.into(),
+        run,
+    };
+    let mut r = EpisodeRow::failed(attempt, status.into(), nowhere);
     r.endpoint = None;
     r.error = (outcome == Outcome::Failed).then(|| format!("TALES status {status}"));
     r.outcome = outcome;
