@@ -46,7 +46,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/structured.rs::choose",
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
-    "src/qa/context.rs::graph_context",
     "src/view/data.rs::step_out",
 ];
 

@@ -40,35 +40,8 @@ async fn graph_context(
     plan: &QaPlan,
     q: &Question,
 ) -> Result<AnswerContext> {
-    let mut graph = AriGraphMemory::new(MemorySettings {
-        episodes: QA_EPISODES,
-        outdated_check: plan.outdated_check,
-        ..plan.memory.clone()
-    });
-    let mut retired = Vec::new();
+    let (mut graph, retired) = read_paragraphs(llm, log, plan, q).await?;
     let n = q.paragraphs.len();
-    for (i, p) in q.paragraphs.iter().enumerate() {
-        // On a terminal, where a question of minutes stands: its paragraph in flight.
-        let _shown = crate::report::task(format!(
-            "{}: reading paragraph {} of {n} into the graph",
-            q.id,
-            i + 1
-        ));
-        let seen = Observed {
-            step: i as u32 + 1,
-            observation: &p.text,
-            inventory: "",
-            room: "",
-            action: "",
-            goal: &q.question,
-            passage: true,
-            facts: None,
-            recent: "",
-            plan: "",
-        };
-        let report = graph.update(llm, log, &seen).await?;
-        retired.extend(report.removed.iter().map(|t| t.text()));
-    }
     let as_reference = plan.memory.revision().reference_qa_answer();
     let _shown = crate::report::task(format!(
         "{}: {n} paragraphs read; retrieving and answering",
@@ -126,6 +99,49 @@ async fn graph_context(
         paragraphs: chosen,
         triplets,
     })
+}
+
+/// A fresh AriGraph holding the question's paragraphs, one episodic vertex each in the
+/// file's order, and the facts its outdated check retired (with `--outdated-check`).
+///
+/// # Errors
+/// An endpoint error.
+async fn read_paragraphs(
+    llm: &Llm,
+    log: &mut CallLog,
+    plan: &QaPlan,
+    q: &Question,
+) -> Result<(AriGraphMemory, Vec<String>)> {
+    let mut graph = AriGraphMemory::new(MemorySettings {
+        episodes: QA_EPISODES,
+        outdated_check: plan.outdated_check,
+        ..plan.memory.clone()
+    });
+    let mut retired = Vec::new();
+    let n = q.paragraphs.len();
+    for (i, p) in q.paragraphs.iter().enumerate() {
+        // On a terminal, where a question of minutes stands: its paragraph in flight.
+        let _shown = crate::report::task(format!(
+            "{}: reading paragraph {} of {n} into the graph",
+            q.id,
+            i + 1
+        ));
+        let seen = Observed {
+            step: i as u32 + 1,
+            observation: &p.text,
+            inventory: "",
+            room: "",
+            action: "",
+            goal: &q.question,
+            passage: true,
+            facts: None,
+            recent: "",
+            plan: "",
+        };
+        let report = graph.update(llm, log, &seen).await?;
+        retired.extend(report.removed.iter().map(|t| t.text()));
+    }
+    Ok((graph, retired))
 }
 
 /// The question's key items with their relevance, 1 to [`MAX_RELEVANCE`]
