@@ -184,6 +184,30 @@ fn show_step(quiet: bool, score_before: i64, r: &StepRecord) {
         println!("{}", clip(&r.feedback, 300));
         return;
     }
+    show_memory(r);
+    for (i, p) in r.plan.iter().enumerate() {
+        println!("plan {}: {} ({})", i + 1, p.sub_goal, clip(&p.reason, 100));
+    }
+    let source = if r.action_source == ActionSource::Llm {
+        String::new()
+    } else {
+        format!(" [{}]", r.action_source.as_str())
+    };
+    println!(
+        "> {}{source}{sent}  -- {}",
+        r.action,
+        clip(&r.rationale, 160)
+    );
+    let reward = if r.reward != 0 {
+        format!(" ({:+})", r.reward)
+    } else {
+        String::new()
+    };
+    println!("{}{reward}", clip(&r.feedback, 300));
+}
+
+/// A decision's observation, memory changes, retrieval, unexplored exits and warnings.
+fn show_memory(r: &StepRecord) {
     println!("observation: {}", clip(&r.observation, 400));
     for t in &r.memory.added {
         println!("  + {t}");
@@ -213,25 +237,6 @@ fn show_step(quiet: bool, score_before: i64, r: &StepRecord) {
     for w in &r.warnings {
         println!("warning: {w}");
     }
-    for (i, p) in r.plan.iter().enumerate() {
-        println!("plan {}: {} ({})", i + 1, p.sub_goal, clip(&p.reason, 100));
-    }
-    let source = if r.action_source == ActionSource::Llm {
-        String::new()
-    } else {
-        format!(" [{}]", r.action_source.as_str())
-    };
-    println!(
-        "> {}{source}{sent}  -- {}",
-        r.action,
-        clip(&r.rationale, 160)
-    );
-    let reward = if r.reward != 0 {
-        format!(" ({:+})", r.reward)
-    } else {
-        String::new()
-    };
-    println!("{}{reward}", clip(&r.feedback, 300));
 }
 
 /// A bench episode's progress bar: step and score.

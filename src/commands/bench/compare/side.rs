@@ -96,6 +96,54 @@ pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
     true
 }
 
+impl Settings {
+    /// The values a run's manifest records: Ariadne's version, the agent revision, the
+    /// profile, the chat model, the embedded server, the temperature, the step cap.
+    fn add(&mut self, m: &Manifest) {
+        push_new(&mut self.ariadne, m.ariadne_version.clone());
+        push_new(&mut self.revisions, m.agent.revision.number());
+        push_new(
+            &mut self.profiles,
+            m.profile
+                .as_ref()
+                .map_or("before profiles".to_string(), |p| p.profile.to_string()),
+        );
+        push_new(&mut self.models, m.chat_model());
+        let local = &m.llm["chat"]["local_model"];
+        push_new(
+            &mut self.servers,
+            match (local["threads"].as_u64(), local["ctx"].as_u64()) {
+                (Some(t), Some(c)) => format!("{t} threads, ctx {c}"),
+                _ if local.is_null() => "remote".to_string(),
+                _ => "?".to_string(),
+            },
+        );
+        if m.llm["chat"]["temperatures"].is_object() {
+            // No --temperature: the reference's temperature per module.
+            push_new(&mut self.temperatures, "per module".to_string());
+        } else if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
+            // Written from an f32: shown as one.
+            push_new(&mut self.temperatures, format!("{}", t as f32));
+        }
+        push_new(&mut self.max_steps, m.max_steps);
+    }
+
+    /// The episodes at once of the bench and of each resume (`bench.json`).
+    fn add_jobs(&mut self, dir: &Path) {
+        if let Ok(text) = std::fs::read_to_string(dir.join("bench.json"))
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+        {
+            let resumes = v["resumes"].as_array().cloned().unwrap_or_default();
+            for j in std::iter::once(&v["jobs"])
+                .chain(resumes.iter().map(|r| &r["jobs"]))
+                .filter_map(serde_json::Value::as_u64)
+            {
+                push_new(&mut self.jobs, j);
+            }
+        }
+    }
+}
+
 impl Side {
     /// Read the bench in `dir` (a directory; [`super::read_side`] tells a bench from a
     /// TALES log).
@@ -135,32 +183,7 @@ impl Side {
             let Ok(m) = Manifest::read(&dir.join(&r.dir)) else {
                 continue;
             };
-            push_new(&mut settings.ariadne, m.ariadne_version.clone());
-            push_new(&mut settings.revisions, m.agent.revision.number());
-            push_new(
-                &mut settings.profiles,
-                m.profile
-                    .as_ref()
-                    .map_or("before profiles".to_string(), |p| p.profile.to_string()),
-            );
-            push_new(&mut settings.models, m.chat_model());
-            let local = &m.llm["chat"]["local_model"];
-            push_new(
-                &mut settings.servers,
-                match (local["threads"].as_u64(), local["ctx"].as_u64()) {
-                    (Some(t), Some(c)) => format!("{t} threads, ctx {c}"),
-                    _ if local.is_null() => "remote".to_string(),
-                    _ => "?".to_string(),
-                },
-            );
-            if m.llm["chat"]["temperatures"].is_object() {
-                // No --temperature: the reference's temperature per module.
-                push_new(&mut settings.temperatures, "per module".to_string());
-            } else if let Some(t) = m.llm["chat"]["temperature"].as_f64() {
-                // Written from an f32: shown as one.
-                push_new(&mut settings.temperatures, format!("{}", t as f32));
-            }
-            push_new(&mut settings.max_steps, m.max_steps);
+            settings.add(&m);
         }
         if unfilled > 0 {
             notes.push(format!(
@@ -168,17 +191,7 @@ impl Side {
                 dir.display()
             ));
         }
-        if let Ok(text) = std::fs::read_to_string(dir.join("bench.json"))
-            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-        {
-            let resumes = v["resumes"].as_array().cloned().unwrap_or_default();
-            for j in std::iter::once(&v["jobs"])
-                .chain(resumes.iter().map(|r| &r["jobs"]))
-                .filter_map(serde_json::Value::as_u64)
-            {
-                push_new(&mut settings.jobs, j);
-            }
-        }
+        settings.add_jobs(dir);
         Ok(Side {
             dir: dir.to_path_buf(),
             rows,
