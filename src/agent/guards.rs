@@ -88,7 +88,7 @@ impl Agent {
     ) -> (Vec<String>, Vec<String>, bool) {
         let hold_due = around.hold_due;
         let frontier = if self.settings.exploration && hold_due {
-            self.roaming.frontier(
+            self.progress.roaming.frontier(
                 &around.map,
                 self.explorer.explored(),
                 self.explorer.visited(),
@@ -101,7 +101,7 @@ impl Agent {
             .filter(|a| !blocked.contains(a))
             .cloned()
             .collect();
-        let arrived = self.roaming.entered_new() && progress::offers_things(&available);
+        let arrived = self.progress.roaming.entered_new() && progress::offers_things(&available);
         let held = if self.settings.loop_breaking && hold_due && (!frontier.is_empty() || arrived) {
             progress::held_while_wandering(
                 &around.here,
@@ -123,7 +123,7 @@ impl Agent {
             return (blocked, Vec::new(), arrived);
         }
         if !held.is_empty() {
-            self.roaming.held();
+            self.progress.roaming.held();
         }
         (with_held, held, arrived)
     }
@@ -149,7 +149,7 @@ impl Agent {
             } else {
                 format!(
                     "you have walked back into rooms you had already visited {} times without doing anything there; until you act on something, only moves towards exits not yet explored are available (left out: {})",
-                    self.roaming.walked(),
+                    self.progress.roaming.walked(),
                     held.join("; ")
                 )
             });

@@ -125,24 +125,8 @@ pub struct Agent {
     /// The LLM activity of the step in progress: kept here, not in the step's future, so
     /// that the calls of a step that fails or is interrupted are still counted.
     pending: CallLog,
-    /// Every command sent with the game's answer to it, in order.
-    answers: Vec<(String, String)>,
-    /// The room (its entity key) each command of `answers` was sent from.
-    sent_from: Vec<String>,
-    /// The room (its entity key) the agent is in after the last command.
-    here: Option<String>,
-    /// Commands left out of the admissible list in a room (with the `go to` actions whose
-    /// route starts with them): (room key, command, the last step they stay out).
-    blocked: Vec<(String, String, u32)>,
-    /// How many times each (room key, command) has been blocked (revision 3 blocks a
-    /// cycle that comes back for longer each time).
-    block_counts: std::collections::HashMap<(String, String), u32>,
-    /// The first sub-goal (its gist) and the step it became first.
-    first_goal: Option<(String, u32)>,
-    /// The latest note, recipe or book read: (step, action, the game's text).
-    note: Option<(u32, String, String)>,
-    /// Walks, rooms and exits for revision 5's hold ([`progress::Roaming`]).
-    roaming: progress::Roaming,
+    /// What the extended profile's agent rules remember across steps.
+    progress: progress::Progress,
     /// The planner's main goal and emotion from its last answer under the reference's
     /// prompts (shown back with the plan as the reference shows its `plan0`).
     plan_header: Option<PlanHeader>,
@@ -214,14 +198,7 @@ impl Agent {
             history: VecDeque::new(),
             actions: Vec::new(),
             last_gain_step: 0,
-            answers: Vec::new(),
-            sent_from: Vec::new(),
-            here: None,
-            blocked: Vec::new(),
-            block_counts: std::collections::HashMap::new(),
-            first_goal: None,
-            note: None,
-            roaming: progress::Roaming::default(),
+            progress: progress::Progress::default(),
             plan_header: None,
             seen: String::new(),
             cooking_verbs: false,
@@ -297,30 +274,31 @@ impl Agent {
         } else {
             command
         };
-        self.answers
+        self.progress
+            .answers
             .push((sent.to_string(), after.observation.clone()));
-        let from = self.here.clone().unwrap_or_default();
+        let from = self.progress.here.clone().unwrap_or_default();
         let to = after
             .room
             .as_deref()
             .map(entity_key)
             .unwrap_or(from.clone());
-        self.roaming.after_command(&progress::Sent {
+        self.progress.roaming.after_command(&progress::Sent {
             command: sent,
             from: &from,
             to: &to,
             reward: after.reward,
             feedback: &after.observation,
         });
-        self.sent_from.push(from);
+        self.progress.sent_from.push(from);
         if let Some(room) = &after.room {
-            self.here = Some(entity_key(room));
+            self.progress.here = Some(entity_key(room));
         }
         if after.reward != 0 {
             self.last_gain_step = step;
         }
         if self.settings.show_note && progress::document_read(action, &after.observation) {
-            self.note = Some((step, action.to_string(), after.observation.clone()));
+            self.progress.note = Some((step, action.to_string(), after.observation.clone()));
         }
     }
 

@@ -115,9 +115,9 @@ impl Agent {
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let here = entity_key(&room);
         if state.room.is_some() {
-            self.here = Some(here.clone());
+            self.progress.here = Some(here.clone());
         }
-        let hold_due = self.roaming.decide(
+        let hold_due = self.progress.roaming.decide(
             state.room.is_some().then_some(here.as_str()),
             &state.admissible_commands,
             self.settings.rev().holds_walks(),
@@ -200,7 +200,7 @@ impl Agent {
         let (state, around) = (seen.state, seen.around);
         let reported = state.skills.then_some(around.exits.as_slice());
         let exits = reference::exits_text(self.explorer.visited(), &around.unexplored, reported);
-        let note = self.note.as_ref().map(|(step, action, text)| {
+        let note = self.progress.note.as_ref().map(|(step, action, text)| {
             format!(
                 "Latest note read (step {step}, \"{action}\"): {}",
                 clip(text, NOTE_CHARS)
@@ -226,7 +226,7 @@ impl Agent {
             .iter()
             .map(|t| t.triplet.as_str())
             .collect();
-        let note = self.note.as_ref().map(|(step, action, text)| {
+        let note = self.progress.note.as_ref().map(|(step, action, text)| {
             context! { step => step, action => action, text => clip(text, NOTE_CHARS) }
         });
         context! {

@@ -301,6 +301,9 @@ impl<'ast> Visit<'ast> for CodeVisitor<'_> {
     }
 
     fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+
+    /// `pub(in crate::x)` names where an item is visible, not something it uses.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
 }
 
 /// The last identifier of an impl's type (`Graph` for `impl<'a> Graph<'a>`).

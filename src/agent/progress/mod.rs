@@ -28,11 +28,13 @@
 mod cycles;
 mod plan;
 mod roaming;
+mod state;
 mod text;
 
 pub use cycles::*;
 pub use plan::*;
 pub use roaming::*;
+pub use state::Progress;
 pub use text::*;
 
 use crate::env::GameState;
@@ -82,10 +84,10 @@ impl super::Agent {
         }
         let first = self.plan.first()?;
         let gist = gist(&first.sub_goal);
-        let since = match &self.first_goal {
+        let since = match &self.progress.first_goal {
             Some((g, since)) if *g == gist => *since,
             _ => {
-                self.first_goal = Some((gist, step));
+                self.progress.first_goal = Some((gist, step));
                 step
             }
         };
@@ -105,7 +107,8 @@ impl super::Agent {
         if !self.settings.loop_breaking || !self.settings.rev().leaves_out_reversals() {
             return Vec::new();
         }
-        let (Some((last, answer)), Some(from)) = (self.answers.last(), self.sent_from.last())
+        let (Some((last, answer)), Some(from)) =
+            (self.progress.answers.last(), self.progress.sent_from.last())
         else {
             return Vec::new();
         };
@@ -126,20 +129,22 @@ impl super::Agent {
         if !self.settings.loop_breaking {
             return Vec::new();
         }
-        if let Some(cycle) = detect_cycle(&self.answers) {
+        if let Some(cycle) = detect_cycle(&self.progress.answers) {
             for command in cycle {
                 // Revision 1 blocked an action in every room.
                 let from = if !self.settings.rev().shares_prefix() {
                     String::new()
                 } else {
-                    self.answers
+                    self.progress
+                        .answers
                         .iter()
                         .rposition(|(c, _)| *c == command)
-                        .and_then(|i| self.sent_from.get(i))
+                        .and_then(|i| self.progress.sent_from.get(i))
                         .cloned()
                         .unwrap_or_default()
                 };
                 let active = self
+                    .progress
                     .blocked
                     .iter()
                     .any(|(r, c, until)| *r == from && *c == command && *until >= step);
@@ -152,19 +157,24 @@ impl super::Agent {
                     continue;
                 } else {
                     let times = self
+                        .progress
                         .block_counts
                         .entry((from.clone(), command.clone()))
                         .or_insert(0);
                     *times += 1;
                     block_steps(*times, self.settings.rev())
                 };
-                self.blocked
+                self.progress
+                    .blocked
                     .retain(|(r, c, _)| !(*r == from && *c == command));
-                self.blocked.push((from, command, step + steps - 1));
+                self.progress
+                    .blocked
+                    .push((from, command, step + steps - 1));
             }
         }
-        self.blocked.retain(|(_, _, until)| *until >= step);
-        self.blocked
+        self.progress.blocked.retain(|(_, _, until)| *until >= step);
+        self.progress
+            .blocked
             .iter()
             .filter(|(r, _, _)| r.is_empty() || r == here)
             .map(|(_, c, _)| c.clone())
