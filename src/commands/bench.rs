@@ -141,8 +141,8 @@ fn render(outcome: &BenchOutcome) -> Result<()> {
     } = outcome;
     let failed = rows.iter().filter(|r| r.outcome == Outcome::Failed).count();
     println!(
-        "{} episodes recorded ({failed} failed) in {:.1}s; results in {}{}",
-        rows.len(),
+        "{} recorded ({failed} failed) in {:.1}s; results in {}{}",
+        count(rows.len(), "episode"),
         elapsed.as_secs_f64(),
         dir.display(),
         if *interrupted {
@@ -225,16 +225,16 @@ impl BenchProgress for Bars {
     fn announce(&self, a: &Announcement) {
         let (pt, ct) = a.paper_tokens;
         println!(
-            "ariadne bench: {} x {} (memory and profile) x {}{} = {} episodes ({} already finished); to play: {} episodes, at most {} steps, about {} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+            "ariadne bench: {} x {} (memory and profile) x {}{} = {} ({} already finished); to play: {}, at most {} steps, about {} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
             count(a.games, "game"),
             count(a.rows, "row"),
             count(a.runs as usize, "run"),
             a.shard
                 .map(|s| format!(", shard {} of {}", s.k, s.n))
                 .unwrap_or_default(),
-            a.total,
+            count(a.total, "episode"),
             a.total - a.to_play,
-            a.to_play,
+            count(a.to_play, "episode"),
             a.steps_cap,
             a.calls,
             pt as f64 / 1e6,
@@ -290,5 +290,15 @@ impl EpisodeProgress for EpisodeBar {
                 row.game, row.memory, row.run, row.outcome
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(super::count(1, "episode"), "1 episode");
+        assert_eq!(super::count(0, "episode"), "0 episodes");
+        assert_eq!(super::count(2, "game"), "2 games");
     }
 }
