@@ -34,6 +34,8 @@ KIND_MISSING_GAME = "missing_game"
 """The game named in `reset` does not exist."""
 KIND_MISSING_SIDECAR = "missing_sidecar"
 """A TextWorld game's .json sidecar is missing."""
+KIND_BAD_SPEC = "bad_spec"
+"""The game exists but a parameter of its name does not (a variation past the task's)."""
 KIND_BAD_GAME = "bad_game"
 """The file named in `reset` is not a game this bridge can load."""
 KIND_EPISODE_OVER = "episode_over"
@@ -45,6 +47,7 @@ KINDS = (
     KIND_BAD_REQUEST,
     KIND_MISSING_GAME,
     KIND_MISSING_SIDECAR,
+    KIND_BAD_SPEC,
     KIND_BAD_GAME,
     KIND_EPISODE_OVER,
     KIND_ENGINE,

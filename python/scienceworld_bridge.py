@@ -38,6 +38,7 @@ from typing import Any
 
 from ariadne_bridge import (
     KIND_BAD_REQUEST,
+    KIND_BAD_SPEC,
     KIND_EPISODE_OVER,
     KIND_MISSING_GAME,
     BadRequest,
@@ -179,7 +180,7 @@ class Session:
         # The library gives the count per task; a variation past it is refused here.
         count = self.env.get_max_variations(task)
         if not 0 <= variation < count:
-            raise BadRequest(KIND_MISSING_GAME, "task %r has variations 0 to %d, not %d"
+            raise BadRequest(KIND_BAD_SPEC, "task %r has variations 0 to %d, not %d"
                              % (task, count - 1, variation))
         try:
             self.load(game)

@@ -10,7 +10,7 @@ Replies (one JSON object per line on stdout):
    "done": bool, "won": bool, "lost": bool, "moves": int,
    "admissible_commands": [str], "inventory": str, "room": str|null,
    "objective": str, "walkthrough": [str]|null, "facts": [[predicate, arg, ...]]|null}
-  {"ok": false, "kind": "missing_game"|"missing_sidecar"|"episode_over"|"bad_request"|"textworld",
+  {"ok": false, "kind": "missing_game"|"missing_sidecar"|"bad_spec"|"episode_over"|"bad_request"|"textworld",
    "error": str}
 
 Facts this bridge handles (also in docs/games.md, "The Python side"): admissible commands need the .json sidecar

@@ -233,6 +233,26 @@ fn missing_game_is_one_clear_line() {
     assert!(stderr.contains("game not found: no-such-game"), "{stderr}");
 }
 
+/// A game of the authors' suite named without its folder, where the default folder
+/// does not hold it: the line says where the suite is read from and how to give it.
+#[test]
+fn a_suite_game_outside_its_folder_says_how_to_give_the_folder() {
+    let server = Scripted::start(&[]);
+    let work = tempfile::tempdir().unwrap();
+    let out = play(work.path(), &server.base_url, &["arigraph-paper:hunt"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    for says in [
+        "game not found:",
+        "hunt.z8",
+        "arigraph-paper:hunt@DIR",
+        "ARIADNE_ARIGRAPH_ENVS",
+    ] {
+        assert!(stderr.contains(says), "{says}: {stderr}");
+    }
+}
+
 #[test]
 fn missing_sidecar_is_one_clear_line() {
     let server = Scripted::start(&[]);

@@ -108,7 +108,7 @@ fn a_task_or_variation_that_does_not_exist_is_one_line() {
         ("scienceworld:bake", "unknown ScienceWorld task"),
         (
             "scienceworld:boil?variation=99",
-            "has variations 0 to 29, not 99",
+            "error: bad game specification scienceworld:boil?variation=99: task 'boil' has variations 0 to 29, not 99",
         ),
         ("scienceworld:boil?seed=1", "unknown parameter"),
     ] {

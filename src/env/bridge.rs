@@ -25,6 +25,8 @@ enum FailureKind {
     MissingGame,
     /// A TextWorld game's `.json` sidecar is missing.
     MissingSidecar,
+    /// The game exists but a parameter of its name does not.
+    BadSpec,
     /// The file named in `reset` is not a game the bridge can load.
     BadGame,
     /// A `step` after the episode ended.
@@ -161,6 +163,9 @@ impl BridgeEnv {
                     Ok(Failure { kind, error }) => match kind {
                         FailureKind::MissingGame => EnvError::MissingGame(error),
                         FailureKind::MissingSidecar => EnvError::MissingSidecar(error),
+                        FailureKind::BadSpec => {
+                            EnvError::BadSpec(format!("{}: {error}", self.label))
+                        }
                         FailureKind::EpisodeOver => EnvError::EpisodeOver,
                         FailureKind::BadRequest => {
                             EnvError::Engine(format!("the bridge refused the request: {error}"))

@@ -102,6 +102,16 @@ pub enum EnvError {
         "game not found: {0} (give a TextWorld .z8 path, a bundled game name, or a game of another family: twx:<game>, scienceworld:<task>, arigraph-paper:NAME, nethack[?seed=S], a z-machine story file; `ariadne games list` names them all and what each needs)"
     )]
     MissingGame(String),
+    /// A game of the authors' suite whose file is not in the folder it is read from.
+    #[error(
+        "game not found: {path}: arigraph-paper:{game} is read from the `envs/` folder of the authors' repository (AIRI-Institute/AriGraph); give the folder as arigraph-paper:{game}@DIR or in ARIADNE_ARIGRAPH_ENVS"
+    )]
+    MissingSuiteGame {
+        /// The suite's name of the game.
+        game: String,
+        /// Where it was looked for.
+        path: String,
+    },
     /// A game specification that cannot be read (`nethack?seed=x`, a parameter given
     /// twice, `twx:` naming no game): the text, then what is wrong.
     #[error("bad game specification {0}")]
@@ -158,6 +168,7 @@ impl EnvError {
         matches!(
             self,
             EnvError::MissingGame(_)
+                | EnvError::MissingSuiteGame { .. }
                 | EnvError::BadSpec(_)
                 | EnvError::MissingSidecar(_)
                 | EnvError::BadGame { .. }

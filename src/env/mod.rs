@@ -173,8 +173,10 @@ impl GameSpec {
         match self {
             GameSpec::TextWorld(p) => textworld::check_game(p),
             GameSpec::Twx(g) => g.check(),
-            GameSpec::Suite(s) if s.game.is_jericho() => jericho::check_game(s.path()),
-            GameSpec::Suite(s) => textworld::check_game(s.path()),
+            GameSpec::Suite(s) if s.game.is_jericho() => {
+                s.check().and_then(|()| jericho::check_game(s.path()))
+            }
+            GameSpec::Suite(s) => s.check().and_then(|()| textworld::check_game(s.path())),
             GameSpec::Jericho(p) => jericho::check_game(p),
             GameSpec::ScienceWorld(g) => g.check(),
             GameSpec::NetHack(_) | GameSpec::Harness(_) => Ok(()),

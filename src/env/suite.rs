@@ -292,6 +292,21 @@ impl SuiteSpec {
         &self.file
     }
 
+    /// The game file exists (then TextWorld's or Jericho's own check follows); if not,
+    /// say where the suite's games are read from and how to give the folder.
+    ///
+    /// # Errors
+    /// [`EnvError::MissingSuiteGame`].
+    pub fn check(&self) -> Result<(), EnvError> {
+        if self.file.exists() {
+            return Ok(());
+        }
+        Err(EnvError::MissingSuiteGame {
+            game: self.game.name().to_string(),
+            path: self.file.display().to_string(),
+        })
+    }
+
     /// Parse `NAME[@DIR]` (after the `arigraph-paper:` prefix).
     ///
     /// # Errors

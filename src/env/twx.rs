@@ -72,9 +72,9 @@ impl TwxGame {
                     SPLITS.join("|")
                 )),
                 "split" => None,
-                _ if v.parse::<i64>().is_err() => {
-                    Some(format!("parameter {k} must be a whole number, not {v:?}"))
-                }
+                _ if v.parse::<u64>().is_err() => Some(format!(
+                    "parameter {k} must be a whole number of 0 or more, not {v:?}"
+                )),
                 _ => None,
             };
             if let Some(why) = bad {
@@ -181,7 +181,11 @@ mod tests {
         for (bad, why) in [
             (
                 "coin?seed=x",
-                "parameter seed must be a whole number, not \"x\"",
+                "parameter seed must be a whole number of 0 or more, not \"x\"",
+            ),
+            (
+                "coin?seed=-1",
+                "parameter seed must be a whole number of 0 or more, not \"-1\"",
             ),
             ("coin?split=foo", "split must be one of train|dev|test"),
             ("coin?=1", "a parameter has no name"),
