@@ -558,6 +558,17 @@ fn sharded_benches_merge_into_the_unsharded_table() {
         stderr.contains("--shard: auto: no scheduler index"),
         "{stderr}"
     );
+    // More shards than episodes: the empty one says so, one line, exit 2.
+    let mut args: Vec<&str> = base.to_vec();
+    args.extend_from_slice(&["--shard", "7/7", "--out", "empty"]);
+    let o = bench(work.path(), &server, &args);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--shard 7/7: this shard holds no episode (the plan has 6)"),
+        "{stderr}"
+    );
     let merge = |dirs: &[&str], out: &str| {
         let mut args = vec!["merge"];
         args.extend_from_slice(dirs);

@@ -48,6 +48,15 @@ pub(super) fn open(opts: &BenchOptions) -> Result<(PathBuf, BenchPlan)> {
         g.check()?;
     }
     super::plan::check_rows(&plan)?;
+    if let Some(shard) = plan.shard
+        && super::episodes(&plan).is_empty()
+    {
+        let all = plan.games.len() * plan.variants.len() * plan.runs as usize;
+        bail!(UserError::new(format!(
+            "--shard {}/{}: this shard holds no episode (the plan has {all}); give at most {all} shards",
+            shard.k, shard.n
+        )));
+    }
     crate::llm::prompts::Prompts::load_noting(plan.prompts.as_deref())?;
     if opts.resume.is_none() && dir.join("bench.json").exists() {
         bail!(UserError::new(format!(
