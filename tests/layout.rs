@@ -34,7 +34,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/commands/bench/compare/side.rs::Side::read",
     "src/commands/term.rs::show_step",
     "src/env/games.rs::expand",
-    "src/env/games.rs::make",
     "src/env/pyenv.rs::ensure",
     "src/llm/answer.rs::read_completion",
     "src/llm/client.rs::OpenAiBackend::embed",

@@ -89,6 +89,36 @@ fn script(py: &PyEnv) -> Result<PathBuf> {
 /// # Errors
 /// An unknown family or size, a generator failure (with its message).
 pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<GameEntry> {
+    check_request(family, size, out)?;
+    let made = generate(family, size, seed, out).await?;
+    let name = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let entry = GameEntry {
+        file: format!("{name}.z8"),
+        name,
+        family: family.into(),
+        size: size.into(),
+        seed,
+        rooms: made.rooms,
+        max_score: made.max_score,
+        task: made.task,
+        main_goal: made.main_goal,
+        walkthrough: made.walkthrough,
+        command: format!(
+            "ariadne games make {family} --size {size} --seed {seed} --out {}",
+            out.display()
+        ),
+    };
+    let manifest = out.parent().unwrap_or(Path::new(".")).join("manifest.json");
+    add_to_manifest(&manifest, &entry)?;
+    Ok(entry)
+}
+
+/// Refuse a request [`make`] cannot serve: a family not in [`FAMILIES`], a size that
+/// family does not have, an `out` that is not a `.z8` path.
+fn check_request(family: &str, size: &str, out: &Path) -> Result<()> {
     let Some((_, sizes)) = FAMILIES.iter().find(|(f, _)| *f == family) else {
         let names: Vec<&str> = FAMILIES.iter().map(|(f, _)| *f).collect();
         bail!(UserError::new(format!(
@@ -108,6 +138,23 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
             out.display()
         )));
     }
+    Ok(())
+}
+
+/// What the generator script prints of a game it made (one JSON object on stdout).
+#[derive(Deserialize)]
+struct Made {
+    rooms: u32,
+    max_score: i64,
+    task: String,
+    main_goal: String,
+    walkthrough: Vec<String>,
+}
+
+/// Run the generator script in the managed Python environment (set up first) to write
+/// the game to `out`; its answer read. A failure is said with the last 6 lines of its
+/// stderr.
+async fn generate(family: &str, size: &str, seed: u64, out: &Path) -> Result<Made> {
     let py = pyenv::ensure(Needs::default()).await?;
     let script = script(&py)?;
     let output = Command::new(&py.python)
@@ -137,44 +184,18 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
             tail.join(" | ")
         )));
     }
-    #[derive(Deserialize)]
-    struct Made {
-        rooms: u32,
-        max_score: i64,
-        task: String,
-        main_goal: String,
-        walkthrough: Vec<String>,
-    }
     let text = String::from_utf8_lossy(&output.stdout);
-    let made: Made = serde_json::from_str(text.trim())
-        .with_context(|| format!("the generator answered {text:?}"))?;
-    let name = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let entry = GameEntry {
-        file: format!("{name}.z8"),
-        name,
-        family: family.into(),
-        size: size.into(),
-        seed,
-        rooms: made.rooms,
-        max_score: made.max_score,
-        task: made.task,
-        main_goal: made.main_goal,
-        walkthrough: made.walkthrough,
-        command: format!(
-            "ariadne games make {family} --size {size} --seed {seed} --out {}",
-            out.display()
-        ),
-    };
-    let manifest = out.parent().unwrap_or(Path::new(".")).join("manifest.json");
-    let mut entries = read_manifest(&manifest)?;
+    serde_json::from_str(text.trim()).with_context(|| format!("the generator answered {text:?}"))
+}
+
+/// Add `entry` to the manifest at `manifest`, replacing a game of the same name; the
+/// entries kept in name order.
+fn add_to_manifest(manifest: &Path, entry: &GameEntry) -> Result<()> {
+    let mut entries = read_manifest(manifest)?;
     entries.retain(|e| e.name != entry.name);
     entries.push(entry.clone());
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    write_manifest(&manifest, &entries)?;
-    Ok(entry)
+    write_manifest(manifest, &entries)
 }
 
 /// The games in `dir`: manifest entries, then `.z8` files the manifest does not name.
