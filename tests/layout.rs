@@ -33,7 +33,6 @@ const MAX_ARGUMENTS: usize = 6;
 const OVER_THE_LIMITS: &[&str] = &[
     "src/commands/bench/compare/side.rs::Side::read",
     "src/commands/term.rs::show_step",
-    "src/env/pyenv.rs::ensure",
     "src/llm/answer.rs::read_completion",
     "src/llm/client.rs::OpenAiBackend::embed",
     "src/llm/client.rs::read_embeddings",
