@@ -41,7 +41,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/mod.rs::Llm::ask",
     "src/llm/structured.rs::ask",
     "src/llm/structured.rs::choose",
-    "src/memory/strategies/water_circles.rs::items",
     "src/qa/context.rs::graph_context",
     "src/settings.rs::Resolver::llm",
     "src/settings.rs::Resolver::memory",
