@@ -45,7 +45,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/settings.rs::Resolver::llm",
     "src/settings.rs::Resolver::memory",
     "src/trajectory/bench.rs::EpisodeRow::finished",
-    "src/view/data.rs::step_out",
 ];
 
 /// Every non-test file of the crate, by module.
