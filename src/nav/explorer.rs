@@ -179,8 +179,6 @@ impl Explorer {
         expected: Option<&str>,
     ) -> (Vec<Triplet>, Vec<Triplet>) {
         let (from, to) = (entity_key(from), entity_key(to));
-        let mut added = Vec::new();
-        let mut removed = Vec::new();
         let exp = expected.map(entity_key).unwrap_or_default();
         if from == to
             && self.overrides_all()
@@ -188,37 +186,73 @@ impl Explorer {
             && exp != from
             && let Some(graph) = graph.as_deref_mut()
         {
-            // A route move the game refused: the unproven facts that promised it (to the
-            // room expected, or to another room the agent knows) go; a door or thing
-            // said to be that way stays (it may be why the move was refused).
-            let refuted: Vec<TripletId> = spatial_ids(graph)
-                .into_iter()
-                .filter(|&id| !graph.is_pinned(id))
-                .filter(|&id| {
-                    leads(graph.triplet(id)).iter().any(|(a, go, b)| {
-                        *a == from && *go == dir && (*b == exp || self.visited.contains(b))
-                    })
-                })
-                .collect();
-            for id in refuted {
-                if graph.retire(id, self.retire_mode(), &[]) {
-                    removed.push(graph.triplet(id).clone());
-                }
-            }
-            return (added, removed);
+            return (Vec::new(), self.refuse_route_move(graph, &from, dir, &exp));
         }
         if from == to || from.is_empty() || to.is_empty() {
-            return (added, removed);
+            return (Vec::new(), Vec::new());
         }
         self.visited.insert(to.clone());
         self.explored.insert((from.clone(), dir));
         let Some(graph) = graph else {
-            return (added, removed);
+            return (Vec::new(), Vec::new());
         };
+        let (mut removed, retired) = self.remove_overridden(graph, &from, dir, &to, expected);
+        let (added, by) = self.add_move(graph, &from, dir, &to);
+        if self.retire == Some(Retire::Close) {
+            for id in retired {
+                graph.supersede(id, &by);
+            }
+        }
+        removed.extend(self.reconcile(graph));
+        (added, removed)
+    }
+
+    /// A route move the game refused (`from` going `dir` stayed in `from`; `exp`, the
+    /// room expected, as an entity key): the unproven facts that promised it (to the
+    /// room expected, or to another room the agent knows) go; a door or thing said to be
+    /// that way stays (it may be why the move was refused). Returns the triplets retired.
+    fn refuse_route_move(
+        &self,
+        graph: &mut AriGraph,
+        from: &str,
+        dir: Direction,
+        exp: &str,
+    ) -> Vec<Triplet> {
+        let refuted: Vec<TripletId> = spatial_ids(graph)
+            .into_iter()
+            .filter(|&id| !graph.is_pinned(id))
+            .filter(|&id| {
+                leads(graph.triplet(id)).iter().any(|(a, go, b)| {
+                    *a == from && *go == dir && (*b == exp || self.visited.contains(b))
+                })
+            })
+            .collect();
+        let mut removed = Vec::new();
+        for id in refuted {
+            if graph.retire(id, self.retire_mode(), &[]) {
+                removed.push(graph.triplet(id).clone());
+            }
+        }
+        removed
+    }
+
+    /// The facts a move `from` -`dir`-> `to` (entity keys) overrides, removed: when
+    /// grounding, the spatial triplets it contradicts (rule `move-overrides`); under rules
+    /// 1, the triplets that promised `expected` when it names another room. Returns the
+    /// triplets removed and their ids.
+    fn remove_overridden(
+        &self,
+        graph: &mut AriGraph,
+        from: &str,
+        dir: Direction,
+        to: &str,
+        expected: Option<&str>,
+    ) -> (Vec<Triplet>, Vec<TripletId>) {
+        let mut removed = Vec::new();
         let mut retired = Vec::new();
         if self.grounded() {
             let contradicted = if self.overrides_on_move() {
-                contradicted(graph, &from, dir, &to)
+                contradicted(graph, from, dir, to)
             } else {
                 Vec::new()
             };
@@ -229,7 +263,7 @@ impl Explorer {
                 }
             }
         } else if let Some(exp) = expected.map(entity_key).filter(|e| *e != to) {
-            for stale in move_triplets(&from, dir, &exp) {
+            for stale in move_triplets(from, dir, &exp) {
                 if let Some(id) = graph.find(&stale)
                     && graph.remove(id)
                 {
@@ -238,8 +272,22 @@ impl Explorer {
                 }
             }
         }
+        (removed, retired)
+    }
+
+    /// The move's own triplets (both ways) added to `graph`, pinned when grounding.
+    /// Returns those new to it, and the ids of all of them (what a closed fact is
+    /// superseded by).
+    fn add_move(
+        &self,
+        graph: &mut AriGraph,
+        from: &str,
+        dir: Direction,
+        to: &str,
+    ) -> (Vec<Triplet>, Vec<TripletId>) {
+        let mut added = Vec::new();
         let mut by = Vec::new();
-        for t in move_triplets(&from, dir, &to) {
+        for t in move_triplets(from, dir, to) {
             let (id, fresh) = graph.add(t.clone());
             if self.grounded() {
                 graph.pin(id);
@@ -249,13 +297,7 @@ impl Explorer {
             }
             by.push(id);
         }
-        if self.retire == Some(Retire::Close) {
-            for id in retired {
-                graph.supersede(id, &by);
-            }
-        }
-        removed.extend(self.reconcile(graph));
-        (added, removed)
+        (added, by)
     }
 
     fn retire_mode(&self) -> Retire {

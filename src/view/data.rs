@@ -339,29 +339,18 @@ pub fn build(
     }
 }
 
+/// One step as the page shows it: its record `r` with what it changed in the graph
+/// (`changes`, triplet indices) and its world-model figures. Its long texts go into
+/// `texts` in a fixed order (the calls' messages and answers, the observation, the
+/// inventory, the feedback, the episodes' observations, the queries), so the indices
+/// are the same from run to run.
 fn step_out(
     r: &StepRecord,
     changes: &super::timeline::StepChanges,
     texts: &mut Texts,
     world_model: &HashMap<u32, WorldModel>,
 ) -> StepOut {
-    let calls = r
-        .llm_calls
-        .iter()
-        .map(|c| CallOut {
-            purpose: c.purpose.clone(),
-            attempt: c.attempt,
-            messages: c
-                .messages
-                .iter()
-                .map(|m| (m.role.clone(), texts.id(&m.content)))
-                .collect(),
-            answer: texts.id(&c.answer),
-            usage: c.usage,
-            latency_ms: c.latency_ms,
-            error: c.error.clone(),
-        })
-        .collect();
+    let calls = calls_out(r, texts);
     StepOut {
         step: r.step,
         room: r.room.clone(),
@@ -387,28 +376,8 @@ fn step_out(
         added: changes.added.clone(),
         removed: changes.removed.clone(),
         retrieved: changes.retrieved.clone(),
-        retrieval: r
-            .retrieval
-            .triplets
-            .iter()
-            .map(|t| RetrievedOut {
-                text: t.triplet.clone(),
-                depth: t.depth,
-                similarity: t.similarity,
-            })
-            .collect(),
-        episodes: r
-            .retrieval
-            .episodes
-            .iter()
-            .map(|e| EpisodeHit {
-                step: e.step,
-                score: e.score,
-                n: e.n,
-                total: e.total,
-                observation: texts.id(&e.observation),
-            })
-            .collect(),
+        retrieval: retrieval_out(r),
+        episodes: episode_hits(r, texts),
         queries: r.retrieval.queries.iter().map(|q| texts.id(q)).collect(),
         notes: r.retrieval.notes.clone(),
         unexplored: r.unexplored_exits.clone(),
@@ -416,15 +385,68 @@ fn step_out(
         alive: changes.alive,
         graph: r.graph,
         calls,
-        embeds: EmbedSum {
-            calls: r.embedding_calls.len(),
-            texts: r.embedding_calls.iter().map(|e| e.texts.len()).sum(),
-            latency_ms: r.embedding_calls.iter().map(|e| e.latency_ms).sum(),
-        },
+        embeds: embed_sum(r),
         usage: r.usage,
         timings: r.timings,
         failures: r.llm_failures,
         repairs: r.llm_repairs,
         world_model: world_model.get(&r.step).copied(),
+    }
+}
+
+/// The step's chat calls, in order; each message's text, then the answer, into `texts`.
+fn calls_out(r: &StepRecord, texts: &mut Texts) -> Vec<CallOut> {
+    r.llm_calls
+        .iter()
+        .map(|c| CallOut {
+            purpose: c.purpose.clone(),
+            attempt: c.attempt,
+            messages: c
+                .messages
+                .iter()
+                .map(|m| (m.role.clone(), texts.id(&m.content)))
+                .collect(),
+            answer: texts.id(&c.answer),
+            usage: c.usage,
+            latency_ms: c.latency_ms,
+            error: c.error.clone(),
+        })
+        .collect()
+}
+
+/// The triplets the step retrieved, as recorded (text, BFS depth, similarity).
+fn retrieval_out(r: &StepRecord) -> Vec<RetrievedOut> {
+    r.retrieval
+        .triplets
+        .iter()
+        .map(|t| RetrievedOut {
+            text: t.triplet.clone(),
+            depth: t.depth,
+            similarity: t.similarity,
+        })
+        .collect()
+}
+
+/// The episodes the step retrieved (score, n_i, N_i); each observation into `texts`.
+fn episode_hits(r: &StepRecord, texts: &mut Texts) -> Vec<EpisodeHit> {
+    r.retrieval
+        .episodes
+        .iter()
+        .map(|e| EpisodeHit {
+            step: e.step,
+            score: e.score,
+            n: e.n,
+            total: e.total,
+            observation: texts.id(&e.observation),
+        })
+        .collect()
+}
+
+/// The step's embedding calls summed: calls, texts embedded, wall time (milliseconds).
+fn embed_sum(r: &StepRecord) -> EmbedSum {
+    EmbedSum {
+        calls: r.embedding_calls.len(),
+        texts: r.embedding_calls.iter().map(|e| e.texts.len()).sum(),
+        latency_ms: r.embedding_calls.iter().map(|e| e.latency_ms).sum(),
     }
 }

@@ -189,10 +189,12 @@ impl Search<'_> {
             &self.vectors,
             &reached,
             &water_circles::Params::PAPER,
-            can.theses,
-            // k = 0 is episodic memory off (the "w/o episodic" ablation).
-            can.episodes && settings.episodes > 0,
-            Some(self.current_step),
+            water_circles::ItemKinds {
+                theses: can.theses,
+                // k = 0 is episodic memory off (the "w/o episodic" ablation).
+                episodes: can.episodes && settings.episodes > 0,
+                exclude_step: Some(self.current_step),
+            },
         )
     }
 

@@ -72,77 +72,111 @@ pub fn reached<'g>(g: &'g AriGraph, seeds: &[&'g str], rings: u32) -> BTreeSet<&
     out
 }
 
+/// Which items [`items`] ranks: the kinds not left out (`--exclude`), and the step
+/// whose episode is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemKinds {
+    /// Rank thesis items (false: none of them).
+    pub theses: bool,
+    /// Rank episodic items (false: none of them).
+    pub episodes: bool,
+    /// The step whose episode is not ranked (the current step's), if any.
+    pub exclude_step: Option<u32>,
+}
+
 /// Rank thesis and episodic items by their entities among `reached` (see [`Items`]): a
 /// thesis's entities are its hyper-edge, an episode's the ends of the facts its
 /// observation produced and its theses' entities. Items with none reached are left
 /// out; ties go to the thesis more similar to a query (`queries`), then the older,
 /// and to the later episode; at most [`Params::hyper_triples`] theses and
-/// [`Params::episodic_triples`] episodes. `theses` or `episodes` false ranks none of
-/// that kind (`--exclude`); `exclude_step` leaves out the current step's episode.
+/// [`Params::episodic_triples`] episodes. `kinds.theses` or `kinds.episodes` false ranks
+/// none of that kind (`--exclude`); `kinds.exclude_step` leaves out that step's episode.
 pub fn items(
     g: &AriGraph,
     queries: &[&[f32]],
     reached: &BTreeSet<&str>,
     p: &Params,
-    theses: bool,
-    episodes: bool,
-    exclude_step: Option<u32>,
+    kinds: ItemKinds,
 ) -> Items {
     let mut out = Items::default();
-    if theses {
-        let mut ranked: Vec<(ThesisId, usize, f32, u32)> = g
-            .theses()
-            .into_iter()
-            .enumerate()
-            .filter(|(_, t)| t.retired.is_none())
-            .filter_map(|(i, t)| {
-                let n = t
-                    .vertices
-                    .iter()
-                    .filter(|v| reached.contains(v.as_str()))
-                    .count();
-                let id = ThesisId(i);
-                let sim = crate::memory::thesis::similarity(g, queries, id);
-                (n > 0).then_some((id, n, sim, t.step))
-            })
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.1.cmp(&a.1)
-                .then(b.2.total_cmp(&a.2))
-                .then(a.3.cmp(&b.3))
-                .then(a.0.cmp(&b.0))
-        });
-        out.theses = ranked
-            .into_iter()
-            .take(p.hyper_triples)
-            .map(|(id, matched, similarity, _)| Ranked {
-                id,
-                matched,
-                similarity,
-                hop: None,
-            })
-            .collect();
+    if kinds.theses {
+        out.theses = rank_theses(g, queries, reached, p);
     }
-    if episodes {
-        let mut ranked: Vec<(usize, usize, usize, u32)> = g
-            .episodes()
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| Some(e.step) != exclude_step)
-            .filter_map(|(i, e)| {
-                let held = g.episode_edge(e, EdgeTheses::All);
-                let n = held.iter().filter(|v| reached.contains(*v)).count();
-                (n > 0).then_some((i, n, held.len(), e.step))
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.3.cmp(&a.3)));
-        out.episodes = ranked
-            .into_iter()
-            .take(p.episodic_triples)
-            .map(|(i, n, total, _)| (i, n, total))
-            .collect();
+    if kinds.episodes {
+        out.episodes = rank_episodes(g, reached, p, kinds.exclude_step);
     }
     out
+}
+
+/// The live theses with entities among `reached`, best first: by entities reached,
+/// then similarity to `queries`, then the older, then id; at most
+/// [`Params::hyper_triples`].
+fn rank_theses(
+    g: &AriGraph,
+    queries: &[&[f32]],
+    reached: &BTreeSet<&str>,
+    p: &Params,
+) -> Vec<Ranked> {
+    let mut ranked: Vec<(ThesisId, usize, f32, u32)> = g
+        .theses()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, t)| t.retired.is_none())
+        .filter_map(|(i, t)| {
+            let n = t
+                .vertices
+                .iter()
+                .filter(|v| reached.contains(v.as_str()))
+                .count();
+            let id = ThesisId(i);
+            let sim = crate::memory::thesis::similarity(g, queries, id);
+            (n > 0).then_some((id, n, sim, t.step))
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then(b.2.total_cmp(&a.2))
+            .then(a.3.cmp(&b.3))
+            .then(a.0.cmp(&b.0))
+    });
+    ranked
+        .into_iter()
+        .take(p.hyper_triples)
+        .map(|(id, matched, similarity, _)| Ranked {
+            id,
+            matched,
+            similarity,
+            hop: None,
+        })
+        .collect()
+}
+
+/// The episodes (not `exclude_step`'s) with entities among `reached`, best first: by
+/// entities reached, then the later; at most [`Params::episodic_triples`]. Each as
+/// (index in [`AriGraph::episodes`], entities reached, entities it holds).
+fn rank_episodes(
+    g: &AriGraph,
+    reached: &BTreeSet<&str>,
+    p: &Params,
+    exclude_step: Option<u32>,
+) -> Vec<(usize, usize, usize)> {
+    let mut ranked: Vec<(usize, usize, usize, u32)> = g
+        .episodes()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| Some(e.step) != exclude_step)
+        .filter_map(|(i, e)| {
+            let held = g.episode_edge(e, EdgeTheses::All);
+            let n = held.iter().filter(|v| reached.contains(*v)).count();
+            (n > 0).then_some((i, n, held.len(), e.step))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.3.cmp(&a.3)));
+    ranked
+        .into_iter()
+        .take(p.episodic_triples)
+        .map(|(i, n, total, _)| (i, n, total))
+        .collect()
 }
 
 /// The circle of `seed` over `rings` rings: each triplet reached with its ring (1 =
@@ -346,7 +380,17 @@ mod tests {
         let ranked = |got: &Items| -> Vec<(ThesisId, usize)> {
             got.theses.iter().map(|t| (t.id, t.matched)).collect()
         };
-        let got = items(&g, &[&Q], &r, &Params::PAPER, true, true, None);
+        let got = items(
+            &g,
+            &[&Q],
+            &r,
+            &Params::PAPER,
+            ItemKinds {
+                theses: true,
+                episodes: true,
+                exclude_step: None,
+            },
+        );
         // Theses by entities reached: 3, 2, 1; the bed's none.
         assert_eq!(
             ranked(&got),
@@ -362,15 +406,45 @@ mod tests {
             episodic_triples: 2,
             ..Params::PAPER
         };
-        let got = items(&g, &[&Q], &r, &small, false, true, Some(3));
+        let got = items(
+            &g,
+            &[&Q],
+            &r,
+            &small,
+            ItemKinds {
+                theses: false,
+                episodes: true,
+                exclude_step: Some(3),
+            },
+        );
         assert!(got.theses.is_empty());
         assert_eq!(got.episodes, [(0, 3, 4), (1, 1, 3)]);
-        let got = items(&g, &[&Q], &r, &small, true, false, None);
+        let got = items(
+            &g,
+            &[&Q],
+            &r,
+            &small,
+            ItemKinds {
+                theses: true,
+                episodes: false,
+                exclude_step: None,
+            },
+        );
         assert_eq!(ranked(&got), [(ThesisId(0), 3)]);
         assert!(got.episodes.is_empty());
         // A retired thesis is not ranked.
         g.retire_thesis(ThesisId(0), 5);
-        let got = items(&g, &[&Q], &r, &Params::PAPER, true, false, None);
+        let got = items(
+            &g,
+            &[&Q],
+            &r,
+            &Params::PAPER,
+            ItemKinds {
+                theses: true,
+                episodes: false,
+                exclude_step: None,
+            },
+        );
         assert_eq!(ranked(&got)[0], (ThesisId(3), 2));
     }
 }
