@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::answer::split_reasoning;
 use super::bounds::{Bounded, ECHO_CHARS};
 pub use super::json_text::json_values;
-use super::{CallLog, CallRecord, ChatBackend, ChatRequest, LlmError, Message};
+use super::{CallLog, CallRecord, ChatAnswer, ChatBackend, ChatRequest, LlmError, Message};
 
 /// Ask for a JSON answer of type `T`, bounded and validated by `validate`; retry once on
 /// a bad answer. Every call (also one that failed in transport) is appended to `log`,
@@ -45,82 +45,12 @@ where
 {
     let original = request.messages.clone();
     for attempt in 1..=2u32 {
-        let (answer, answer_chars) = match backend.chat(&request).await {
-            Ok(mut a) => {
-                let (content, sent) = super::record::bound_answer(&a.content);
-                a.content = content;
-                a.reasoning = super::record::bound_text(a.reasoning, super::record::ANSWER_CHARS);
-                a.finish_reason = super::record::bound_text(a.finish_reason, 64);
-                (a, sent)
-            }
-            Err(e) => {
-                // The call was made; its cost is unknown, its failure ends the step. Its
-                // retries are counted like those of an answered call.
-                log.retries += e.retries();
-                log.calls.push(CallRecord {
-                    purpose: request.purpose.clone(),
-                    attempt,
-                    messages: request.messages.clone(),
-                    max_tokens: request.max_tokens,
-                    answer: String::new(),
-                    answer_chars: None,
-                    reasoning: None,
-                    finish_reason: None,
-                    defect: None,
-                    usage: None,
-                    latency_ms: 0,
-                    retries: e.retries(),
-                    prompt_cut: None,
-                    error: Some(format!("transport: {e}")),
-                    trimmed: Vec::new(),
-                    refused: Vec::new(),
-                    from_events: false,
-                });
-                return Err(e);
-            }
-        };
+        let (answer, answer_chars) = send(backend, &request, attempt, log).await?;
         log.retries += answer.retries;
         let cut_off = answer.finish_reason.as_deref() == Some("length");
-        let judged: Result<(T, bool, Vec<String>), String> = if let Some(d) = &answer.defect {
-            Err(d.clone())
-        } else if cut_off {
-            Err(format!(
-                "cut off by the token limit (finish_reason length, max_tokens {}); an incomplete answer is never used",
-                request.max_tokens
-            ))
-        } else {
-            split_reasoning(&answer.content).and_then(|(text, _)| {
-                let values = json_values(text)?;
-                choose(values, request.schema.as_ref().map(|(_, s)| s), &validate)
-            })
-        };
-        let mut record = CallRecord {
-            purpose: request.purpose.clone(),
-            attempt,
-            messages: request.messages.clone(),
-            max_tokens: request.max_tokens,
-            answer: answer.content.clone(),
-            answer_chars,
-            reasoning: answer.reasoning.clone(),
-            finish_reason: answer.finish_reason.clone(),
-            defect: answer.defect.clone(),
-            usage: answer.usage,
-            latency_ms: answer.latency_ms,
-            retries: answer.retries,
-            prompt_cut: answer.prompt_cut.clone(),
-            error: None,
-            trimmed: Vec::new(),
-            refused: Vec::new(),
-            from_events: answer.from_events,
-        };
-        // An answer refused after it was cut at the bound says it was cut.
-        let judged = judged.map_err(|why| match answer_chars {
-            Some(sent) if sent > super::record::ANSWER_CHARS => format!(
-                "the answer was {sent} characters long and was cut at {} before it was read: {why}",
-                super::record::ANSWER_CHARS
-            ),
-            _ => why,
-        });
+        let judged = judge(&answer, &request, &validate);
+        let mut record = answered_record(&request, attempt, &answer, answer_chars);
+        let judged = judged.map_err(|why| said_cut(why, answer_chars));
         early::judged(backend, &request.purpose, judged.as_ref().err());
         match judged {
             Ok((t, repaired, notes)) => {
@@ -135,26 +65,161 @@ where
                 log.failures += 1;
                 record.error = Some(why.clone());
                 log.calls.push(record);
-                if cut_off {
-                    // The same question with a larger budget.
-                    request.messages = original.clone();
-                    request.max_tokens = request.max_tokens.saturating_mul(2);
-                } else {
-                    let echo = split_reasoning(&answer.content)
-                        .map(|(t, _)| t)
-                        .unwrap_or("");
-                    request.messages.push(Message::assistant(
-                        echo.chars().take(ECHO_CHARS).collect::<String>(),
-                    ));
-                    let why: String = why.chars().take(ECHO_CHARS).collect();
-                    request.messages.push(Message::user(format!(
-                        "That answer was invalid: {why}. Reply again with only the JSON object, following the required format."
-                    )));
-                }
+                ask_again(&mut request, &original, &answer.content, &why, cut_off);
             }
         }
     }
     Ok(None)
+}
+
+/// One call of `request` (its `attempt`, from 1): the answer with its content,
+/// reasoning and finish reason bounded ([`super::record::bound_answer`]), and the
+/// content's length in characters when the bound cut it.
+///
+/// # Errors
+/// A transport error, after the failed call and its retries are appended to `log`.
+async fn send(
+    backend: &dyn ChatBackend,
+    request: &ChatRequest,
+    attempt: u32,
+    log: &mut CallLog,
+) -> Result<(ChatAnswer, Option<usize>), LlmError> {
+    match backend.chat(request).await {
+        Ok(mut a) => {
+            let (content, sent) = super::record::bound_answer(&a.content);
+            a.content = content;
+            a.reasoning = super::record::bound_text(a.reasoning, super::record::ANSWER_CHARS);
+            a.finish_reason = super::record::bound_text(a.finish_reason, 64);
+            Ok((a, sent))
+        }
+        Err(e) => {
+            // The call was made; its cost is unknown, its failure ends the step. Its
+            // retries are counted like those of an answered call.
+            log.retries += e.retries();
+            log.calls.push(failed_record(request, attempt, &e));
+            Err(e)
+        }
+    }
+}
+
+/// The record of a call that failed in transport: no answer, the error's retries, the
+/// error as `transport: ...`.
+fn failed_record(request: &ChatRequest, attempt: u32, e: &LlmError) -> CallRecord {
+    CallRecord {
+        purpose: request.purpose.clone(),
+        attempt,
+        messages: request.messages.clone(),
+        max_tokens: request.max_tokens,
+        answer: String::new(),
+        answer_chars: None,
+        reasoning: None,
+        finish_reason: None,
+        defect: None,
+        usage: None,
+        latency_ms: 0,
+        retries: e.retries(),
+        prompt_cut: None,
+        error: Some(format!("transport: {e}")),
+        trimmed: Vec::new(),
+        refused: Vec::new(),
+        from_events: false,
+    }
+}
+
+/// Judge an answer (the module's steps 1 to 4): its defect, a cut-off by the token
+/// limit, then the one JSON value after the reasoning blocks that fits (see [`choose`]).
+/// Returns the answer, whether it was repaired, and what the bounds trimmed.
+///
+/// # Errors
+/// Why the answer is refused.
+fn judge<T, F>(
+    answer: &ChatAnswer,
+    request: &ChatRequest,
+    validate: &F,
+) -> Result<(T, bool, Vec<String>), String>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    if let Some(d) = &answer.defect {
+        Err(d.clone())
+    } else if answer.finish_reason.as_deref() == Some("length") {
+        Err(format!(
+            "cut off by the token limit (finish_reason length, max_tokens {}); an incomplete answer is never used",
+            request.max_tokens
+        ))
+    } else {
+        split_reasoning(&answer.content).and_then(|(text, _)| {
+            let values = json_values(text)?;
+            choose(values, request.schema.as_ref().map(|(_, s)| s), validate)
+        })
+    }
+}
+
+/// The record of an answered call, not yet judged (no error, nothing trimmed).
+fn answered_record(
+    request: &ChatRequest,
+    attempt: u32,
+    answer: &ChatAnswer,
+    answer_chars: Option<usize>,
+) -> CallRecord {
+    CallRecord {
+        purpose: request.purpose.clone(),
+        attempt,
+        messages: request.messages.clone(),
+        max_tokens: request.max_tokens,
+        answer: answer.content.clone(),
+        answer_chars,
+        reasoning: answer.reasoning.clone(),
+        finish_reason: answer.finish_reason.clone(),
+        defect: answer.defect.clone(),
+        usage: answer.usage,
+        latency_ms: answer.latency_ms,
+        retries: answer.retries,
+        prompt_cut: answer.prompt_cut.clone(),
+        error: None,
+        trimmed: Vec::new(),
+        refused: Vec::new(),
+        from_events: answer.from_events,
+    }
+}
+
+/// Why an answer was refused, saying that it was cut at the bound before it was read
+/// when it was (`answer_chars`: its length in characters as sent).
+fn said_cut(why: String, answer_chars: Option<usize>) -> String {
+    match answer_chars {
+        Some(sent) if sent > super::record::ANSWER_CHARS => format!(
+            "the answer was {sent} characters long and was cut at {} before it was read: {why}",
+            super::record::ANSWER_CHARS
+        ),
+        _ => why,
+    }
+}
+
+/// The retry's request after a refused answer: a cut-off answer asks the `original`
+/// question again with twice the token budget; any other echoes the answer's text
+/// (after its reasoning blocks, at most [`ECHO_CHARS`]) and says `why` it was invalid.
+fn ask_again(
+    request: &mut ChatRequest,
+    original: &[Message],
+    content: &str,
+    why: &str,
+    cut_off: bool,
+) {
+    if cut_off {
+        // The same question with a larger budget.
+        request.messages = original.to_vec();
+        request.max_tokens = request.max_tokens.saturating_mul(2);
+    } else {
+        let echo = split_reasoning(content).map(|(t, _)| t).unwrap_or("");
+        request.messages.push(Message::assistant(
+            echo.chars().take(ECHO_CHARS).collect::<String>(),
+        ));
+        let why: String = why.chars().take(ECHO_CHARS).collect();
+        request.messages.push(Message::user(format!(
+            "That answer was invalid: {why}. Reply again with only the JSON object, following the required format."
+        )));
+    }
 }
 
 /// How deep inside values that do not fit an answer is looked for (wrappers).
