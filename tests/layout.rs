@@ -43,7 +43,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/llm/connect.rs::connect",
     "src/llm/json_text.rs::json_values",
     "src/llm/mod.rs::Llm::ask",
-    "src/llm/structured.rs::choose",
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
     "src/qa/context.rs::graph_context",

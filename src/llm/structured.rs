@@ -313,67 +313,10 @@ where
 {
     let values = unwrap_tool_calls(values);
     let n = values.len();
-    let mut fits: Vec<(Value, T, bool, Vec<String>)> = Vec::new();
-    let mut first_error: Option<String> = None;
-    // A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
-    // its parts are judged too, so a wrapped answer is found, and never loses to a bare
-    // draft beside it. The parts of a value that fits are its own content, but for what
-    // it holds under keys the schema does not name: another answer hidden there
-    // (`{"action": "look", "answer": {"action": "open trunk"}}`) makes the text ambiguous.
-    let named: Option<Vec<&str>> = schema
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).collect());
-    let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
-        values.into_iter().map(|(v, r)| (v, r, 0)).collect();
-    let mut judged_values = 0;
-    while let Some((v, repaired, depth)) = queue.pop_front() {
-        judged_values += 1;
-        if judged_values > MAX_JUDGED {
-            break;
-        }
-        let judged = fits_schema(&v, schema).and_then(|()| {
-            let mut t: T =
-                serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
-            let notes = t.bound();
-            validate(&t)?;
-            Ok((t, notes))
-        });
-        match judged {
-            Ok((t, notes)) => {
-                if depth < MAX_WRAPPING
-                    && let (Value::Object(map), Some(named)) = (&v, &named)
-                {
-                    queue.extend(
-                        map.iter()
-                            .filter(|(k, x)| {
-                                !named.contains(&k.as_str()) && (x.is_object() || x.is_array())
-                            })
-                            .map(|(_, x)| (x.clone(), true, depth + 1)),
-                    );
-                }
-                if !fits.iter().any(|(w, ..)| *w == v) {
-                    fits.push((v, t, repaired, notes));
-                }
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-                if depth < MAX_WRAPPING {
-                    let parts: Vec<Value> = match v {
-                        Value::Array(items) => items,
-                        Value::Object(map) => map.into_iter().map(|(_, x)| x).collect(),
-                        _ => Vec::new(),
-                    };
-                    queue.extend(
-                        parts
-                            .into_iter()
-                            .filter(|x| x.is_object() || x.is_array())
-                            .map(|x| (x, true, depth + 1)),
-                    );
-                }
-            }
-        }
-    }
+    let Found {
+        mut fits,
+        first_error,
+    } = search(values, schema, validate);
     match fits.len() {
         1 => {
             let (_, t, repaired, notes) = fits.remove(0);
@@ -388,6 +331,115 @@ where
             "{k} different JSON values in the answer fit the required format; an ambiguous answer is never guessed"
         )),
     }
+}
+
+/// What the search through an answer's values found.
+struct Found<T> {
+    /// The different values that fit, each with its answer, whether it was repaired, and
+    /// what the bounds trimmed; in the order they were judged.
+    fits: Vec<(Value, T, bool, Vec<String>)>,
+    /// Why the first value that did not fit did not.
+    first_error: Option<String>,
+}
+
+/// Judge `values` (each with whether it was repaired) and their parts, breadth first,
+/// at most [`MAX_JUDGED`] values and [`MAX_WRAPPING`] levels deep.
+///
+/// A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
+/// its parts are judged too, so a wrapped answer is found, and never loses to a bare
+/// draft beside it. The parts of a value that fits are its own content, but for what
+/// it holds under keys the schema does not name: another answer hidden there
+/// (`{"action": "look", "answer": {"action": "open trunk"}}`) makes the text ambiguous.
+fn search<T, F>(values: Vec<(Value, bool)>, schema: Option<&Value>, validate: &F) -> Found<T>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    let named: Option<Vec<&str>> = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect());
+    let mut found = Found {
+        fits: Vec::new(),
+        first_error: None,
+    };
+    let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
+        values.into_iter().map(|(v, r)| (v, r, 0)).collect();
+    let mut judged_values = 0;
+    while let Some((v, repaired, depth)) = queue.pop_front() {
+        judged_values += 1;
+        if judged_values > MAX_JUDGED {
+            break;
+        }
+        match judge_value(&v, schema, validate) {
+            Ok((t, notes)) => {
+                if depth < MAX_WRAPPING
+                    && let (Value::Object(map), Some(named)) = (&v, &named)
+                {
+                    queue.extend(unnamed_parts(map, named, depth));
+                }
+                if !found.fits.iter().any(|(w, ..)| *w == v) {
+                    found.fits.push((v, t, repaired, notes));
+                }
+            }
+            Err(e) => {
+                found.first_error.get_or_insert(e);
+                if depth < MAX_WRAPPING {
+                    queue.extend(parts(v, depth));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One value judged: it fits the schema ([`fits_schema`]), deserializes as `T`, is
+/// bounded, and passes `validate`. Returns the answer and what the bounds trimmed.
+///
+/// # Errors
+/// Why the value is not the answer.
+fn judge_value<T, F>(
+    v: &Value,
+    schema: Option<&Value>,
+    validate: &F,
+) -> Result<(T, Vec<String>), String>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    fits_schema(v, schema)?;
+    let mut t: T = serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
+    let notes = t.bound();
+    validate(&t)?;
+    Ok((t, notes))
+}
+
+/// The objects and arrays an answer holds under keys not in `named` (the schema's
+/// properties), to be judged one level below `depth` as repaired values.
+fn unnamed_parts(
+    map: &serde_json::Map<String, Value>,
+    named: &[&str],
+    depth: usize,
+) -> Vec<(Value, bool, usize)> {
+    map.iter()
+        .filter(|(k, x)| !named.contains(&k.as_str()) && (x.is_object() || x.is_array()))
+        .map(|(_, x)| (x.clone(), true, depth + 1))
+        .collect()
+}
+
+/// The objects and arrays a value that does not fit holds (an array's items, an
+/// object's values), to be judged one level below `depth` as repaired values.
+fn parts(v: Value, depth: usize) -> Vec<(Value, bool, usize)> {
+    let parts: Vec<Value> = match v {
+        Value::Array(items) => items,
+        Value::Object(map) => map.into_iter().map(|(_, x)| x).collect(),
+        _ => Vec::new(),
+    };
+    parts
+        .into_iter()
+        .filter(|x| x.is_object() || x.is_array())
+        .map(|x| (x, true, depth + 1))
+        .collect()
 }
 
 #[cfg(test)]
