@@ -37,7 +37,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/env/games.rs::make",
     "src/env/pyenv.rs::ensure",
     "src/episode/game.rs::play_game",
-    "src/llm/answer.rs::read_completion",
     "src/llm/client.rs::OpenAiBackend::embed",
     "src/llm/client.rs::read_embeddings",
     "src/llm/connect.rs::connect",
