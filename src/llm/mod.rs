@@ -11,6 +11,7 @@
 //! - [`connect`]: endpoints from settings, local servers started as needed.
 //! - [`replay`]: the "cassette" backend that serves a logged run's answers.
 //! - [`prompts`]: the prompt templates, loaded once.
+//! - [`embeddings`]: an embeddings response read and checked strictly.
 //! - [`json_text`]: the JSON values of an answer's text, read tolerantly and within bounds.
 
 pub mod answer;
@@ -18,6 +19,7 @@ mod backend;
 pub mod bounds;
 pub mod client;
 pub mod connect;
+pub mod embeddings;
 pub mod http;
 pub mod json_text;
 pub mod local;
