@@ -72,6 +72,9 @@ pub struct EmbedConfig {
     pub passage_prefix: String,
 }
 
+/// The vectors of an embedding answer, or why the answer is unusable.
+type VectorsRead = Result<Vec<Vec<f32>>, String>;
+
 /// How many times an embedding request whose answer is unusable is sent, at most.
 pub const EMBED_TRIES: u32 = 3;
 
@@ -212,6 +215,99 @@ impl OpenAiBackend {
         }
         body
     }
+
+    /// The JSON body of an embedding request for `texts` of `kind`: the kind's model,
+    /// each text after the kind's prefix, floats asked for.
+    fn embed_body(&self, texts: &[String], kind: EmbedKind) -> Value {
+        let (model, prefix) = match kind {
+            EmbedKind::Query => (&self.embed_cfg.query_model, &self.embed_cfg.query_prefix),
+            EmbedKind::Passage => (
+                &self.embed_cfg.passage_model,
+                &self.embed_cfg.passage_prefix,
+            ),
+        };
+        let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+        json!({"model": model, "input": input, "encoding_format": "float"})
+    }
+
+    /// Send one embedding request.
+    ///
+    /// # Errors
+    /// The transport's; a failed request carries every retry of this call, the
+    /// `retries` of earlier unusable answers included, so the summary counts them.
+    async fn post_embeddings(
+        &self,
+        body: &Value,
+        retries: u32,
+    ) -> Result<super::http::Response, LlmError> {
+        match self.embed.post("/embeddings", body).await {
+            Ok(r) => Ok(r),
+            Err(LlmError::GaveUp {
+                what,
+                endpoint,
+                detail,
+                retries: r,
+            }) => Err(LlmError::GaveUp {
+                what,
+                endpoint,
+                detail,
+                retries: retries + r,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Read the `n` vectors of an embedding answer's `body` at this run's dimension (see
+    /// [`read_embeddings`]); also whether the run's dimension is still unknown.
+    ///
+    /// # Errors
+    /// [`LlmError::BadResponse`] when the dimension's lock is poisoned.
+    fn read_vectors(&self, body: &[u8], n: usize) -> Result<(VectorsRead, bool), LlmError> {
+        let dim = self.dimension.lock().map_err(|_| LlmError::BadResponse {
+            what: "embedding",
+            endpoint: self.embed.base().to_string(),
+            detail: "internal state poisoned".into(),
+        })?;
+        Ok((read_embeddings(body, n, *dim), dim.is_none()))
+    }
+
+    /// After the `attempt`th answer was unusable (`why`): the delay before asking again
+    /// (500 ms doubled per attempt, up to 6 times), the retry counted in `retries` and
+    /// noticed.
+    ///
+    /// # Errors
+    /// [`LlmError::GaveUp`] after [`EMBED_TRIES`] attempts, or when the delay would pass
+    /// the retry budget counted from `started`.
+    fn after_unusable(
+        &self,
+        why: &str,
+        attempt: u32,
+        started: std::time::Instant,
+        retries: &mut u32,
+    ) -> Result<std::time::Duration, LlmError> {
+        let budget = std::time::Duration::from_secs(self.chat_cfg.retry_budget_s);
+        let delay = std::time::Duration::from_millis(500 << attempt.min(6));
+        if attempt == EMBED_TRIES || started.elapsed() + delay > budget {
+            let tries = if attempt == 1 {
+                "1 try".to_string()
+            } else {
+                format!("{attempt} tries")
+            };
+            return Err(LlmError::GaveUp {
+                what: "embedding",
+                endpoint: self.embed.base().to_string(),
+                detail: format!("sent an unusable answer: {why} (after {tries})"),
+                retries: *retries,
+            });
+        }
+        *retries += 1;
+        crate::report::notice(format!(
+            "ariadne: the embedding endpoint at {} sent an unusable answer: {why}; retry in {:.1} s",
+            self.embed.base(),
+            delay.as_secs_f64()
+        ));
+        Ok(delay)
+    }
 }
 
 /// Remove `key` from every object in a JSON value.
@@ -243,59 +339,18 @@ impl ChatBackend for OpenAiBackend {
     }
 
     async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError> {
-        let (model, prefix) = match kind {
-            EmbedKind::Query => (&self.embed_cfg.query_model, &self.embed_cfg.query_prefix),
-            EmbedKind::Passage => (
-                &self.embed_cfg.passage_model,
-                &self.embed_cfg.passage_prefix,
-            ),
-        };
-        let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
-        let body = json!({"model": model, "input": input, "encoding_format": "float"});
-        let bad = |detail: String| LlmError::BadResponse {
-            what: "embedding",
-            endpoint: self.embed.base().to_string(),
-            detail,
-        };
+        let body = self.embed_body(texts, kind);
         // An unusable answer (all zeros, a wrong shape, an unreadable body) is asked
         // again like a failed request: at most EMBED_TRIES times within the retry budget,
         // each retry counted; one that stays unusable ends the run with one line.
         let started = std::time::Instant::now();
-        let budget = std::time::Duration::from_secs(self.chat_cfg.retry_budget_s);
         let mut retries = 0u32;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            // A failed request carries every retry of this call, earlier unusable
-            // answers included, so the summary counts them.
-            let resp = match self.embed.post("/embeddings", &body).await {
-                Ok(r) => r,
-                Err(LlmError::GaveUp {
-                    what,
-                    endpoint,
-                    detail,
-                    retries: r,
-                }) => {
-                    return Err(LlmError::GaveUp {
-                        what,
-                        endpoint,
-                        detail,
-                        retries: retries + r,
-                    });
-                }
-                Err(e) => return Err(e),
-            };
+            let resp = self.post_embeddings(&body, retries).await?;
             retries += resp.retries;
-            let (read, unknown) = {
-                let dim = self
-                    .dimension
-                    .lock()
-                    .map_err(|_| bad("internal state poisoned".into()))?;
-                (
-                    read_embeddings(&resp.body, texts.len(), *dim),
-                    dim.is_none(),
-                )
-            };
+            let (read, unknown) = self.read_vectors(&resp.body, texts.len())?;
             match read {
                 Ok(vectors) => {
                     // The run's first answer fixes the dimension only once a second
@@ -318,26 +373,7 @@ impl ChatBackend for OpenAiBackend {
                     });
                 }
                 Err(why) => {
-                    let delay = std::time::Duration::from_millis(500 << attempt.min(6));
-                    if attempt == EMBED_TRIES || started.elapsed() + delay > budget {
-                        let tries = if attempt == 1 {
-                            "1 try".to_string()
-                        } else {
-                            format!("{attempt} tries")
-                        };
-                        return Err(LlmError::GaveUp {
-                            what: "embedding",
-                            endpoint: self.embed.base().to_string(),
-                            detail: format!("sent an unusable answer: {why} (after {tries})"),
-                            retries,
-                        });
-                    }
-                    retries += 1;
-                    crate::report::notice(format!(
-                        "ariadne: the embedding endpoint at {} sent an unusable answer: {why}; retry in {:.1} s",
-                        self.embed.base(),
-                        delay.as_secs_f64()
-                    ));
+                    let delay = self.after_unusable(&why, attempt, started, &mut retries)?;
                     tokio::time::sleep(delay).await;
                 }
             }
