@@ -37,7 +37,6 @@ const OVER_THE_LIMITS: &[&str] = &[
     "src/env/games.rs::make",
     "src/env/pyenv.rs::ensure",
     "src/episode/game.rs::play_game",
-    "src/llm/mod.rs::Llm::ask",
     "src/memory/strategies/water_circles.rs::items",
     "src/nav/explorer.rs::Explorer::record_move",
     "src/qa/context.rs::graph_context",
