@@ -14,6 +14,7 @@ use super::reference::answers::{
 use super::reference::plan_json;
 use super::{ActionSource, Agent, AgentRevision, GO_TO, PlanHeader, has_words, match_admissible};
 use crate::env::GameState;
+use crate::llm::Ask;
 use crate::memory::KeyItem;
 use crate::text::clip;
 
@@ -35,10 +36,7 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                "plan",
-                messages,
-                plan_schema(revision),
-                400,
+                Ask::new("plan", messages, plan_schema(revision), 400),
                 |p: &PlanAnswer| {
                     if p.plan.is_empty() {
                         Err("the plan is empty".into())
@@ -77,10 +75,7 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                "plan",
-                messages,
-                reference_plan_schema(),
-                600,
+                Ask::new("plan", messages, reference_plan_schema(), 600),
                 |p: &ReferencePlanAnswer| {
                     if p.sub_goals().iter().any(|g| has_words(&g.sub_goal)) {
                         Ok(())
@@ -152,17 +147,18 @@ impl Agent {
             self.llm
                 .ask(
                     &mut self.pending,
-                    "action",
-                    messages,
-                    schema,
-                    250,
+                    Ask::new("action", messages, schema, 250),
                     |a: &ReferenceActionAnswer| check(&a.as_action()),
                 )
                 .await?
                 .map(|a| a.as_action())
         } else {
             self.llm
-                .ask(&mut self.pending, "action", messages, schema, 250, check)
+                .ask(
+                    &mut self.pending,
+                    Ask::new("action", messages, schema, 250),
+                    check,
+                )
                 .await?
         };
         if free_text
@@ -225,10 +221,7 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                "key_items",
-                messages,
-                schema,
-                300,
+                Ask::new("key_items", messages, schema, 300),
                 |_| Ok(()),
             )
             .await?;
@@ -265,10 +258,7 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                "explore",
-                messages,
-                answers::explore_schema(),
-                20,
+                Ask::new("explore", messages, answers::explore_schema(), 20),
                 |_| Ok(()),
             )
             .await?;

@@ -22,19 +22,7 @@ use super::{ChatAnswer, Usage};
 
 /// Read a chat completion body. Never fails: what cannot be read becomes a `defect`.
 pub fn read_completion(body: &[u8]) -> ChatAnswer {
-    let (text, lossy) = match std::str::from_utf8(body) {
-        Ok(t) => (std::borrow::Cow::Borrowed(t), None),
-        Err(_) => {
-            let t = String::from_utf8_lossy(body);
-            let bad = t.chars().filter(|c| *c == '\u{FFFD}').count();
-            (
-                t,
-                Some(format!(
-                    "the response held bytes that are not UTF-8 (decoded lossily, {bad} replaced)"
-                )),
-            )
-        }
-    };
+    let (text, lossy) = decode(body);
     let events = from_events(&text);
     let parsed = match &events {
         Some(v) => Ok(v.clone()),
@@ -62,6 +50,45 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         .find_map(|k| message[*k].as_str())
         .filter(|r| !r.is_empty())
         .map(str::to_string);
+    let content = content_of(message);
+    let defect = match lossy {
+        Some(l) => Some(l),
+        None => defect_of(&v, content.as_deref(), reasoning.is_some()),
+    };
+    ChatAnswer {
+        content: content.unwrap_or_default(),
+        reasoning,
+        finish_reason,
+        defect,
+        usage: usage_of(&v),
+        latency_ms: 0,
+        retries: 0,
+        prompt_cut: None,
+        from_events: events.is_some(),
+    }
+}
+
+/// A body's text: as it is when it is UTF-8, else decoded lossily with the defect that
+/// says how many characters were replaced.
+fn decode(body: &[u8]) -> (std::borrow::Cow<'_, str>, Option<String>) {
+    match std::str::from_utf8(body) {
+        Ok(t) => (std::borrow::Cow::Borrowed(t), None),
+        Err(_) => {
+            let t = String::from_utf8_lossy(body);
+            let bad = t.chars().filter(|c| *c == '\u{FFFD}').count();
+            (
+                t,
+                Some(format!(
+                    "the response held bytes that are not UTF-8 (decoded lossily, {bad} replaced)"
+                )),
+            )
+        }
+    }
+}
+
+/// The text to judge of a completion's `message`: its content (a string, or the text of
+/// its content parts), then its tool calls, if any.
+fn content_of(message: &Value) -> Option<String> {
     let content = match &message["content"] {
         Value::String(s) => Some(s.clone()),
         // Content parts: [{"type": "text", "text": "..."}].
@@ -78,14 +105,20 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
     // every call, as `{"name", "arguments"}`, is part of the text to judge, after any
     // content; the judge takes the arguments out as a counted repair, and refuses
     // several calls that give different answers ([`super::structured`]).
-    let content = match (content, tool_calls(message)) {
+    match (content, tool_calls(message)) {
         (Some(c), Some(calls)) if !c.trim().is_empty() => Some(format!("{c}\n{calls}")),
         (_, Some(calls)) => Some(calls),
         (other, None) => other,
-    };
-    let defect = if let Some(l) = lossy {
-        Some(l)
-    } else if !v["error"].is_null() && choice.is_null() {
+    }
+}
+
+/// Why a completion `v` that is valid UTF-8 and JSON cannot be used, if it cannot: an
+/// error instead of a completion, no choices, or no `content` to judge (with whether
+/// the message had `reasoning`).
+fn defect_of(v: &Value, content: Option<&str>, reasoning: bool) -> Option<String> {
+    let choice = &v["choices"][0];
+    let message = &choice["message"];
+    if !v["error"].is_null() && choice.is_null() {
         Some(format!(
             "the response is an error, not a completion: {}",
             short(&v["error"].to_string())
@@ -95,7 +128,7 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
             "the response has no choices: {}",
             short(&v.to_string())
         ))
-    } else if content.as_deref().is_none_or(|c| c.trim().is_empty()) {
+    } else if content.is_none_or(|c| c.trim().is_empty()) {
         let why = match &message["content"] {
             Value::Null if message.get("content").is_some() => "content null",
             Value::Null => "no content key",
@@ -105,24 +138,13 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         if message["tool_calls"].is_array() || message["function_call"].is_object() {
             d.push_str("; the model made a tool call instead");
         }
-        if reasoning.is_some() {
+        if reasoning {
             d.push_str("; there is only reasoning");
         }
         d.push(')');
         Some(d)
     } else {
         None
-    };
-    ChatAnswer {
-        content: content.unwrap_or_default(),
-        reasoning,
-        finish_reason,
-        defect,
-        usage: usage_of(&v),
-        latency_ms: 0,
-        retries: 0,
-        prompt_cut: None,
-        from_events: events.is_some(),
     }
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::answer::{read_completion, usage_of};
+pub use super::embeddings::read_embeddings;
 use super::http::{RetryPolicy, Transport};
 use super::{ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError};
 
@@ -70,6 +71,9 @@ pub struct EmbedConfig {
     /// Text prepended to each passage.
     pub passage_prefix: String,
 }
+
+/// The vectors of an embedding answer, or why the answer is unusable.
+type VectorsRead = Result<Vec<Vec<f32>>, String>;
 
 /// How many times an embedding request whose answer is unusable is sent, at most.
 pub const EMBED_TRIES: u32 = 3;
@@ -211,6 +215,99 @@ impl OpenAiBackend {
         }
         body
     }
+
+    /// The JSON body of an embedding request for `texts` of `kind`: the kind's model,
+    /// each text after the kind's prefix, floats asked for.
+    fn embed_body(&self, texts: &[String], kind: EmbedKind) -> Value {
+        let (model, prefix) = match kind {
+            EmbedKind::Query => (&self.embed_cfg.query_model, &self.embed_cfg.query_prefix),
+            EmbedKind::Passage => (
+                &self.embed_cfg.passage_model,
+                &self.embed_cfg.passage_prefix,
+            ),
+        };
+        let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
+        json!({"model": model, "input": input, "encoding_format": "float"})
+    }
+
+    /// Send one embedding request.
+    ///
+    /// # Errors
+    /// The transport's; a failed request carries every retry of this call, the
+    /// `retries` of earlier unusable answers included, so the summary counts them.
+    async fn post_embeddings(
+        &self,
+        body: &Value,
+        retries: u32,
+    ) -> Result<super::http::Response, LlmError> {
+        match self.embed.post("/embeddings", body).await {
+            Ok(r) => Ok(r),
+            Err(LlmError::GaveUp {
+                what,
+                endpoint,
+                detail,
+                retries: r,
+            }) => Err(LlmError::GaveUp {
+                what,
+                endpoint,
+                detail,
+                retries: retries + r,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Read the `n` vectors of an embedding answer's `body` at this run's dimension (see
+    /// [`read_embeddings`]); also whether the run's dimension is still unknown.
+    ///
+    /// # Errors
+    /// [`LlmError::BadResponse`] when the dimension's lock is poisoned.
+    fn read_vectors(&self, body: &[u8], n: usize) -> Result<(VectorsRead, bool), LlmError> {
+        let dim = self.dimension.lock().map_err(|_| LlmError::BadResponse {
+            what: "embedding",
+            endpoint: self.embed.base().to_string(),
+            detail: "internal state poisoned".into(),
+        })?;
+        Ok((read_embeddings(body, n, *dim), dim.is_none()))
+    }
+
+    /// After the `attempt`th answer was unusable (`why`): the delay before asking again
+    /// (500 ms doubled per attempt, up to 6 times), the retry counted in `retries` and
+    /// noticed.
+    ///
+    /// # Errors
+    /// [`LlmError::GaveUp`] after [`EMBED_TRIES`] attempts, or when the delay would pass
+    /// the retry budget counted from `started`.
+    fn after_unusable(
+        &self,
+        why: &str,
+        attempt: u32,
+        started: std::time::Instant,
+        retries: &mut u32,
+    ) -> Result<std::time::Duration, LlmError> {
+        let budget = std::time::Duration::from_secs(self.chat_cfg.retry_budget_s);
+        let delay = std::time::Duration::from_millis(500 << attempt.min(6));
+        if attempt == EMBED_TRIES || started.elapsed() + delay > budget {
+            let tries = if attempt == 1 {
+                "1 try".to_string()
+            } else {
+                format!("{attempt} tries")
+            };
+            return Err(LlmError::GaveUp {
+                what: "embedding",
+                endpoint: self.embed.base().to_string(),
+                detail: format!("sent an unusable answer: {why} (after {tries})"),
+                retries: *retries,
+            });
+        }
+        *retries += 1;
+        crate::report::notice(format!(
+            "ariadne: the embedding endpoint at {} sent an unusable answer: {why}; retry in {:.1} s",
+            self.embed.base(),
+            delay.as_secs_f64()
+        ));
+        Ok(delay)
+    }
 }
 
 /// Remove `key` from every object in a JSON value.
@@ -223,126 +320,6 @@ fn strip_key(v: &mut Value, key: &str) {
         Value::Array(items) => items.iter_mut().for_each(|x| strip_key(x, key)),
         _ => {}
     }
-}
-
-/// Scale an embedding to unit length (left as is when zero): servers differ in whether
-/// they normalize.
-fn normalize(v: &mut [f32]) {
-    // Scaled by the largest magnitude first, so squares of huge values (1e20) cannot
-    // overflow to infinity and turn the vector into zeros.
-    let m = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-    if m > 0.0 && m.is_finite() {
-        v.iter_mut().for_each(|x| *x /= m);
-    }
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if n > 0.0 {
-        v.iter_mut().for_each(|x| *x /= n);
-    }
-}
-
-/// Read and check an embeddings response for `n` inputs: a `data` array of exactly `n`
-/// items, each with an `index` (all of `0..n` once, in any order; a list without any
-/// index is taken in order) and an `embedding` that is one flat array of finite numbers,
-/// not all zero, of the same dimension as every other, and as `dimension` when given.
-/// Returns the unit-length vectors in input order.
-///
-/// # Errors
-/// A one-line description of the first thing wrong.
-pub fn read_embeddings(
-    body: &[u8],
-    n: usize,
-    dimension: Option<usize>,
-) -> Result<Vec<Vec<f32>>, String> {
-    let text = std::str::from_utf8(body).map_err(|e| format!("the response is not UTF-8 ({e})"))?;
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "the response is not JSON ({e}): {:?}",
-            text.chars().take(200).collect::<String>()
-        )
-    })?;
-    let data = v["data"].as_array().ok_or_else(|| {
-        format!(
-            "no data array in {}",
-            v.to_string().chars().take(200).collect::<String>()
-        )
-    })?;
-    if data.len() != n {
-        return Err(format!("asked for {n} embeddings, got {}", data.len()));
-    }
-    let indexed = data.iter().any(|d| d.get("index").is_some());
-    let mut out: Vec<Option<Vec<f32>>> = vec![None; n];
-    let mut dim = dimension;
-    for (pos, item) in data.iter().enumerate() {
-        let index = if indexed {
-            let i = item["index"]
-                .as_u64()
-                .ok_or_else(|| format!("item {pos} has no integer index ({})", item["index"]))?;
-            usize::try_from(i)
-                .ok()
-                .filter(|&i| i < n)
-                .ok_or_else(|| format!("item {pos} has index {i}, outside 0..{n}"))?
-        } else {
-            pos
-        };
-        if out[index].is_some() {
-            return Err(format!("index {index} appears twice"));
-        }
-        let values = item["embedding"].as_array().ok_or_else(|| {
-            format!(
-                "the embedding of index {index} is not an array of numbers: {}",
-                item["embedding"]
-                    .to_string()
-                    .chars()
-                    .take(80)
-                    .collect::<String>()
-            )
-        })?;
-        // Read in f64 and scaled by the largest magnitude before the cast to f32, so any
-        // finite JSON number (1e40 overflows f32) keeps its direction.
-        let mut wide = Vec::with_capacity(values.len());
-        for (k, x) in values.iter().enumerate() {
-            let f = x.as_f64().ok_or_else(|| {
-                format!(
-                    "the embedding of index {index} holds {} at position {k}, not a number{}",
-                    x.to_string().chars().take(40).collect::<String>(),
-                    if x.is_array() {
-                        " (an array of arrays, not one flat vector)"
-                    } else {
-                        ""
-                    }
-                )
-            })?;
-            if !f.is_finite() {
-                return Err(format!(
-                    "the embedding of index {index} holds a non-finite value at position {k}"
-                ));
-            }
-            wide.push(f);
-        }
-        let largest = wide.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let scale = if largest > 0.0 { largest } else { 1.0 };
-        let mut vector: Vec<f32> = wide.iter().map(|x| (x / scale) as f32).collect();
-        if vector.is_empty() || vector.iter().all(|x| *x == 0.0) {
-            return Err(format!(
-                "the embedding of index {index} is empty or all zero"
-            ));
-        }
-        match dim {
-            Some(d) if d != vector.len() => {
-                return Err(format!(
-                    "the embedding of index {index} has dimension {}, but this run's embeddings have dimension {d}",
-                    vector.len()
-                ));
-            }
-            _ => dim = Some(vector.len()),
-        }
-        normalize(&mut vector);
-        out[index] = Some(vector);
-    }
-    out.into_iter()
-        .enumerate()
-        .map(|(i, v)| v.ok_or_else(|| format!("no embedding for index {i}")))
-        .collect()
 }
 
 #[async_trait]
@@ -362,59 +339,18 @@ impl ChatBackend for OpenAiBackend {
     }
 
     async fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Embeddings, LlmError> {
-        let (model, prefix) = match kind {
-            EmbedKind::Query => (&self.embed_cfg.query_model, &self.embed_cfg.query_prefix),
-            EmbedKind::Passage => (
-                &self.embed_cfg.passage_model,
-                &self.embed_cfg.passage_prefix,
-            ),
-        };
-        let input: Vec<String> = texts.iter().map(|t| format!("{prefix}{t}")).collect();
-        let body = json!({"model": model, "input": input, "encoding_format": "float"});
-        let bad = |detail: String| LlmError::BadResponse {
-            what: "embedding",
-            endpoint: self.embed.base().to_string(),
-            detail,
-        };
+        let body = self.embed_body(texts, kind);
         // An unusable answer (all zeros, a wrong shape, an unreadable body) is asked
         // again like a failed request: at most EMBED_TRIES times within the retry budget,
         // each retry counted; one that stays unusable ends the run with one line.
         let started = std::time::Instant::now();
-        let budget = std::time::Duration::from_secs(self.chat_cfg.retry_budget_s);
         let mut retries = 0u32;
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            // A failed request carries every retry of this call, earlier unusable
-            // answers included, so the summary counts them.
-            let resp = match self.embed.post("/embeddings", &body).await {
-                Ok(r) => r,
-                Err(LlmError::GaveUp {
-                    what,
-                    endpoint,
-                    detail,
-                    retries: r,
-                }) => {
-                    return Err(LlmError::GaveUp {
-                        what,
-                        endpoint,
-                        detail,
-                        retries: retries + r,
-                    });
-                }
-                Err(e) => return Err(e),
-            };
+            let resp = self.post_embeddings(&body, retries).await?;
             retries += resp.retries;
-            let (read, unknown) = {
-                let dim = self
-                    .dimension
-                    .lock()
-                    .map_err(|_| bad("internal state poisoned".into()))?;
-                (
-                    read_embeddings(&resp.body, texts.len(), *dim),
-                    dim.is_none(),
-                )
-            };
+            let (read, unknown) = self.read_vectors(&resp.body, texts.len())?;
             match read {
                 Ok(vectors) => {
                     // The run's first answer fixes the dimension only once a second
@@ -437,26 +373,7 @@ impl ChatBackend for OpenAiBackend {
                     });
                 }
                 Err(why) => {
-                    let delay = std::time::Duration::from_millis(500 << attempt.min(6));
-                    if attempt == EMBED_TRIES || started.elapsed() + delay > budget {
-                        let tries = if attempt == 1 {
-                            "1 try".to_string()
-                        } else {
-                            format!("{attempt} tries")
-                        };
-                        return Err(LlmError::GaveUp {
-                            what: "embedding",
-                            endpoint: self.embed.base().to_string(),
-                            detail: format!("sent an unusable answer: {why} (after {tries})"),
-                            retries,
-                        });
-                    }
-                    retries += 1;
-                    crate::report::notice(format!(
-                        "ariadne: the embedding endpoint at {} sent an unusable answer: {why}; retry in {:.1} s",
-                        self.embed.base(),
-                        delay.as_secs_f64()
-                    ));
+                    let delay = self.after_unusable(&why, attempt, started, &mut retries)?;
                     tokio::time::sleep(delay).await;
                 }
             }

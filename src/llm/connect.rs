@@ -136,6 +136,30 @@ pub async fn connect(
     py: &PyEnv,
     log_dir: &std::path::Path,
 ) -> Result<Connection> {
+    let servers = start_servers(settings, chat, py, log_dir).await?;
+    let chat = chat_config(settings, &servers, seed);
+    let embed = embed_config(settings, &servers);
+    let described = describe(settings, &servers, &chat, &embed);
+    Ok(Connection {
+        chat,
+        embed,
+        servers,
+        described,
+    })
+}
+
+/// Start, side by side, the embedded chat model (when `chat` is wanted and no remote
+/// chat endpoint is set) and the embedded e5 server (when no remote embedding endpoint
+/// is set); their logs go to `log_dir`.
+///
+/// # Errors
+/// A server that exits or never becomes ready (the other one is then stopped).
+async fn start_servers(
+    settings: &LlmSettings,
+    chat: bool,
+    py: &PyEnv,
+    log_dir: &std::path::Path,
+) -> Result<Servers> {
     let mut servers = Servers::default();
     let threads = settings.threads.max(1);
     let (llm_srv, embed_srv) = tokio::join!(
@@ -163,7 +187,13 @@ pub async fn connect(
     );
     servers.llm = llm_srv?;
     servers.embed = embed_srv?;
-    let chat = EndpointConfig {
+    Ok(servers)
+}
+
+/// The chat endpoint: the embedded server's when it runs, else the settings' URL;
+/// requests carry `seed`; `maxLength` bounds are kept for the embedded server.
+fn chat_config(settings: &LlmSettings, servers: &Servers, seed: u64) -> EndpointConfig {
+    EndpointConfig {
         base_url: match &servers.llm {
             Some(s) => s.base_url.clone(),
             None => settings.base_url.clone().unwrap_or_default(),
@@ -177,8 +207,13 @@ pub async fn connect(
         seed: Some(seed),
         length_limits: servers.llm.is_some() || settings.length_limits,
         retry_budget_s: settings.retry_budget_s,
-    };
-    let embed = match (&servers.embed, &settings.embed_base_url) {
+    }
+}
+
+/// The embedding endpoint: the embedded e5 server's (its query and passage models,
+/// no key) when it runs, else the settings' URL, model and key.
+fn embed_config(settings: &LlmSettings, servers: &Servers) -> EmbedConfig {
+    match (&servers.embed, &settings.embed_base_url) {
         (Some(s), _) => EmbedConfig {
             base_url: s.base_url.clone(),
             api_key: None,
@@ -195,8 +230,20 @@ pub async fn connect(
             query_prefix: String::new(),
             passage_prefix: String::new(),
         },
-    };
-    let described = json!({
+    }
+}
+
+/// The manifest's `llm` entry: the chat and embedding endpoints as configured, whether
+/// each is embedded (with the local model and runtime), whether a key was set (never
+/// the key).
+fn describe(
+    settings: &LlmSettings,
+    servers: &Servers,
+    chat: &EndpointConfig,
+    embed: &EmbedConfig,
+) -> serde_json::Value {
+    let threads = settings.threads.max(1);
+    json!({
         "chat": {
             "base_url": chat.base_url,
             "embedded": servers.llm.is_some(),
@@ -225,11 +272,5 @@ pub async fn connect(
             "passage_model": embed.passage_model,
             "api_key_set": embed.api_key.is_some(),
         },
-    });
-    Ok(Connection {
-        chat,
-        embed,
-        servers,
-        described,
     })
 }

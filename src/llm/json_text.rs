@@ -41,24 +41,88 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
     }
     let cleaned = strip_ansi(trimmed);
     let unfenced = strip_fences(&cleaned);
-    let mut out = Vec::new();
-    let mut from = 0;
-    let mut opened = false;
-    // The first start whose value the text ended inside.
-    let mut cut: Option<usize> = None;
-    let mut scanned = 0usize;
-    let mut failed = 0usize;
-    let mut unread = false;
-    while let Some(offset) = unfenced[from..].find(['{', '[']) {
-        if failed == MAX_FAILED_STARTS {
-            unread = true;
-            break;
+    let mut reading = Reading {
+        text: unfenced,
+        out: Vec::new(),
+        from: 0,
+        opened: false,
+        cut: None,
+        scanned: 0,
+        failed: 0,
+        unread: false,
+    };
+    reading.read_all()?;
+    reading.values(trimmed)
+}
+
+/// Reading a text's values start by start (see [`json_values`]): what was read, where
+/// the next start is looked for, and the bounds spent.
+struct Reading<'a> {
+    /// The text without colour codes and fences.
+    text: &'a str,
+    /// The values read so far, each with whether reading it needed a repair.
+    out: Vec<(Value, bool)>,
+    /// Where the next `{` or `[` is looked for (a byte offset).
+    from: usize,
+    /// Whether any `{` or `[` was found.
+    opened: bool,
+    /// The first start whose value the text ended inside.
+    cut: Option<usize>,
+    /// Characters the JSON5 and closing attempts scanned (bounded by [`SCAN_BUDGET`]).
+    scanned: usize,
+    /// Starts that opened no value (bounded by [`MAX_FAILED_STARTS`]).
+    failed: usize,
+    /// Whether a bound stopped the reading before the text's end.
+    unread: bool,
+}
+
+/// What one start (a `{` or `[`) gave.
+enum Start {
+    /// A value, read into [`Reading::out`]; the next start is looked for from `next`.
+    Value { next: usize },
+    /// No value; whether the text ended inside the one that opens there.
+    Failed { ended_inside: bool },
+}
+
+impl Reading<'_> {
+    /// Read from every `{` or `[` left to right, skipping the inside of a value read,
+    /// until the text or a bound ends.
+    ///
+    /// # Errors
+    /// A key given twice with different values ([`duplicate`]).
+    fn read_all(&mut self) -> Result<(), String> {
+        while let Some(offset) = self.text[self.from..].find(['{', '[']) {
+            if self.failed == MAX_FAILED_STARTS {
+                self.unread = true;
+                break;
+            }
+            self.opened = true;
+            let start = self.from + offset;
+            match self.read_at(start)? {
+                Start::Value { next } => {
+                    self.from = next;
+                    continue;
+                }
+                Start::Failed { ended_inside } => {
+                    if ended_inside && self.cut.is_none() && self.close_at(start)? {
+                        break;
+                    }
+                }
+            }
+            self.failed += 1;
+            self.from = start + 1;
         }
-        opened = true;
-        let start = from + offset;
-        let body = &unfenced[start..];
+        Ok(())
+    }
+
+    /// One value from `start`: as far as serde_json's streaming reader goes, else the
+    /// balanced candidate as JSON5 (within [`SCAN_BUDGET`]).
+    ///
+    /// # Errors
+    /// A key given twice with different values ([`duplicate`]).
+    fn read_at(&mut self, start: usize) -> Result<Start, String> {
+        let body = &self.text[start..];
         let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Strict>();
-        let mut ended_inside = false;
         let next = stream.next();
         if let Some(Err(e)) = &next
             && let Some(why) = duplicate(e)
@@ -67,72 +131,103 @@ pub fn json_values(text: &str) -> Result<Vec<(Value, bool)>, String> {
         }
         match next {
             Some(Ok(Strict(v))) => {
-                out.push((v, true));
-                from = start + stream.byte_offset().max(1);
-                continue;
+                self.out.push((v, true));
+                Ok(Start::Value {
+                    next: start + stream.byte_offset().max(1),
+                })
             }
-            Some(Err(e)) if e.is_eof() => ended_inside = true,
-            _ if scanned + body.len() > SCAN_BUDGET => unread = true,
-            _ => match balanced_end(body) {
-                Some((end, depth)) => {
-                    scanned += end;
-                    if depth <= MAX_DEPTH {
-                        match json5::from_str::<Strict>(&body[..end]) {
-                            Ok(Strict(v)) => {
-                                out.push((v, true));
-                                from = start + end;
-                                continue;
-                            }
-                            Err(e) => {
-                                if let Some(why) = duplicate(&e) {
-                                    return Err(why);
-                                }
+            Some(Err(e)) if e.is_eof() => Ok(Start::Failed { ended_inside: true }),
+            _ if self.scanned + body.len() > SCAN_BUDGET => {
+                self.unread = true;
+                Ok(Start::Failed {
+                    ended_inside: false,
+                })
+            }
+            _ => self.json5_at(start),
+        }
+    }
+
+    /// The balanced candidate from `start` read as JSON5, when it is not deeper than
+    /// [`MAX_DEPTH`]; the scan counted.
+    ///
+    /// # Errors
+    /// A key given twice with different values ([`duplicate`]).
+    fn json5_at(&mut self, start: usize) -> Result<Start, String> {
+        let body = &self.text[start..];
+        match balanced_end(body) {
+            Some((end, depth)) => {
+                self.scanned += end;
+                if depth <= MAX_DEPTH {
+                    match json5::from_str::<Strict>(&body[..end]) {
+                        Ok(Strict(v)) => {
+                            self.out.push((v, true));
+                            return Ok(Start::Value { next: start + end });
+                        }
+                        Err(e) => {
+                            if let Some(why) = duplicate(&e) {
+                                return Err(why);
                             }
                         }
                     }
                 }
-                None => {
-                    scanned += body.len();
-                    ended_inside = true;
-                }
-            },
-        }
-        if ended_inside && cut.is_none() {
-            // The text ends inside this value: closed when only brackets are missing
-            // (it then holds the rest of the text), else the values inside are read.
-            // Starts inside it end inside it too: only the outermost is closed.
-            scanned += body.len();
-            if let Some(c) = close_truncated(body)
-                && let Some(v) = parse_one(&c)?
-            {
-                out.push((v, true));
-                break;
+                Ok(Start::Failed {
+                    ended_inside: false,
+                })
             }
-            cut = Some(start);
+            None => {
+                self.scanned += body.len();
+                Ok(Start::Failed { ended_inside: true })
+            }
         }
-        failed += 1;
-        from = start + 1;
     }
-    if unread && !out.is_empty() {
-        return Err(format!(
-            "the answer has too many brackets that open no value to be read to its end (the rest might hold another answer): {:?}",
-            short(trimmed)
-        ));
+
+    /// The text ends inside the value at `start`: closed when only brackets are missing
+    /// (it then holds the rest of the text, and reading ends: returns true), else
+    /// marked as the cut, so the values inside are read. Starts inside it end inside it
+    /// too: only the outermost is closed.
+    ///
+    /// # Errors
+    /// A key given twice with different values ([`duplicate`]).
+    fn close_at(&mut self, start: usize) -> Result<bool, String> {
+        let body = &self.text[start..];
+        self.scanned += body.len();
+        if let Some(c) = close_truncated(body)
+            && let Some(v) = parse_one(&c)?
+        {
+            self.out.push((v, true));
+            return Ok(true);
+        }
+        self.cut = Some(start);
+        Ok(false)
     }
-    if cut.is_some() && out.is_empty() {
-        return Err(format!(
-            "the JSON ends mid-value (cut off?): {:?}",
-            short_tail(trimmed)
-        ));
+
+    /// The values read, or why the text (`trimmed`, quoted shortly) is refused: a bound
+    /// reached after a value was read, a value cut off mid-way, nothing read.
+    ///
+    /// # Errors
+    /// The reason, in one line.
+    fn values(self, trimmed: &str) -> Result<Vec<(Value, bool)>, String> {
+        if self.unread && !self.out.is_empty() {
+            return Err(format!(
+                "the answer has too many brackets that open no value to be read to its end (the rest might hold another answer): {:?}",
+                short(trimmed)
+            ));
+        }
+        if self.cut.is_some() && self.out.is_empty() {
+            return Err(format!(
+                "the JSON ends mid-value (cut off?): {:?}",
+                short_tail(trimmed)
+            ));
+        }
+        if self.out.is_empty() {
+            return Err(if self.opened {
+                format!("unparseable JSON: {:?}", short(trimmed))
+            } else {
+                format!("no JSON object in the answer: {:?}", short(trimmed))
+            });
+        }
+        Ok(self.out)
     }
-    if out.is_empty() {
-        return Err(if opened {
-            format!("unparseable JSON: {:?}", short(trimmed))
-        } else {
-            format!("no JSON object in the answer: {:?}", short(trimmed))
-        });
-    }
-    Ok(out)
 }
 
 /// How many `{` or `[` of a text may fail to open a value (each costs at most serde_json's

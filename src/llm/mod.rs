@@ -11,6 +11,7 @@
 //! - [`connect`]: endpoints from settings, local servers started as needed.
 //! - [`replay`]: the "cassette" backend that serves a logged run's answers.
 //! - [`prompts`]: the prompt templates, loaded once.
+//! - [`embeddings`]: an embeddings response read and checked strictly.
 //! - [`json_text`]: the JSON values of an answer's text, read tolerantly and within bounds.
 
 pub mod answer;
@@ -18,6 +19,7 @@ mod backend;
 pub mod bounds;
 pub mod client;
 pub mod connect;
+pub mod embeddings;
 pub mod http;
 pub mod json_text;
 pub mod local;
@@ -40,6 +42,32 @@ pub use client::{EmbedConfig, EndpointConfig, OpenAiBackend};
 pub use record::{CallLog, CallRecord, EmbedRecord, VectorRecord};
 pub use temperatures::Temperatures;
 
+/// One question for a structured answer ([`Llm::ask`]): what it is for (the call kind,
+/// also the schema's name), the prompt, the answer's JSON schema, and the answer's
+/// budget in tokens.
+pub struct Ask<'a> {
+    /// The call kind ("plan", "action", ...): the record's purpose and the schema's name.
+    pub purpose: &'a str,
+    /// The prompt.
+    pub messages: Vec<Message>,
+    /// The JSON schema the answer must follow.
+    pub schema: Value,
+    /// The most tokens the answer may take.
+    pub max_tokens: u32,
+}
+
+impl<'a> Ask<'a> {
+    /// A question of `purpose` with its prompt, schema and token budget.
+    pub fn new(purpose: &'a str, messages: Vec<Message>, schema: Value, max_tokens: u32) -> Self {
+        Self {
+            purpose,
+            messages,
+            schema,
+            max_tokens,
+        }
+    }
+}
+
 /// The LLM as the agent and memory use it: a backend plus the prompt templates.
 pub struct Llm {
     /// Where answers come from.
@@ -49,8 +77,8 @@ pub struct Llm {
 }
 
 impl Llm {
-    /// Ask for a structured answer (see [`structured::ask`]), bound it (see
-    /// [`bounds`]) and log the calls.
+    /// Ask a question ([`Ask`]) for a structured answer (see [`structured::ask`]), bound
+    /// it (see [`bounds`]) and log the calls.
     ///
     /// # Errors
     /// Transport errors only (the failed call is still in `log`); bad answers give
@@ -58,16 +86,19 @@ impl Llm {
     pub async fn ask<T, F>(
         &self,
         log: &mut CallLog,
-        purpose: &str,
-        messages: Vec<Message>,
-        schema: Value,
-        max_tokens: u32,
+        question: Ask<'_>,
         validate: F,
     ) -> Result<Option<T>, LlmError>
     where
         T: serde::de::DeserializeOwned + bounds::Bounded,
         F: Fn(&T) -> Result<(), String>,
     {
+        let Ask {
+            purpose,
+            messages,
+            schema,
+            max_tokens,
+        } = question;
         let request = ChatRequest {
             purpose: purpose.to_string(),
             messages,

@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::answer::split_reasoning;
 use super::bounds::{Bounded, ECHO_CHARS};
 pub use super::json_text::json_values;
-use super::{CallLog, CallRecord, ChatBackend, ChatRequest, LlmError, Message};
+use super::{CallLog, CallRecord, ChatAnswer, ChatBackend, ChatRequest, LlmError, Message};
 
 /// Ask for a JSON answer of type `T`, bounded and validated by `validate`; retry once on
 /// a bad answer. Every call (also one that failed in transport) is appended to `log`,
@@ -45,82 +45,12 @@ where
 {
     let original = request.messages.clone();
     for attempt in 1..=2u32 {
-        let (answer, answer_chars) = match backend.chat(&request).await {
-            Ok(mut a) => {
-                let (content, sent) = super::record::bound_answer(&a.content);
-                a.content = content;
-                a.reasoning = super::record::bound_text(a.reasoning, super::record::ANSWER_CHARS);
-                a.finish_reason = super::record::bound_text(a.finish_reason, 64);
-                (a, sent)
-            }
-            Err(e) => {
-                // The call was made; its cost is unknown, its failure ends the step. Its
-                // retries are counted like those of an answered call.
-                log.retries += e.retries();
-                log.calls.push(CallRecord {
-                    purpose: request.purpose.clone(),
-                    attempt,
-                    messages: request.messages.clone(),
-                    max_tokens: request.max_tokens,
-                    answer: String::new(),
-                    answer_chars: None,
-                    reasoning: None,
-                    finish_reason: None,
-                    defect: None,
-                    usage: None,
-                    latency_ms: 0,
-                    retries: e.retries(),
-                    prompt_cut: None,
-                    error: Some(format!("transport: {e}")),
-                    trimmed: Vec::new(),
-                    refused: Vec::new(),
-                    from_events: false,
-                });
-                return Err(e);
-            }
-        };
+        let (answer, answer_chars) = send(backend, &request, attempt, log).await?;
         log.retries += answer.retries;
         let cut_off = answer.finish_reason.as_deref() == Some("length");
-        let judged: Result<(T, bool, Vec<String>), String> = if let Some(d) = &answer.defect {
-            Err(d.clone())
-        } else if cut_off {
-            Err(format!(
-                "cut off by the token limit (finish_reason length, max_tokens {}); an incomplete answer is never used",
-                request.max_tokens
-            ))
-        } else {
-            split_reasoning(&answer.content).and_then(|(text, _)| {
-                let values = json_values(text)?;
-                choose(values, request.schema.as_ref().map(|(_, s)| s), &validate)
-            })
-        };
-        let mut record = CallRecord {
-            purpose: request.purpose.clone(),
-            attempt,
-            messages: request.messages.clone(),
-            max_tokens: request.max_tokens,
-            answer: answer.content.clone(),
-            answer_chars,
-            reasoning: answer.reasoning.clone(),
-            finish_reason: answer.finish_reason.clone(),
-            defect: answer.defect.clone(),
-            usage: answer.usage,
-            latency_ms: answer.latency_ms,
-            retries: answer.retries,
-            prompt_cut: answer.prompt_cut.clone(),
-            error: None,
-            trimmed: Vec::new(),
-            refused: Vec::new(),
-            from_events: answer.from_events,
-        };
-        // An answer refused after it was cut at the bound says it was cut.
-        let judged = judged.map_err(|why| match answer_chars {
-            Some(sent) if sent > super::record::ANSWER_CHARS => format!(
-                "the answer was {sent} characters long and was cut at {} before it was read: {why}",
-                super::record::ANSWER_CHARS
-            ),
-            _ => why,
-        });
+        let judged = judge(&answer, &request, &validate);
+        let mut record = answered_record(&request, attempt, &answer, answer_chars);
+        let judged = judged.map_err(|why| said_cut(why, answer_chars));
         early::judged(backend, &request.purpose, judged.as_ref().err());
         match judged {
             Ok((t, repaired, notes)) => {
@@ -135,26 +65,161 @@ where
                 log.failures += 1;
                 record.error = Some(why.clone());
                 log.calls.push(record);
-                if cut_off {
-                    // The same question with a larger budget.
-                    request.messages = original.clone();
-                    request.max_tokens = request.max_tokens.saturating_mul(2);
-                } else {
-                    let echo = split_reasoning(&answer.content)
-                        .map(|(t, _)| t)
-                        .unwrap_or("");
-                    request.messages.push(Message::assistant(
-                        echo.chars().take(ECHO_CHARS).collect::<String>(),
-                    ));
-                    let why: String = why.chars().take(ECHO_CHARS).collect();
-                    request.messages.push(Message::user(format!(
-                        "That answer was invalid: {why}. Reply again with only the JSON object, following the required format."
-                    )));
-                }
+                ask_again(&mut request, &original, &answer.content, &why, cut_off);
             }
         }
     }
     Ok(None)
+}
+
+/// One call of `request` (its `attempt`, from 1): the answer with its content,
+/// reasoning and finish reason bounded ([`super::record::bound_answer`]), and the
+/// content's length in characters when the bound cut it.
+///
+/// # Errors
+/// A transport error, after the failed call and its retries are appended to `log`.
+async fn send(
+    backend: &dyn ChatBackend,
+    request: &ChatRequest,
+    attempt: u32,
+    log: &mut CallLog,
+) -> Result<(ChatAnswer, Option<usize>), LlmError> {
+    match backend.chat(request).await {
+        Ok(mut a) => {
+            let (content, sent) = super::record::bound_answer(&a.content);
+            a.content = content;
+            a.reasoning = super::record::bound_text(a.reasoning, super::record::ANSWER_CHARS);
+            a.finish_reason = super::record::bound_text(a.finish_reason, 64);
+            Ok((a, sent))
+        }
+        Err(e) => {
+            // The call was made; its cost is unknown, its failure ends the step. Its
+            // retries are counted like those of an answered call.
+            log.retries += e.retries();
+            log.calls.push(failed_record(request, attempt, &e));
+            Err(e)
+        }
+    }
+}
+
+/// The record of a call that failed in transport: no answer, the error's retries, the
+/// error as `transport: ...`.
+fn failed_record(request: &ChatRequest, attempt: u32, e: &LlmError) -> CallRecord {
+    CallRecord {
+        purpose: request.purpose.clone(),
+        attempt,
+        messages: request.messages.clone(),
+        max_tokens: request.max_tokens,
+        answer: String::new(),
+        answer_chars: None,
+        reasoning: None,
+        finish_reason: None,
+        defect: None,
+        usage: None,
+        latency_ms: 0,
+        retries: e.retries(),
+        prompt_cut: None,
+        error: Some(format!("transport: {e}")),
+        trimmed: Vec::new(),
+        refused: Vec::new(),
+        from_events: false,
+    }
+}
+
+/// Judge an answer (the module's steps 1 to 4): its defect, a cut-off by the token
+/// limit, then the one JSON value after the reasoning blocks that fits (see [`choose`]).
+/// Returns the answer, whether it was repaired, and what the bounds trimmed.
+///
+/// # Errors
+/// Why the answer is refused.
+fn judge<T, F>(
+    answer: &ChatAnswer,
+    request: &ChatRequest,
+    validate: &F,
+) -> Result<(T, bool, Vec<String>), String>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    if let Some(d) = &answer.defect {
+        Err(d.clone())
+    } else if answer.finish_reason.as_deref() == Some("length") {
+        Err(format!(
+            "cut off by the token limit (finish_reason length, max_tokens {}); an incomplete answer is never used",
+            request.max_tokens
+        ))
+    } else {
+        split_reasoning(&answer.content).and_then(|(text, _)| {
+            let values = json_values(text)?;
+            choose(values, request.schema.as_ref().map(|(_, s)| s), validate)
+        })
+    }
+}
+
+/// The record of an answered call, not yet judged (no error, nothing trimmed).
+fn answered_record(
+    request: &ChatRequest,
+    attempt: u32,
+    answer: &ChatAnswer,
+    answer_chars: Option<usize>,
+) -> CallRecord {
+    CallRecord {
+        purpose: request.purpose.clone(),
+        attempt,
+        messages: request.messages.clone(),
+        max_tokens: request.max_tokens,
+        answer: answer.content.clone(),
+        answer_chars,
+        reasoning: answer.reasoning.clone(),
+        finish_reason: answer.finish_reason.clone(),
+        defect: answer.defect.clone(),
+        usage: answer.usage,
+        latency_ms: answer.latency_ms,
+        retries: answer.retries,
+        prompt_cut: answer.prompt_cut.clone(),
+        error: None,
+        trimmed: Vec::new(),
+        refused: Vec::new(),
+        from_events: answer.from_events,
+    }
+}
+
+/// Why an answer was refused, saying that it was cut at the bound before it was read
+/// when it was (`answer_chars`: its length in characters as sent).
+fn said_cut(why: String, answer_chars: Option<usize>) -> String {
+    match answer_chars {
+        Some(sent) if sent > super::record::ANSWER_CHARS => format!(
+            "the answer was {sent} characters long and was cut at {} before it was read: {why}",
+            super::record::ANSWER_CHARS
+        ),
+        _ => why,
+    }
+}
+
+/// The retry's request after a refused answer: a cut-off answer asks the `original`
+/// question again with twice the token budget; any other echoes the answer's text
+/// (after its reasoning blocks, at most [`ECHO_CHARS`]) and says `why` it was invalid.
+fn ask_again(
+    request: &mut ChatRequest,
+    original: &[Message],
+    content: &str,
+    why: &str,
+    cut_off: bool,
+) {
+    if cut_off {
+        // The same question with a larger budget.
+        request.messages = original.to_vec();
+        request.max_tokens = request.max_tokens.saturating_mul(2);
+    } else {
+        let echo = split_reasoning(content).map(|(t, _)| t).unwrap_or("");
+        request.messages.push(Message::assistant(
+            echo.chars().take(ECHO_CHARS).collect::<String>(),
+        ));
+        let why: String = why.chars().take(ECHO_CHARS).collect();
+        request.messages.push(Message::user(format!(
+            "That answer was invalid: {why}. Reply again with only the JSON object, following the required format."
+        )));
+    }
 }
 
 /// How deep inside values that do not fit an answer is looked for (wrappers).
@@ -248,67 +313,10 @@ where
 {
     let values = unwrap_tool_calls(values);
     let n = values.len();
-    let mut fits: Vec<(Value, T, bool, Vec<String>)> = Vec::new();
-    let mut first_error: Option<String> = None;
-    // A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
-    // its parts are judged too, so a wrapped answer is found, and never loses to a bare
-    // draft beside it. The parts of a value that fits are its own content, but for what
-    // it holds under keys the schema does not name: another answer hidden there
-    // (`{"action": "look", "answer": {"action": "open trunk"}}`) makes the text ambiguous.
-    let named: Option<Vec<&str>> = schema
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).collect());
-    let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
-        values.into_iter().map(|(v, r)| (v, r, 0)).collect();
-    let mut judged_values = 0;
-    while let Some((v, repaired, depth)) = queue.pop_front() {
-        judged_values += 1;
-        if judged_values > MAX_JUDGED {
-            break;
-        }
-        let judged = fits_schema(&v, schema).and_then(|()| {
-            let mut t: T =
-                serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
-            let notes = t.bound();
-            validate(&t)?;
-            Ok((t, notes))
-        });
-        match judged {
-            Ok((t, notes)) => {
-                if depth < MAX_WRAPPING
-                    && let (Value::Object(map), Some(named)) = (&v, &named)
-                {
-                    queue.extend(
-                        map.iter()
-                            .filter(|(k, x)| {
-                                !named.contains(&k.as_str()) && (x.is_object() || x.is_array())
-                            })
-                            .map(|(_, x)| (x.clone(), true, depth + 1)),
-                    );
-                }
-                if !fits.iter().any(|(w, ..)| *w == v) {
-                    fits.push((v, t, repaired, notes));
-                }
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-                if depth < MAX_WRAPPING {
-                    let parts: Vec<Value> = match v {
-                        Value::Array(items) => items,
-                        Value::Object(map) => map.into_iter().map(|(_, x)| x).collect(),
-                        _ => Vec::new(),
-                    };
-                    queue.extend(
-                        parts
-                            .into_iter()
-                            .filter(|x| x.is_object() || x.is_array())
-                            .map(|x| (x, true, depth + 1)),
-                    );
-                }
-            }
-        }
-    }
+    let Found {
+        mut fits,
+        first_error,
+    } = search(values, schema, validate);
     match fits.len() {
         1 => {
             let (_, t, repaired, notes) = fits.remove(0);
@@ -323,6 +331,115 @@ where
             "{k} different JSON values in the answer fit the required format; an ambiguous answer is never guessed"
         )),
     }
+}
+
+/// What the search through an answer's values found.
+struct Found<T> {
+    /// The different values that fit, each with its answer, whether it was repaired, and
+    /// what the bounds trimmed; in the order they were judged.
+    fits: Vec<(Value, T, bool, Vec<String>)>,
+    /// Why the first value that did not fit did not.
+    first_error: Option<String>,
+}
+
+/// Judge `values` (each with whether it was repaired) and their parts, breadth first,
+/// at most [`MAX_JUDGED`] values and [`MAX_WRAPPING`] levels deep.
+///
+/// A value that does not fit may wrap one that does (`{"answer": {...}}`, `[{...}]`):
+/// its parts are judged too, so a wrapped answer is found, and never loses to a bare
+/// draft beside it. The parts of a value that fits are its own content, but for what
+/// it holds under keys the schema does not name: another answer hidden there
+/// (`{"action": "look", "answer": {"action": "open trunk"}}`) makes the text ambiguous.
+fn search<T, F>(values: Vec<(Value, bool)>, schema: Option<&Value>, validate: &F) -> Found<T>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    let named: Option<Vec<&str>> = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect());
+    let mut found = Found {
+        fits: Vec::new(),
+        first_error: None,
+    };
+    let mut queue: std::collections::VecDeque<(Value, bool, usize)> =
+        values.into_iter().map(|(v, r)| (v, r, 0)).collect();
+    let mut judged_values = 0;
+    while let Some((v, repaired, depth)) = queue.pop_front() {
+        judged_values += 1;
+        if judged_values > MAX_JUDGED {
+            break;
+        }
+        match judge_value(&v, schema, validate) {
+            Ok((t, notes)) => {
+                if depth < MAX_WRAPPING
+                    && let (Value::Object(map), Some(named)) = (&v, &named)
+                {
+                    queue.extend(unnamed_parts(map, named, depth));
+                }
+                if !found.fits.iter().any(|(w, ..)| *w == v) {
+                    found.fits.push((v, t, repaired, notes));
+                }
+            }
+            Err(e) => {
+                found.first_error.get_or_insert(e);
+                if depth < MAX_WRAPPING {
+                    queue.extend(parts(v, depth));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One value judged: it fits the schema ([`fits_schema`]), deserializes as `T`, is
+/// bounded, and passes `validate`. Returns the answer and what the bounds trimmed.
+///
+/// # Errors
+/// Why the value is not the answer.
+fn judge_value<T, F>(
+    v: &Value,
+    schema: Option<&Value>,
+    validate: &F,
+) -> Result<(T, Vec<String>), String>
+where
+    T: DeserializeOwned + Bounded,
+    F: Fn(&T) -> Result<(), String>,
+{
+    fits_schema(v, schema)?;
+    let mut t: T = serde_json::from_value(v.clone()).map_err(|e| format!("wrong shape: {e}"))?;
+    let notes = t.bound();
+    validate(&t)?;
+    Ok((t, notes))
+}
+
+/// The objects and arrays an answer holds under keys not in `named` (the schema's
+/// properties), to be judged one level below `depth` as repaired values.
+fn unnamed_parts(
+    map: &serde_json::Map<String, Value>,
+    named: &[&str],
+    depth: usize,
+) -> Vec<(Value, bool, usize)> {
+    map.iter()
+        .filter(|(k, x)| !named.contains(&k.as_str()) && (x.is_object() || x.is_array()))
+        .map(|(_, x)| (x.clone(), true, depth + 1))
+        .collect()
+}
+
+/// The objects and arrays a value that does not fit holds (an array's items, an
+/// object's values), to be judged one level below `depth` as repaired values.
+fn parts(v: Value, depth: usize) -> Vec<(Value, bool, usize)> {
+    let parts: Vec<Value> = match v {
+        Value::Array(items) => items,
+        Value::Object(map) => map.into_iter().map(|(_, x)| x).collect(),
+        _ => Vec::new(),
+    };
+    parts
+        .into_iter()
+        .filter(|x| x.is_object() || x.is_array())
+        .map(|x| (x, true, depth + 1))
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::metrics;
 use super::run::QaPlan;
 use super::{ANSWER_CHARS, QaMemory, QaRecord, REASONING_CHARS};
 use crate::llm::bounds::{self, Bounded};
-use crate::llm::{CallLog, Llm};
+use crate::llm::{Ask, CallLog, Llm};
 
 #[derive(Debug, Deserialize)]
 struct AnswerQa {
@@ -90,10 +90,7 @@ pub async fn answer(llm: &Llm, plan: &QaPlan, memory: QaMemory, q: &Question) ->
     let answer: Option<AnswerQa> = llm
         .ask(
             &mut log,
-            "qa_answer",
-            messages,
-            answer_schema(),
-            600,
+            Ask::new("qa_answer", messages, answer_schema(), 600),
             |_| Ok(()),
         )
         .await?;

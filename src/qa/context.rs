@@ -10,7 +10,7 @@ use super::ranking::{self, EpisodeRanking, RankedParagraph};
 use super::run::QaPlan;
 use super::{MAX_RELEVANCE, QA_EPISODES, QaMemory, TOP_PARAGRAPHS};
 use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
-use crate::llm::{CallLog, EmbedKind, Llm};
+use crate::llm::{Ask, CallLog, EmbedKind, Llm};
 use crate::memory::temporal::Change;
 use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
 
@@ -161,10 +161,12 @@ async fn ask_key_items(
     let items: Option<KeyItemsAnswer<MAX_RELEVANCE>> = llm
         .ask(
             log,
-            "qa_key_items",
-            messages,
-            key_items_schema_up_to(MAX_RELEVANCE),
-            300,
+            Ask::new(
+                "qa_key_items",
+                messages,
+                key_items_schema_up_to(MAX_RELEVANCE),
+                300,
+            ),
             |_| Ok(()),
         )
         .await?;

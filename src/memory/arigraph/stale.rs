@@ -10,7 +10,7 @@ use minijinja::context;
 use super::AriGraphMemory;
 use super::answers::{Outdated, Replacing, outdated_schema, replacing_schema};
 use super::reference_text::named_triplet;
-use crate::llm::{CallLog, Llm};
+use crate::llm::{Ask, CallLog, Llm};
 use crate::memory::names::entity_key;
 use crate::memory::{ThesisId, Triplet, TripletId};
 
@@ -130,9 +130,11 @@ impl AriGraphMemory {
             .prompts
             .render("outdated_reference", context! { new => new, old => old })?;
         let answer: Option<Replacing> = llm
-            .ask(log, "outdated", messages, replacing_schema(), 400, |_| {
-                Ok(())
-            })
+            .ask(
+                log,
+                Ask::new("outdated", messages, replacing_schema(), 400),
+                |_| Ok(()),
+            )
             .await?;
         let mut out: Vec<TripletId> = Vec::new();
         for [outdated, _actual] in answer.map(|a| a.replacing).unwrap_or_default() {
@@ -177,10 +179,7 @@ impl AriGraphMemory {
         let outdated: Option<Outdated> = llm
             .ask(
                 log,
-                purpose,
-                messages,
-                outdated_schema(n),
-                200,
+                Ask::new(purpose, messages, outdated_schema(n), 200),
                 |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
                     Some(bad) => Err(format!("{bad} is not the number of an {what} (1..{n})")),
                     None => Ok(()),

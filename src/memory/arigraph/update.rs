@@ -13,7 +13,7 @@ use super::items::ExtractionItems;
 use super::reference_text::reference_excluded;
 use super::stale::OutdatedQuestion;
 use super::{AriGraphMemory, read_items};
-use crate::llm::{CallLog, Llm, Message};
+use crate::llm::{Ask, CallLog, Llm, Message};
 use crate::memory::guard::Guard;
 use crate::memory::{
     ExtractionPrompt, Observed, OutdatedScope, ThesisId, Triplet, TripletId, UpdateReport,
@@ -66,12 +66,20 @@ impl AriGraphMemory {
         let schema = extraction_schema(settings.max_triplets, settings.rules, form);
         Ok(if settings.revision().reads_items_as_triplets() {
             let items: Option<ExtractionItems> = llm
-                .ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
+                .ask(
+                    log,
+                    Ask::new("extract_triplets", messages, schema, 500),
+                    |_| Ok(()),
+                )
                 .await?;
             items.map(|items| read_items(log, items))
         } else {
-            llm.ask(log, "extract_triplets", messages, schema, 500, |_| Ok(()))
-                .await?
+            llm.ask(
+                log,
+                Ask::new("extract_triplets", messages, schema, 500),
+                |_| Ok(()),
+            )
+            .await?
         })
     }
 

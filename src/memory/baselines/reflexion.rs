@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::Rag;
 use crate::llm::bounds::{self, Bounded};
-use crate::llm::{CallLog, Llm};
+use crate::llm::{Ask, CallLog, Llm};
 use crate::memory::{
     MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval, UpdateReport,
 };
@@ -179,10 +179,7 @@ pub async fn write_lesson(
     let answer: Option<LessonAnswer> = llm
         .ask(
             &mut log,
-            "lesson",
-            messages,
-            schema,
-            250,
+            Ask::new("lesson", messages, schema, 250),
             |_: &LessonAnswer| Ok(()),
         )
         .await?;

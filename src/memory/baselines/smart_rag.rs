@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::llm::bounds::Bounded;
-use crate::llm::{CallLog, Llm, LlmError};
+use crate::llm::{Ask, CallLog, Llm, LlmError};
 
 /// The reference's recency decay per step (`pipeline_smartrag.py`: `0.99 ** (step -
 /// past_obs[1])`).
@@ -77,13 +77,17 @@ pub async fn rate(
         "additionalProperties": false
     });
     let answer: Result<Option<Rating>, LlmError> = llm
-        .ask(log, "importance", messages, schema, 20, |a: &Rating| {
-            if (1..=10).contains(&a.importance) {
-                Ok(())
-            } else {
-                Err(format!("importance {} is not in 1..10", a.importance))
-            }
-        })
+        .ask(
+            log,
+            Ask::new("importance", messages, schema, 20),
+            |a: &Rating| {
+                if (1..=10).contains(&a.importance) {
+                    Ok(())
+                } else {
+                    Err(format!("importance {} is not in 1..10", a.importance))
+                }
+            },
+        )
         .await;
     Ok(answer?.map_or(5.0, |a| a.importance as f64))
 }

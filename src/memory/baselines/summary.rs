@@ -5,8 +5,8 @@ use minijinja::context;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::llm::Llm;
 use crate::llm::bounds::{self, Bounded};
+use crate::llm::{Ask, Llm};
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, Observed, Queries, Retrieval, UpdateReport,
 };
@@ -93,10 +93,7 @@ impl MemoryModule for Summary {
         let answer: Option<SummaryAnswer> = llm
             .ask(
                 log,
-                "summary",
-                messages,
-                schema,
-                400,
+                Ask::new("summary", messages, schema, 400),
                 |_: &SummaryAnswer| Ok(()),
             )
             .await?;

@@ -9,7 +9,7 @@ pub use super::scores::normalize_min_max;
 use super::scores::summed_scores;
 use super::{MEMORY_CHARS, embed_one, first_chars, smart_rag};
 use crate::llm::bounds::{self, Bounded};
-use crate::llm::{EmbedKind, Llm};
+use crate::llm::{Ask, EmbedKind, Llm};
 use crate::memory::similarity::cosine;
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, MemorySettings, Observed, Queries, Retrieval,
@@ -152,10 +152,7 @@ impl MemoryModule for Simulacra {
         let answer: Option<ImportanceAnswer> = llm
             .ask(
                 log,
-                "importance",
-                messages,
-                schema,
-                20,
+                Ask::new("importance", messages, schema, 20),
                 |a: &ImportanceAnswer| {
                     if (1..=10).contains(&a.importance) {
                         Ok(())
@@ -327,10 +324,7 @@ impl Simulacra {
             let answer: Option<ReflectionAnswer> = llm
                 .ask(
                     log,
-                    "reflection",
-                    messages,
-                    schema,
-                    300,
+                    Ask::new("reflection", messages, schema, 300),
                     |_: &ReflectionAnswer| Ok(()),
                 )
                 .await?;
