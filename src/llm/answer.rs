@@ -1,6 +1,6 @@
 //! Reading what a chat endpoint sent, as real servers and models send it:
 //!
-//! - [`read_completion`]: a response body (raw bytes) into a [`ChatAnswer`]: the
+//! - [`read_completion`]: a response body (its text) into a [`ChatAnswer`]: the
 //!   content (a string, or an array of text parts), the separate reasoning field
 //!   (`reasoning_content`, `reasoning`), `finish_reason`, `usage` (`None` when absent),
 //!   and a `defect` when the answer cannot be used at all (no content, a tool call,
@@ -17,16 +17,17 @@
 
 use serde_json::Value;
 
+use super::http::Body;
 use super::json_text::short;
 use super::{ChatAnswer, Usage};
 
 /// Read a chat completion body. Never fails: what cannot be read becomes a `defect`.
-pub fn read_completion(body: &[u8]) -> ChatAnswer {
-    let (text, lossy) = decode(body);
-    let events = from_events(&text);
+pub fn read_completion(body: &Body) -> ChatAnswer {
+    let (text, lossy) = (&body.text, body.lossy());
+    let events = from_events(text);
     let parsed = match &events {
         Some(v) => Ok(v.clone()),
-        None => serde_json::from_str(&text),
+        None => serde_json::from_str(text),
     };
     let v: Value = match parsed {
         Ok(v) => v,
@@ -65,24 +66,6 @@ pub fn read_completion(body: &[u8]) -> ChatAnswer {
         retries: 0,
         prompt_cut: None,
         from_events: events.is_some(),
-    }
-}
-
-/// A body's text: as it is when it is UTF-8, else decoded lossily with the defect that
-/// says how many characters were replaced.
-fn decode(body: &[u8]) -> (std::borrow::Cow<'_, str>, Option<String>) {
-    match std::str::from_utf8(body) {
-        Ok(t) => (std::borrow::Cow::Borrowed(t), None),
-        Err(_) => {
-            let t = String::from_utf8_lossy(body);
-            let bad = t.chars().filter(|c| *c == '\u{FFFD}').count();
-            (
-                t,
-                Some(format!(
-                    "the response held bytes that are not UTF-8 (decoded lossily, {bad} replaced)"
-                )),
-            )
-        }
     }
 }
 
@@ -398,10 +381,10 @@ mod tests {
                 r#"{{"choices":[{{"message":{message},"finish_reason":"tool_calls"}}],"usage":{{"prompt_tokens":5,"completion_tokens":1}}}}"#
             )
         };
-        let a = read_completion(
+        let a = read_completion(&Body::decode(
             body(r#"{"content":"Let me think.","tool_calls":[{"function":{"name":"think","arguments":"{\"thought\":\"hm\"}"}},{"function":{"name":"act","parameters":{"action":"go north"}}}]}"#)
                 .as_bytes(),
-        );
+        ));
         assert!(a.defect.is_none(), "{:?}", a.defect);
         let lines: Vec<&str> = a.content.lines().collect();
         assert_eq!(lines[0], "Let me think.");
@@ -433,25 +416,27 @@ mod tests {
 
     #[test]
     fn completions_are_read_with_their_defects() {
-        let a = read_completion(
+        let a = read_completion(&Body::decode(
             br#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"1"}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}"#,
-        );
+        ));
         assert!(a.defect.as_deref().unwrap().contains("tool call"), "{a:?}");
         assert_eq!(a.usage.map(|u| u.prompt_tokens), Some(5));
-        let a = read_completion(br#"{"choices":[{"message":{"role":"assistant"}}]}"#);
+        let a = read_completion(&Body::decode(
+            br#"{"choices":[{"message":{"role":"assistant"}}]}"#,
+        ));
         assert!(a.defect.as_deref().unwrap().contains("no content key"));
         assert_eq!(a.usage, None);
-        let a = read_completion(
+        let a = read_completion(&Body::decode(
             br#"{"choices":[{"message":{"content":"{}","reasoning_content":"hmm"},"finish_reason":"length"}]}"#,
-        );
+        ));
         assert_eq!(a.defect, None);
         assert_eq!(a.reasoning.as_deref(), Some("hmm"));
         assert_eq!(a.finish_reason.as_deref(), Some("length"));
         let mut body = br#"{"choices":[{"message":{"content":"ab"#.to_vec();
         body.extend([0xff, 0xfe]);
         body.extend(br#""}}]}"#);
-        let a = read_completion(&body);
+        let a = read_completion(&Body::decode(&body));
         assert!(a.defect.as_deref().unwrap().contains("not UTF-8"), "{a:?}");
-        assert!(read_completion(b"<html>").defect.is_some());
+        assert!(read_completion(&Body::decode(b"<html>")).defect.is_some());
     }
 }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::answer::{read_completion, usage_of};
 pub use super::embeddings::read_embeddings;
-use super::http::{RetryPolicy, Transport};
+use super::http::{Body, RetryPolicy, Route, Transport};
 use super::{ChatAnswer, ChatBackend, ChatRequest, EmbedKind, Embeddings, JsonMode, LlmError};
 
 /// A chat endpoint: where, which model, and how to ask.
@@ -108,7 +108,7 @@ impl OpenAiBackend {
                 dim.get_or_insert(d);
             }
         };
-        let resp = self.embed.post("/embeddings", body).await?;
+        let resp = self.embed.post(body).await?;
         *retries += resp.retries;
         let Ok(second) = read_embeddings(&resp.body, n, None) else {
             fix(d1);
@@ -124,7 +124,7 @@ impl OpenAiBackend {
             "ariadne: the embedding endpoint at {} answered the same texts with dimensions {d1} and {d2}; asking a third time",
             self.embed.base()
         ));
-        let resp = self.embed.post("/embeddings", body).await?;
+        let resp = self.embed.post(body).await?;
         *retries += resp.retries;
         match read_embeddings(&resp.body, n, None) {
             Ok(third) if third.first().map_or(0, Vec::len) == d2 => {
@@ -158,14 +158,14 @@ impl OpenAiBackend {
         let policy =
             RetryPolicy::with_budget(std::time::Duration::from_secs(chat_cfg.retry_budget_s));
         let chat = Transport::new(
-            "chat",
+            Route::Chat,
             &chat_cfg.base_url,
             chat_cfg.api_key.as_deref(),
             chat_cfg.timeout_s,
             policy,
         )?;
         let embed = Transport::new(
-            "embedding",
+            Route::Embeddings,
             &embed_cfg.base_url,
             embed_cfg.api_key.as_deref(),
             chat_cfg.timeout_s,
@@ -240,7 +240,7 @@ impl OpenAiBackend {
         body: &Value,
         retries: u32,
     ) -> Result<super::http::Response, LlmError> {
-        match self.embed.post("/embeddings", body).await {
+        match self.embed.post(body).await {
             Ok(r) => Ok(r),
             Err(LlmError::GaveUp {
                 what,
@@ -262,7 +262,7 @@ impl OpenAiBackend {
     ///
     /// # Errors
     /// [`LlmError::BadResponse`] when the dimension's lock is poisoned.
-    fn read_vectors(&self, body: &[u8], n: usize) -> Result<(VectorsRead, bool), LlmError> {
+    fn read_vectors(&self, body: &Body, n: usize) -> Result<(VectorsRead, bool), LlmError> {
         let dim = self.dimension.lock().map_err(|_| LlmError::BadResponse {
             what: "embedding",
             endpoint: self.embed.base().to_string(),
@@ -326,7 +326,7 @@ fn strip_key(v: &mut Value, key: &str) {
 impl ChatBackend for OpenAiBackend {
     async fn chat(&self, request: &ChatRequest) -> Result<ChatAnswer, LlmError> {
         let body = self.chat_body(request);
-        let resp = self.chat.post("/chat/completions", &body).await?;
+        let resp = self.chat.post(&body).await?;
         let mut answer = read_completion(&resp.body);
         answer.latency_ms = resp.latency_ms;
         answer.retries = resp.retries;
@@ -362,7 +362,7 @@ impl ChatBackend for OpenAiBackend {
                     } else {
                         vectors
                     };
-                    let usage = serde_json::from_slice::<Value>(&resp.body)
+                    let usage = serde_json::from_str::<Value>(&resp.body.text)
                         .ok()
                         .and_then(|v| usage_of(&v));
                     return Ok(Embeddings {

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::http::Body;
+
 /// Read and check an embeddings response for `n` inputs: a `data` array of exactly `n`
 /// items, each with an `index` (all of `0..n` once, in any order; a list without any
 /// index is taken in order) and an `embedding` that is one flat array of finite numbers,
@@ -13,7 +15,7 @@ use serde_json::Value;
 /// # Errors
 /// A one-line description of the first thing wrong.
 pub fn read_embeddings(
-    body: &[u8],
+    body: &Body,
     n: usize,
     dimension: Option<usize>,
 ) -> Result<Vec<Vec<f32>>, String> {
@@ -62,8 +64,14 @@ pub fn read_embeddings(
 ///
 /// # Errors
 /// The body is not UTF-8, or not JSON (its first 200 characters quoted).
-fn response(body: &[u8]) -> Result<Value, String> {
-    let text = std::str::from_utf8(body).map_err(|e| format!("the response is not UTF-8 ({e})"))?;
+fn response(body: &Body) -> Result<Value, String> {
+    if body.replaced > 0 {
+        return Err(format!(
+            "the response is not UTF-8 ({} invalid sequences)",
+            body.replaced
+        ));
+    }
+    let text = &body.text;
     serde_json::from_str(text).map_err(|e| {
         format!(
             "the response is not JSON ({e}): {:?}",

@@ -1,9 +1,15 @@
 use super::read_embeddings;
+use crate::llm::http::Body;
 
 /// Huge components (1e20: their squares overflow f32) still give a unit vector.
 #[test]
 fn huge_embeddings_normalize_to_unit_length() {
-    let v = read_embeddings(br#"{"data":[{"embedding":[3e20,4e20]}]}"#, 1, None).unwrap();
+    let v = read_embeddings(
+        &Body::decode(br#"{"data":[{"embedding":[3e20,4e20]}]}"#),
+        1,
+        None,
+    )
+    .unwrap();
     assert!(
         (v[0][0] - 0.6).abs() < 1e-6 && (v[0][1] - 0.8).abs() < 1e-6,
         "{v:?}"
@@ -14,7 +20,7 @@ fn huge_embeddings_normalize_to_unit_length() {
         &br#"{"data":[{"embedding":[3e40,4e40]}]}"#[..],
         &br#"{"data":[{"embedding":[3e-50,4e-50]}]}"#[..],
     ] {
-        let v = read_embeddings(body, 1, None).unwrap();
+        let v = read_embeddings(&Body::decode(body), 1, None).unwrap();
         assert!(
             (v[0][0] - 0.6).abs() < 1e-6 && (v[0][1] - 0.8).abs() < 1e-6,
             "{v:?}"
@@ -25,7 +31,7 @@ fn huge_embeddings_normalize_to_unit_length() {
 #[test]
 fn embeddings_are_checked_whole() {
     let ok = br#"{"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,0]}]}"#;
-    let v = read_embeddings(ok, 2, None).unwrap();
+    let v = read_embeddings(&Body::decode(ok), 2, None).unwrap();
     assert_eq!(v, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
     let cases: &[(&[u8], &str)] = &[
         (
@@ -48,9 +54,13 @@ fn embeddings_are_checked_whole() {
         ),
     ];
     for (body, want) in cases {
-        let e = read_embeddings(body, 1, Some(2)).unwrap_err();
+        let e = read_embeddings(&Body::decode(body), 1, Some(2)).unwrap_err();
         assert!(e.contains(want), "{e} should contain {want}");
     }
     let dup = br#"{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}"#;
-    assert!(read_embeddings(dup, 2, None).unwrap_err().contains("twice"));
+    assert!(
+        read_embeddings(&Body::decode(dup), 2, None)
+            .unwrap_err()
+            .contains("twice")
+    );
 }
