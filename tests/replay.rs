@@ -179,7 +179,8 @@ fn truncated_trajectory_is_replayed_up_to_the_partial_line_with_a_warning() {
 
 /// Damage is told from divergence: a last line that is not the start of a JSON line is
 /// damage with its line number (exit 2), never taken for a kill; a missing or cut
-/// `embeddings.jsonl` is named as such (exit 2), not as a divergence.
+/// `embeddings.jsonl`, or one that lost whole lines, is named as such (exit 2), not as a
+/// divergence.
 #[test]
 fn damaged_run_files_are_named_as_damage_not_divergence() {
     let work = tempfile::tempdir().unwrap();
@@ -204,7 +205,13 @@ fn damaged_run_files_are_named_as_damage_not_divergence() {
     assert!(kept.lines().count() > 1);
     // Cut inside its last line, as a kill leaves it, then missing.
     let cut = &kept[..kept.trim_end().rfind('\n').unwrap() + 40];
-    for (state, says) in [(Some(cut), "is cut"), (None, "is missing")] {
+    // Whole lines lost (the first vector's line): every line left is intact.
+    let short: String = kept.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    for (state, says) in [
+        (Some(cut), "is cut"),
+        (None, "is missing"),
+        (Some(short.as_str()), "holds no vector for 1 of the"),
+    ] {
         match state {
             Some(text) => std::fs::write(&vectors, text).unwrap(),
             None => std::fs::remove_file(&vectors).unwrap(),

@@ -1,12 +1,13 @@
 //! What a replay reads: the user's request and the logged run directory.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::error::UserError;
-use crate::llm::VectorRecord;
 use crate::llm::connect::LlmSettings;
+use crate::llm::{EmbedKind, VectorRecord};
 use crate::trajectory::{self, Manifest, StepRecord, Summary};
 
 /// What the user asked of a replay.
@@ -57,6 +58,27 @@ pub struct LoggedRun {
     pub summary: Option<Summary>,
 }
 
+/// What `embeddings.jsonl` (at `path`, holding `vectors`) lacks of what the complete
+/// `steps` record embedding: lines lost whole leave no cut line behind, and the steps'
+/// embedding calls name every text whose vector the run wrote.
+fn lacking(steps: &[StepRecord], vectors: &[VectorRecord], path: &Path) -> Option<String> {
+    let held: HashSet<(EmbedKind, &str)> =
+        vectors.iter().map(|v| (v.kind, v.text.as_str())).collect();
+    let recorded: Vec<(EmbedKind, &str)> = steps
+        .iter()
+        .flat_map(|s| &s.embedding_calls)
+        .flat_map(|c| c.texts.iter().map(move |t| (c.kind, t.as_str())))
+        .collect();
+    let (kind, text) = recorded.iter().find(|r| !held.contains(r))?;
+    let recorded: HashSet<_> = recorded.iter().collect();
+    let missing = recorded.iter().filter(|r| !held.contains(r)).count();
+    Some(format!(
+        "{} holds no vector for {missing} of the {} texts the steps record embedding (the first: a {kind:?} embedding of {text:?})",
+        path.display(),
+        recorded.len()
+    ))
+}
+
 /// Read a run directory.
 ///
 /// # Errors
@@ -70,7 +92,9 @@ pub fn load(dir: &Path) -> Result<LoggedRun> {
     // then missing.
     let (vectors, vectors_damage) = if vpath.exists() {
         let (vectors, cut) = trajectory::read_jsonl::<VectorRecord>(&vpath)?;
-        let damage = cut.then(|| format!("the last line of {} is cut", vpath.display()));
+        let damage = cut
+            .then(|| format!("the last line of {} is cut", vpath.display()))
+            .or_else(|| lacking(&steps, &vectors, &vpath));
         (vectors, damage)
     } else {
         (Vec::new(), Some(format!("{} is missing", vpath.display())))
