@@ -5,14 +5,16 @@
 pub mod compare;
 
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
 use super::term::ProgressSink;
 use crate::cli::{BenchAction, BenchArgs};
 use crate::error::{Interrupted, UserError};
+use crate::llm::watch::CallWatch;
 use crate::memory::Variant;
 use crate::ops::bench::report::EpisodeRow;
 use crate::ops::bench::{
@@ -249,15 +251,26 @@ impl BenchProgress for Bars {
     fn episode(&self, label: &str, cap: u32) -> Box<dyn EpisodeProgress> {
         let overall = self.overall().clone();
         let pb = self.multi.add(ProgressBar::new(u64::from(cap)));
+        let call = Arc::new(CallLine::default());
+        let shown = call.clone();
         pb.set_style(
-            ProgressStyle::with_template("  {prefix:40} [{bar:20}] step {pos}/{len} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("  {prefix:40} [{bar:20}] step {pos}/{len} {msg}{call}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .with_key(
+                    "call",
+                    move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&shown.text(Instant::now()));
+                    },
+                ),
         );
         pb.set_prefix(label.to_string());
+        // Redrawn each second, so the call's time in flight counts up between steps.
+        pb.enable_steady_tick(Duration::from_secs(1));
         Box::new(EpisodeBar {
             pb,
             multi: self.multi.clone(),
             overall,
+            call,
         })
     }
 
@@ -273,6 +286,38 @@ struct EpisodeBar {
     pb: ProgressBar,
     multi: MultiProgress,
     overall: ProgressBar,
+    call: Arc<CallLine>,
+}
+
+/// The chat call an episode's bar shows in flight: its purpose and when it was sent.
+#[derive(Default)]
+struct CallLine(Mutex<Option<(String, Instant)>>);
+
+impl CallLine {
+    /// What the bar shows at `now`: " · plan call 42 s", or nothing between calls.
+    fn text(&self, now: Instant) -> String {
+        match self.0.lock().ok().and_then(|c| c.clone()) {
+            Some((purpose, since)) => format!(
+                " · {purpose} call {} s",
+                now.saturating_duration_since(since).as_secs()
+            ),
+            None => String::new(),
+        }
+    }
+}
+
+impl CallWatch for CallLine {
+    fn started(&self, purpose: &str) {
+        if let Ok(mut c) = self.0.lock() {
+            *c = Some((purpose.to_string(), Instant::now()));
+        }
+    }
+
+    fn ended(&self) {
+        if let Ok(mut c) = self.0.lock() {
+            *c = None;
+        }
+    }
 }
 
 impl EpisodeProgress for EpisodeBar {
@@ -291,10 +336,27 @@ impl EpisodeProgress for EpisodeBar {
             ));
         }
     }
+
+    fn calls(&self) -> Option<Arc<dyn CallWatch>> {
+        Some(self.call.clone())
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_call_in_flight_is_shown_with_its_time_until_it_ends() {
+        use super::{CallLine, CallWatch};
+        use std::time::{Duration, Instant};
+        let line = CallLine::default();
+        assert_eq!(line.text(Instant::now()), "");
+        line.started("extract_triplets");
+        let later = Instant::now() + Duration::from_secs(42);
+        assert_eq!(line.text(later), " · extract_triplets call 42 s");
+        line.ended();
+        assert_eq!(line.text(later), "");
+    }
+
     #[test]
     fn counts_are_singular_for_one() {
         assert_eq!(super::count(1, "episode"), "1 episode");

@@ -41,6 +41,8 @@ pub struct GameRun<'a> {
     pub announce: bool,
     /// Longest wait for the game's answer to one command (a reset gets twice as long).
     pub game_timeout: std::time::Duration,
+    /// What hears of each chat call in flight (a bench's episode bar), if anything.
+    pub calls: Option<std::sync::Arc<dyn crate::llm::watch::CallWatch>>,
 }
 
 /// The endpoint description a run's manifest records: the connection's, with the
@@ -156,7 +158,10 @@ pub async fn play_game(config: &EpisodeConfig, run: &GameRun<'_>) -> Result<(Sum
     };
     // The reference samples the decision of an agent without exploration at 1.
     let explores = config.design.has_graph() && config.agent.exploration;
-    let backend = run.conn.backend_for(config.seed, explores)?;
+    let mut backend = run.conn.backend_for(config.seed, explores)?;
+    if let Some(watch) = &run.calls {
+        backend = std::sync::Arc::new(crate::llm::watch::Watched::new(backend, watch.clone()));
+    }
     let described = described_for(&run.conn.described, explores);
     let mut lessons: Vec<String> = Vec::new();
     let mut total: Option<Summary> = None;

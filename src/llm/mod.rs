@@ -31,6 +31,7 @@ pub mod scripted;
 pub mod structured;
 mod temperatures;
 pub mod truncation;
+pub mod watch;
 
 use serde_json::Value;
 

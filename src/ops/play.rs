@@ -100,6 +100,7 @@ pub async fn play(request: &PlayRequest, views: &Views) -> Result<Played> {
         sinks: &sinks,
         announce: request.announce,
         game_timeout: request.game_timeout,
+        calls: None,
     };
     let result = play_game(config, &run).await;
     conn.servers.stop().await;

@@ -80,6 +80,11 @@ pub trait EpisodeProgress: Send + Sync {
     fn sink(&self) -> Box<dyn StepSink>;
     /// The episode ended: its row, or `None` when the bench stopped before it ended.
     fn ended(&self, row: Option<&EpisodeRow>);
+    /// What shows the episode's chat call in flight (a step can take minutes on the
+    /// embedded model); `None`: nothing does.
+    fn calls(&self) -> Option<std::sync::Arc<dyn crate::llm::watch::CallWatch>> {
+        None
+    }
 }
 
 /// What a played bench gives back.
@@ -264,6 +269,7 @@ async fn play_episode(s: &Shared<'_>, game: GameSpec, variant: Variant, run: u32
         sinks: &sinks,
         announce: false,
         game_timeout: Duration::from_secs(s.plan.game_timeout_s),
+        calls: shown.calls(),
     };
     let result = play_game(&config, &game_run).await;
     let endpoint = || Endpoint::from_described(&s.conn.described);
