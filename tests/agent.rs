@@ -167,6 +167,14 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
                     assert_eq!(e["type"], "error", "{e}");
                     assert!(e["error"].as_str().unwrap().starts_with("not JSON"), "{e}");
                     assert!(e.get("fatal").is_none());
+                    // A field of the wrong type: named, with what it must be.
+                    let mut wrong = game.step(&command);
+                    wrong["score"] = json!("high");
+                    agent.say(&wrong.to_string());
+                    let e = agent.heard();
+                    assert_eq!(e["type"], "error", "{e}");
+                    assert_eq!(e["error"], "`score` must be a number, got \"high\"", "{e}");
+                    assert!(e.get("fatal").is_none());
                 }
                 commands.push(command.clone());
                 agent.say(&game.step(&command).to_string());
@@ -186,7 +194,7 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
     agent.say(&game.step("look").to_string());
     let e = agent.heard();
     assert_eq!(e["type"], "error", "{e}");
-    assert_eq!(e["line"], 5, "{e}");
+    assert_eq!(e["line"], 6, "{e}");
     let why = e["error"].as_str().unwrap();
     assert!(
         why.contains("the episode is over (outcome won after step 2)"),
@@ -216,9 +224,9 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
     let manifest = common::read_json(dir.join("manifest.json"));
     assert_eq!(manifest["game"]["path"], "harness:two-rooms");
     assert_eq!(manifest["command"], "agent");
-    // Every line the harness sent, the malformed one and the one after `done` too.
+    // Every line the harness sent, the two refused ones and the one after `done` too.
     let sent = std::fs::read_to_string(dir.join("harness.jsonl")).unwrap();
-    assert_eq!(sent.lines().count(), 5);
+    assert_eq!(sent.lines().count(), 6);
     let out = replay(&dir);
     assert!(
         out.status.success(),

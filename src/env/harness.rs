@@ -139,7 +139,44 @@ fn read_message(line: &str, reset: bool) -> Result<Seen, String> {
         }
         None => return Err("`type` is missing".into()),
     }
+    field_types(&v)?;
     serde_json::from_value(v).map_err(|e| format!("{e}"))
+}
+
+/// The type each field of a message must have (`docs/agent-protocol.md`), and whether
+/// `null` stands for "not given".
+const FIELD_TYPES: &[(&str, &str, bool)] = &[
+    ("observation", "a string", false),
+    ("goal", "a string", true),
+    ("admissible_commands", "a list of strings", true),
+    ("score", "a number", true),
+    ("max_score", "a number", true),
+    ("reward", "a number", true),
+    ("done", "true or false", false),
+    ("won", "true or false", true),
+    ("lost", "true or false", true),
+];
+
+/// The first field of the message `v` whose value has the wrong type, named with what
+/// it must be.
+fn field_types(v: &Value) -> Result<(), String> {
+    for (field, must, nullable) in FIELD_TYPES {
+        let Some(x) = v.get(*field) else { continue };
+        let fits = match *must {
+            _ if x.is_null() => *nullable,
+            "a string" => x.is_string(),
+            "a number" => x.is_number(),
+            "true or false" => x.is_boolean(),
+            _ => x
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string)),
+        };
+        if !fits {
+            let shown: String = x.to_string().chars().take(80).collect();
+            return Err(format!("`{field}` must be {must}, got {shown}"));
+        }
+    }
+    Ok(())
 }
 
 /// How long Ariadne keeps answering after its `end` line when the harness neither
