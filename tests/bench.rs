@@ -705,3 +705,34 @@ fn compare_reads_old_and_new_benches_alike() {
     assert!(stderr.contains("not a bench directory"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+/// On a terminal, each episode's bar shows the chat call in flight and its seconds so
+/// far (a step of the embedded model takes minutes): run under `script`, which gives the
+/// bench a pseudo-terminal, against a server that takes 2.5 s an answer.
+#[test]
+fn an_episode_bar_shows_the_chat_call_in_flight() {
+    setup_bridge();
+    let server = Scripted::start(&[]);
+    server.script.lock().unwrap().delay_ms = 2500;
+    let work = tempfile::tempdir().unwrap();
+    let line = format!(
+        "{} bench --games {} --runs 1 --max-steps 1 --jobs 1",
+        bin().display(),
+        common::root().join("games/simple.z8").display()
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &line, "/dev/null"])
+        .current_dir(work.path())
+        .env("OPENAI_BASE_URL", &server.base_url)
+        .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
+        .env("TERM", "xterm")
+        .env_remove("ARIADNE_NO_PROGRESS")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("simple / arigraph / run 1") && shown.contains("call 1 s"),
+        "{shown}"
+    );
+}
