@@ -716,7 +716,7 @@ fn an_episode_bar_shows_the_chat_call_in_flight() {
     server.script.lock().unwrap().delay_ms = 2500;
     let work = tempfile::tempdir().unwrap();
     let line = format!(
-        "{} bench --games {} --runs 1 --max-steps 1 --jobs 1",
+        "{} bench --games {} --memory rag --runs 1 --max-steps 1 --jobs 1",
         bin().display(),
         common::root().join("games/simple.z8").display()
     );
@@ -732,7 +732,7 @@ fn an_episode_bar_shows_the_chat_call_in_flight() {
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{shown}");
     assert!(
-        shown.contains("simple / arigraph / run 1") && shown.contains("call 1 s"),
+        shown.contains("simple / rag / run 1") && shown.contains("call 1 s"),
         "{shown}"
     );
 }
