@@ -481,7 +481,7 @@ fn parse_temperature(s: &str) -> Result<f32, String> {
 }
 
 fn parse_design(s: &str) -> Result<MemoryDesign, String> {
-    s.parse::<MemoryDesign>().map_err(|e| e.to_string())
+    crate::rows::design(s).map_err(|e| e.to_string())
 }
 
 fn parse_from_str<T: std::str::FromStr<Err = String>>(s: &str) -> Result<T, String> {

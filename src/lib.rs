@@ -8,7 +8,8 @@
 //!   the managed Python environment; the paper's game families.
 //! - [`llm`]: OpenAI-compatible client, structured answers, prompts, the embedded
 //!   local servers, the replay cassette.
-//! - [`memory`]: the AriGraph graph, its retrieval, the baselines, the design registry.
+//! - [`memory`]: the AriGraph graph, its retrieval, the baselines, the designs;
+//!   [`rows`]: the rows a bench plays (Table 4's designs and their variants).
 //! - [`nav`]: spatial map, A* routes, the explorer.
 //! - [`agent`]: working memory, planning and ReAct decision (paper section 3).
 //! - [`profile`]: which agent a run is (`paper`, `extended`) and its typed rules (a leaf:
@@ -37,6 +38,7 @@ pub mod ops;
 pub mod profile;
 pub mod qa;
 pub mod report;
+pub mod rows;
 pub mod settings;
 pub mod text;
 pub mod trajectory;

@@ -34,7 +34,7 @@ fn the_memory_helps_name_every_design_and_row() {
         assert!(play.contains(d.name()), "{} is not in: {play}", d.name());
     }
     let bench = help(&mut cmd, "bench");
-    for name in crate::memory::Variant::names() {
+    for name in crate::rows::Variant::names() {
         assert!(
             bench.split([',', ' ', ':', '.']).any(|w| w == name),
             "{name} is not in: {bench}"

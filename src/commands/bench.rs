@@ -15,12 +15,12 @@ use super::term::ProgressSink;
 use crate::cli::{BenchAction, BenchArgs};
 use crate::error::{Interrupted, UserError};
 use crate::llm::watch::CallWatch;
-use crate::memory::Variant;
 use crate::ops::bench::report::EpisodeRow;
 use crate::ops::bench::{
     Announcement, BenchOptions, BenchOutcome, BenchPlan, BenchProgress, EpisodeProgress, Shard,
     bench, merge,
 };
+use crate::rows::Variant;
 use crate::settings::Resolver;
 use crate::trajectory::{Outcome, StepSink};
 

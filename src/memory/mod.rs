@@ -8,9 +8,9 @@
 //!   PersonalAI's A*, WaterCircles, BeamSearch, mixed);
 //! - [`arigraph`]: the AriGraph memory (update and two-step retrieval);
 //! - [`baselines`]: the memories the paper compares (one file each);
-//! - [`registry`]: every design's name, table label, cost and bench rows (the options a
-//!   user sets and which designs read them: [`crate::settings::options`]; the memory a
-//!   design names is built by the episode);
+//! - [`design`]: the designs and what each is (a bench's rows, with their labels and
+//!   costs, are [`crate::rows`]'s; the options a user sets and which designs read them,
+//!   [`crate::settings::options`]'s; the memory a design names is built by the episode);
 //! - [`export`]: DOT and JSON views of a graph;
 //! - [`temporal`], [`gating`], [`bridge_discovery`], [`paths`]: AriadneMem's conflict-aware
 //!   coarsening, entropy-aware gating, bridge discovery and path mining, options of the
@@ -21,6 +21,7 @@
 pub mod arigraph;
 pub mod baselines;
 pub mod bridge_discovery;
+pub mod design;
 pub mod export;
 pub mod forms;
 pub mod gating;
@@ -31,7 +32,6 @@ pub mod ids;
 pub mod int_dot;
 pub mod names;
 pub mod paths;
-pub mod registry;
 pub mod relations;
 pub mod retrieval;
 pub mod revision;
@@ -47,9 +47,9 @@ pub mod vertex_kind;
 use serde::{Deserialize, Serialize};
 
 pub use arigraph::AriGraphMemory;
+pub use design::MemoryDesign;
 pub use graph::{AriGraph, EpisodicVertex, Triplet};
 pub use ids::{ThesisId, TripletId};
-pub use registry::{MemoryDesign, Variant, VariantOption};
 pub use retrieval::{HopScope, Retrieved, ScoredEpisode};
 pub use revision::{MemoryRevision, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULES};
 pub use settings::{

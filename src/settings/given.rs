@@ -5,7 +5,8 @@ use anyhow::Result;
 
 use super::Resolver;
 use crate::cli::{BenchArgs, GameArgs, MemoryArgs};
-use crate::memory::{MemorySettings, Variant};
+use crate::memory::MemorySettings;
+use crate::rows::Variant;
 use crate::settings::options::{Given, MemoryOption, Row};
 
 impl Resolver {

@@ -7,7 +7,8 @@
 use std::fmt;
 
 use crate::error::UserError;
-use crate::memory::{MemoryDesign, MemorySettings, Strategy, Variant, VariantOption, VertexKind};
+use crate::memory::{MemoryDesign, MemorySettings, Strategy, VertexKind};
+use crate::rows::{Variant, VariantOption};
 
 /// One memory option of `play`, `bench` and `qa`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

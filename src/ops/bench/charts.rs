@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::report::{EpisodeRow, best_k_mean};
-use crate::memory::Variant;
+use crate::rows::Variant;
 use crate::trajectory::Outcome;
 
 /// One chart written.

@@ -33,7 +33,7 @@ use crate::env::pyenv::{self, Needs};
 use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
-use crate::memory::Variant;
+use crate::rows::Variant;
 use crate::trajectory::{Outcome, StepSink};
 use report::{Attempt, Endpoint, EpisodeRow, read_episodes};
 

@@ -12,7 +12,8 @@ use super::{BenchPlan, Shard, charts};
 use crate::env::GameSpec;
 use crate::env::nethack::{NetHackGame, ObsMode};
 use crate::error::UserError;
-use crate::memory::{MemoryDesign, Variant, VariantOption};
+use crate::memory::MemoryDesign;
+use crate::rows::{Variant, VariantOption};
 
 /// Write the bench's results for `rows` into `dir` (`results.md` with its charts,
 /// `results.csv`, `results.json`) and print the Markdown.
@@ -346,10 +347,7 @@ mod tests {
                 && e.contains("simple is not a NetHack game"),
             "{e}"
         );
-        let e = "level-obs"
-            .parse::<crate::memory::MemoryDesign>()
-            .unwrap_err()
-            .to_string();
+        let e = crate::rows::design("level-obs").unwrap_err().to_string();
         assert!(
             e.contains("use --memory no-memory on a NetHack game with obs=level"),
             "{e}"

@@ -3,7 +3,7 @@
 
 pub use crate::trajectory::bench::*;
 
-use crate::memory::Variant;
+use crate::rows::Variant;
 
 /// The results as Markdown: Table 4's shape (rows: memories; columns: games; cells:
 /// best-3 normalized score), Table 3's (tokens per step), and the details.

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::{BenchOptions, BenchPlan};
 use crate::env::GameSpec;
 use crate::error::UserError;
-use crate::memory::Variant;
+use crate::rows::Variant;
 
 /// The bench directory and its plan: `--resume DIR`'s (read from its `bench.json`) or a
 /// new one (`--out`, else `runs/bench-DATE-TIME`), checked: the games load, every row

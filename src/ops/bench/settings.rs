@@ -10,8 +10,9 @@ use super::Shard;
 use crate::agent::AgentSettings;
 use crate::env::GameSpec;
 use crate::llm::connect::LlmSettings;
-use crate::memory::{MemorySettings, Variant};
+use crate::memory::MemorySettings;
 use crate::profile::ProfileRecord;
+use crate::rows::Variant;
 use crate::trajectory::Goal;
 
 /// The bench's settings, written to `bench.json` and read back by `--resume`.

@@ -117,7 +117,7 @@ fn every_option_is_read_by_arigraph_and_nothing_by_the_history_designs() {
 }
 
 fn variant(option: VariantOption) -> Row {
-    crate::memory::Variant {
+    crate::rows::Variant {
         design: MemoryDesign::Arigraph,
         exploration: true,
         option,

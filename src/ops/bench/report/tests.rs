@@ -165,7 +165,7 @@ fn games_with_levels_get_the_papers_netplay_table() {
     let md = markdown(
         &cells,
         &games,
-        &[crate::memory::Variant::parse("arigraph").unwrap()],
+        &[crate::rows::Variant::parse("arigraph").unwrap()],
         2,
     );
     assert!(

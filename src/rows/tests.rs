@@ -1,6 +1,7 @@
-//! Tests of `registry`.
+//! Tests of `rows`.
 
 use super::*;
+use crate::memory::MemoryDesign;
 
 #[test]
 fn variants_parse() {
@@ -13,10 +14,19 @@ fn variants_parse() {
         MemoryDesign::Simulacra
     );
     assert!(Variant::parse("memgpt").is_err());
-    for d in MemoryDesign::all() {
-        assert_eq!(d.name().parse::<MemoryDesign>().unwrap(), d);
+    // Each design's row carries the design's name, and the designs are the rows' in
+    // Table 4's order.
+    let mut designs: Vec<MemoryDesign> = Vec::new();
+    for r in ROWS {
+        if !designs.contains(&r.variant.design) {
+            designs.push(r.variant.design);
+        }
     }
-    assert_eq!(MemoryDesign::all().len(), 9);
+    assert_eq!(designs, MemoryDesign::all());
+    for d in MemoryDesign::all() {
+        assert_eq!(Variant::parse(d.name()).unwrap().design, d);
+        assert_eq!(design(d.name()).unwrap(), d);
+    }
     let none = Variant::parse("no-memory").unwrap();
     assert_eq!(
         (none.design, none.label()),
@@ -70,7 +80,7 @@ fn retrieval_rows_parse_and_set_the_strategy() {
     };
     assert_eq!(plain.memory_settings(&chosen).retrieval, Strategy::Astar);
     // A row is not a design for play, and the error says how to get it.
-    let err = "arigraph+beam".parse::<MemoryDesign>().unwrap_err();
+    let err = design("arigraph+beam").unwrap_err();
     assert!(
         err.to_string()
             .contains("--memory arigraph --retrieval beam"),

@@ -1,6 +1,6 @@
 //! Reading `--memory`: a bench row's name, and `bench`'s comma-separated list.
 
-use super::{MemoryDesign, ROWS, Variant, VariantOption};
+use super::{ROWS, Variant};
 use crate::error::UserError;
 
 impl Variant {
@@ -48,29 +48,5 @@ impl Variant {
     /// Every bench row's name, in the registry's order (`bench --memory`).
     pub fn names() -> Vec<&'static str> {
         ROWS.iter().map(|r| r.name).collect()
-    }
-}
-
-impl std::str::FromStr for MemoryDesign {
-    type Err = UserError;
-    fn from_str(s: &str) -> Result<Self, UserError> {
-        match Variant::parse(s)? {
-            Variant {
-                design,
-                exploration: true,
-                option: VariantOption::None,
-                ..
-            } => Ok(design),
-            v => Err(UserError::new(format!(
-                "{s} is a bench row, not a memory design; use --memory {}{}{}",
-                v.design.name(),
-                if v.exploration {
-                    ""
-                } else {
-                    " --no-exploration"
-                },
-                v.option.flag()
-            ))),
-        }
     }
 }

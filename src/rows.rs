@@ -1,42 +1,15 @@
-//! The registry of memory designs: each design (and each bench row, such as the paper's
-//! "w/o exploration" ablation or AriGraph with one of PersonalAI's retrieval strategies)
-//! declares its name on the command line, its label in the paper's Table 4, what the
-//! paper reports it costs (Table 3), and how it is built.
-//! Adding a design means one enum variant, one [`ROWS`] entry and one arm of [`crate::episode`]'s `build::memory`;
-//! adding a bench row that changes a memory setting means one [`VariantOption`] arm
-//! (with its [`VariantOption::apply`]) and one `ROWS` entry.
+//! The rows a bench plays: each memory design of the paper's Table 4, and each variant
+//! the bench compares beside it (the paper's "w/o exploration" ablation, AriGraph with
+//! one of PersonalAI's retrieval strategies or an option of AriadneMem's), with its name
+//! on the command line, its label in Table 4, what the paper reports it costs (Table
+//! 3), and the memory setting it applies. Adding a bench row that changes a memory
+//! setting means one [`VariantOption`] arm (with its [`VariantOption::apply`]) and one
+//! [`ROWS`] entry.
 
 use serde::{Deserialize, Serialize};
 
-use super::{MemorySettings, Strategy};
-
-/// The memory designs the paper compares (section 4.1, Table 4), selected by `--memory`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MemoryDesign {
-    /// AriGraph: semantic triplets + episodic vertices, two-step retrieval (section 2).
-    Arigraph,
-    /// AriGraph without episodic search (the paper's "w/o episodic" ablation).
-    ArigraphNoEpisodic,
-    /// Every past observation and action, unbounded ("Full history").
-    FullHistory,
-    /// Nothing beyond the observation and the recent history (the paper's NetPlay
-    /// baselines on NetHack, section 5.2; not a row of Table 4).
-    NoMemory,
-    /// An LLM-maintained running summary plus the last few steps ("Summary").
-    Summary,
-    /// Top-k past observations by embedding similarity to observation + plan ("RAG").
-    Rag,
-    /// Generative Agents' memory stream: recency + importance + relevance, with
-    /// reflections (Park et al. 2023; "Simulacra").
-    Simulacra,
-    /// An upper bound: the game's true state about what was observed as the semantic
-    /// layer (needs ground truth; not in the paper).
-    Oracle,
-    /// RAG over several trials; after a failed one the LLM writes a lesson for the next
-    /// (Shinn et al. 2023; the paper's "Reflexion", run as RAG with Reflexion).
-    Reflexion,
-}
+use crate::error::UserError;
+use crate::memory::{MemoryDesign, MemorySettings, Retire, Strategy};
 
 /// A row of a bench table: a design, possibly with the exploration switch off or a
 /// memory option set.
@@ -88,7 +61,7 @@ impl VariantOption {
         match self {
             VariantOption::None => {}
             VariantOption::Retrieval(s) => settings.retrieval = s,
-            VariantOption::Temporal => settings.retire = super::Retire::Close,
+            VariantOption::Temporal => settings.retire = Retire::Close,
             VariantOption::Gating => settings.gating = true,
             VariantOption::Bridge => settings.bridge = true,
             VariantOption::Thesis => settings.thesis = true,
@@ -120,8 +93,6 @@ struct Row {
     paper_tokens: (u64, u64),
     /// Chat calls per step, about.
     calls_per_step: u64,
-    /// Plays several trials of a game (Reflexion).
-    trials: bool,
 }
 
 const fn v(design: MemoryDesign, exploration: bool) -> Variant {
@@ -161,7 +132,6 @@ const fn retrieval_row(name: &'static str, label: &'static str, s: Strategy) -> 
         variant: arigraph_with(s),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     }
 }
 
@@ -173,7 +143,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::FullHistory, true),
         paper_tokens: (14000, 350),
         calls_per_step: 2,
-        trials: false,
     },
     Row {
         name: "summary",
@@ -181,7 +150,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Summary, true),
         paper_tokens: (3800, 350),
         calls_per_step: 3,
-        trials: false,
     },
     Row {
         name: "rag",
@@ -189,7 +157,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Rag, true),
         paper_tokens: (4000, 350),
         calls_per_step: 2,
-        trials: false,
     },
     Row {
         name: "reflexion",
@@ -197,7 +164,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Reflexion, true),
         paper_tokens: (5800, 350),
         calls_per_step: 2,
-        trials: true,
     },
     Row {
         name: "simulacra",
@@ -205,7 +171,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Simulacra, true),
         paper_tokens: (7500, 400),
         calls_per_step: 3,
-        trials: false,
     },
     Row {
         name: "arigraph",
@@ -213,7 +178,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Arigraph, true),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     Row {
         name: "arigraph-no-exploration",
@@ -221,7 +185,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Arigraph, false),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     retrieval_row("arigraph+astar", "AriGraph + A*", Strategy::Astar),
     retrieval_row(
@@ -252,7 +215,6 @@ const ROWS: &[Row] = &[
         variant: arigraph_plus(VariantOption::Temporal),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     Row {
         name: "arigraph+gating",
@@ -260,7 +222,6 @@ const ROWS: &[Row] = &[
         variant: arigraph_plus(VariantOption::Gating),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     Row {
         name: "arigraph+bridge",
@@ -268,7 +229,6 @@ const ROWS: &[Row] = &[
         variant: arigraph_plus(VariantOption::Bridge),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     Row {
         name: "arigraph+thesis",
@@ -276,7 +236,6 @@ const ROWS: &[Row] = &[
         variant: arigraph_plus(VariantOption::Thesis),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
     Row {
         name: "oracle",
@@ -284,7 +243,6 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::Oracle, true),
         paper_tokens: (6000, 500),
         calls_per_step: 2,
-        trials: false,
     },
     Row {
         name: "no-memory",
@@ -294,7 +252,6 @@ const ROWS: &[Row] = &[
         // RAG's prompt (for the bench's estimate only).
         paper_tokens: (2000, 350),
         calls_per_step: 2,
-        trials: false,
     },
     Row {
         name: "level-obs",
@@ -308,7 +265,6 @@ const ROWS: &[Row] = &[
         // The explored level in every prompt: the paper's Table 3 has no figure.
         paper_tokens: (4000, 350),
         calls_per_step: 2,
-        trials: false,
     },
     Row {
         name: "arigraph-no-episodic",
@@ -316,58 +272,8 @@ const ROWS: &[Row] = &[
         variant: v(MemoryDesign::ArigraphNoEpisodic, true),
         paper_tokens: (6000, 500),
         calls_per_step: 4,
-        trials: false,
     },
 ];
-
-impl MemoryDesign {
-    /// Every design, in the order of the paper's Table 4.
-    pub fn all() -> Vec<MemoryDesign> {
-        let mut out: Vec<MemoryDesign> = Vec::new();
-        for r in ROWS {
-            if !out.contains(&r.variant.design) {
-                out.push(r.variant.design);
-            }
-        }
-        out
-    }
-
-    /// The name used on the command line and in logs.
-    pub fn name(self) -> &'static str {
-        v(self, true).row().name
-    }
-
-    /// Whether the design has the knowledge graph that navigation and exploration use.
-    pub fn has_graph(self) -> bool {
-        matches!(
-            self,
-            MemoryDesign::Arigraph | MemoryDesign::ArigraphNoEpisodic | MemoryDesign::Oracle
-        )
-    }
-
-    /// Whether updating the memory calls the chat model (triplet extraction, summaries,
-    /// importance): a walkthrough-driven play needs the chat endpoint only then.
-    pub fn chat_in_update(self) -> bool {
-        !matches!(
-            self,
-            MemoryDesign::Oracle
-                | MemoryDesign::Rag
-                | MemoryDesign::FullHistory
-                | MemoryDesign::NoMemory
-                | MemoryDesign::Reflexion
-        )
-    }
-
-    /// Whether the design needs the game's true state (TextWorld games only).
-    pub fn needs_ground_truth(self) -> bool {
-        self == MemoryDesign::Oracle
-    }
-
-    /// Whether the design plays several trials of a game (Reflexion).
-    pub fn has_trials(self) -> bool {
-        v(self, true).row().trials
-    }
-}
 
 impl Variant {
     fn row(self) -> &'static Row {
@@ -448,6 +354,32 @@ impl Variant {
             0
         };
         self.row().calls_per_step + agent
+    }
+}
+
+/// The design `s` names for `play --memory`: a design's name, or, for a bench row that
+/// is not a design alone, an error saying which flags give the same settings.
+///
+/// # Errors
+/// An unknown name; a bench row's name.
+pub fn design(s: &str) -> Result<MemoryDesign, UserError> {
+    match Variant::parse(s)? {
+        Variant {
+            design,
+            exploration: true,
+            option: VariantOption::None,
+            ..
+        } => Ok(design),
+        v => Err(UserError::new(format!(
+            "{s} is a bench row, not a memory design; use --memory {}{}{}",
+            v.design.name(),
+            if v.exploration {
+                ""
+            } else {
+                " --no-exploration"
+            },
+            v.option.flag()
+        ))),
     }
 }
 
