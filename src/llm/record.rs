@@ -175,6 +175,20 @@ impl CallLog {
         self.calls.iter().filter(|c| c.prompt_cut.is_some()).count() as u32
     }
 
+    /// Add `later`'s calls, vectors and counts after this log's, as if they had been
+    /// made after them (a call asked ahead, concurrently, joining the step's log in the
+    /// order a sequential run makes it).
+    pub fn append(&mut self, later: CallLog) {
+        self.calls.extend(later.calls);
+        self.embeds.extend(later.embeds);
+        self.vectors.extend(later.vectors);
+        self.failures += later.failures;
+        self.repairs += later.repairs;
+        self.trimmed += later.trimmed;
+        self.refused += later.refused;
+        self.retries += later.retries;
+    }
+
     /// Tokens of the chat calls (unknown calls counted as such).
     pub fn usage(&self) -> Usage {
         let mut u = Usage::default();

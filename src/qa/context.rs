@@ -11,6 +11,7 @@ use super::run::QaPlan;
 use super::{MAX_RELEVANCE, QA_EPISODES, QaMemory, TOP_PARAGRAPHS};
 use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
 use crate::llm::{Ask, CallLog, EmbedKind, Llm};
+use crate::memory::arigraph::Extracted;
 use crate::memory::temporal::Change;
 use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
 
@@ -101,12 +102,21 @@ async fn graph_context(
     })
 }
 
+/// How many paragraphs' extractions are asked at once when they do not depend on each
+/// other: the embedded server's slots ([`crate::llm::connect`]).
+pub const EXTRACTIONS_AT_ONCE: usize = 4;
+
 /// A fresh AriGraph holding the question's paragraphs, one episodic vertex each in the
 /// file's order, and the facts its outdated check retired (with `--outdated-check`).
+/// Where no extraction reads what earlier paragraphs put in the graph (the reference's
+/// reading: no outdated check), every extraction is asked first,
+/// [`EXTRACTIONS_AT_ONCE`] at a time, and the paragraphs are then added in the file's
+/// order: the graph and the calls' record are the ones reading them one after another
+/// gives. Otherwise each paragraph is read after the one before.
 ///
 /// # Errors
 /// An endpoint error.
-async fn read_paragraphs(
+pub(super) async fn read_paragraphs(
     llm: &Llm,
     log: &mut CallLog,
     plan: &QaPlan,
@@ -117,31 +127,84 @@ async fn read_paragraphs(
         outdated_check: plan.outdated_check,
         ..plan.memory.clone()
     });
+    let seen: Vec<Observed<'_>> = q
+        .paragraphs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| paragraph_seen(i, &p.text, q))
+        .collect();
+    let n = seen.len();
     let mut retired = Vec::new();
-    let n = q.paragraphs.len();
-    for (i, p) in q.paragraphs.iter().enumerate() {
-        // On a terminal, where a question of minutes stands: its paragraph in flight.
-        let _shown = crate::report::task(format!(
-            "{}: reading paragraph {} of {n} into the graph",
-            q.id,
-            i + 1
-        ));
-        let seen = Observed {
-            step: i as u32 + 1,
-            observation: &p.text,
-            inventory: "",
-            room: "",
-            action: "",
-            goal: &q.question,
-            passage: true,
-            facts: None,
-            recent: "",
-            plan: "",
-        };
-        let report = graph.update(llm, log, &seen).await?;
-        retired.extend(report.removed.iter().map(|t| t.text()));
+    if graph.extraction_reads_the_graph() {
+        for (i, s) in seen.iter().enumerate() {
+            // On a terminal, where a question of minutes stands: its paragraph in flight.
+            let _shown = crate::report::task(format!(
+                "{}: reading paragraph {} of {n} into the graph",
+                q.id,
+                i + 1
+            ));
+            let report = graph.update(llm, log, s).await?;
+            retired.extend(report.removed.iter().map(|t| t.text()));
+        }
+    } else {
+        let extracted = extract_ahead(llm, &graph, &q.id, &seen).await?;
+        let _shown = crate::report::task(format!("{}: adding {n} paragraphs to the graph", q.id));
+        for (s, (calls, e)) in seen.iter().zip(extracted) {
+            log.append(calls);
+            let report = graph.update_with(llm, log, s, e).await?;
+            retired.extend(report.removed.iter().map(|t| t.text()));
+        }
     }
     Ok((graph, retired))
+}
+
+/// Paragraph `i` of `q` as the memory observes it.
+fn paragraph_seen<'a>(i: usize, text: &'a str, q: &'a Question) -> Observed<'a> {
+    Observed {
+        step: i as u32 + 1,
+        observation: text,
+        inventory: "",
+        room: "",
+        action: "",
+        goal: &q.question,
+        passage: true,
+        facts: None,
+        recent: "",
+        plan: "",
+    }
+}
+
+/// Every paragraph's extraction, [`EXTRACTIONS_AT_ONCE`] at a time, in the paragraphs'
+/// order, each with the log of its call; on a terminal, how many are done.
+///
+/// # Errors
+/// An endpoint error.
+async fn extract_ahead(
+    llm: &Llm,
+    graph: &AriGraphMemory,
+    id: &str,
+    seen: &[Observed<'_>],
+) -> Result<Vec<(CallLog, Extracted)>> {
+    use futures::StreamExt;
+    let n = seen.len();
+    let asks = seen.iter().map(|s| async move {
+        let mut calls = CallLog::default();
+        let e = graph.extract_ahead(llm, &mut calls, s).await?;
+        anyhow::Ok((calls, e))
+    });
+    let mut answers = futures::stream::iter(asks).buffered(EXTRACTIONS_AT_ONCE);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let _shown = crate::report::task(format!(
+            "{id}: extracting the paragraphs' triplets, {} of {n} done ({EXTRACTIONS_AT_ONCE} at once)",
+            out.len()
+        ));
+        match answers.next().await {
+            Some(answer) => out.push(answer?),
+            None => break,
+        }
+    }
+    Ok(out)
 }
 
 /// The question's key items with their relevance, 1 to [`MAX_RELEVANCE`]

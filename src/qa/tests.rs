@@ -76,8 +76,8 @@ fn record_task(message: String) -> crate::report::Task {
     crate::report::Task::new(|| {})
 }
 
-/// A question of minutes says where it stands: each paragraph as it is read into the
-/// graph, then the retrieval and answer.
+/// A question of minutes says where it stands: the paragraphs' extractions done so far,
+/// the paragraphs added to the graph, then the retrieval and answer.
 #[tokio::test]
 async fn a_question_shows_its_paragraph_in_flight() {
     use crate::llm::{Llm, prompts::Prompts, scripted::Scripted};
@@ -95,7 +95,170 @@ async fn a_question_shows_its_paragraph_in_flight() {
             .collect(),
         answerable: None,
     };
-    let plan = run::QaPlan {
+    let plan = test_plan(&q);
+    let llm = Llm {
+        backend: std::sync::Arc::new(Scripted::default()),
+        prompts: Prompts::load(None).expect("prompts"),
+    };
+    answer(&llm, &plan, QaMemory::Arigraph, &q)
+        .await
+        .expect("answered");
+    // Only this question's (other tests of this binary read paragraphs too).
+    let shown: Vec<String> = SHOWN
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| m.starts_with("2hop__x:"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "2hop__x: extracting the paragraphs' triplets, 0 of 3 done (4 at once)",
+            "2hop__x: extracting the paragraphs' triplets, 1 of 3 done (4 at once)",
+            "2hop__x: extracting the paragraphs' triplets, 2 of 3 done (4 at once)",
+            "2hop__x: adding 3 paragraphs to the graph",
+            "2hop__x: 3 paragraphs read; retrieving and answering",
+        ]
+    );
+}
+
+/// Answers each paragraph's extraction from the paragraph it names, later paragraphs
+/// sooner ("Paragraph 1" waits longest): concurrent extractions come back out of order.
+struct OutOfOrder(crate::llm::scripted::Scripted);
+
+#[async_trait::async_trait]
+impl crate::llm::ChatBackend for OutOfOrder {
+    async fn chat(
+        &self,
+        request: &crate::llm::ChatRequest,
+    ) -> Result<crate::llm::ChatAnswer, crate::llm::LlmError> {
+        if request.purpose != "extract_triplets" {
+            return self.0.chat(request).await;
+        }
+        let text = request
+            .messages
+            .last()
+            .map(|m| m.content.as_str())
+            .unwrap_or("");
+        let n: u64 = (1..=4)
+            .find(|i| text.contains(&format!("Paragraph {i} ")))
+            .expect("a paragraph");
+        tokio::time::sleep(std::time::Duration::from_millis(20 * (5 - n))).await;
+        // Paragraphs 2 and 4 repeat paragraph 1's fact: the graph keeps it once, under
+        // the id the first paragraph gave it.
+        let content = serde_json::json!({"triplets": [
+            {"subject": "bell", "relation": "made in", "object": "kelmouth"},
+            {"subject": format!("maker {n}"), "relation": "born in", "object": format!("town {n}")},
+        ]})
+        .to_string();
+        Ok(crate::llm::ChatAnswer {
+            content,
+            finish_reason: Some("stop".into()),
+            ..crate::llm::ChatAnswer::default()
+        })
+    }
+
+    async fn embed(
+        &self,
+        texts: &[String],
+        kind: crate::llm::EmbedKind,
+    ) -> Result<crate::llm::Embeddings, crate::llm::LlmError> {
+        self.0.embed(texts, kind).await
+    }
+
+    fn model_name(&self) -> String {
+        "out-of-order".into()
+    }
+}
+
+/// Extractions asked concurrently and answered out of order build the graph, and the
+/// record of calls, that reading the paragraphs one after another builds.
+#[tokio::test]
+async fn concurrent_extraction_builds_the_sequential_graph() {
+    use crate::llm::{CallLog, Llm, prompts::Prompts};
+    use crate::memory::{AriGraphMemory, MemoryModule};
+    let q = Question {
+        id: "2hop__y".into(),
+        question: "Where was the maker of the bell born?".into(),
+        answers: vec!["town 1".into()],
+        paragraphs: (1..=4)
+            .map(|i| Paragraph {
+                title: format!("P{i}"),
+                text: format!("Paragraph {i} about the bell."),
+                supporting: i == 1,
+            })
+            .collect(),
+        answerable: None,
+    };
+    let plan = test_plan(&q);
+    let llm = Llm {
+        backend: std::sync::Arc::new(OutOfOrder(crate::llm::scripted::Scripted::default())),
+        prompts: Prompts::load(None).expect("prompts"),
+    };
+    let mut log = CallLog::default();
+    let (graph, _) = context::read_paragraphs(&llm, &mut log, &plan, &q)
+        .await
+        .expect("read");
+    assert!(!graph.extraction_reads_the_graph());
+    // The same paragraphs read one after another.
+    let mut sequential = AriGraphMemory::new(crate::memory::MemorySettings {
+        episodes: QA_EPISODES,
+        ..plan.memory.clone()
+    });
+    let mut seq_log = CallLog::default();
+    for (i, p) in q.paragraphs.iter().enumerate() {
+        let seen = crate::memory::Observed {
+            step: i as u32 + 1,
+            observation: &p.text,
+            inventory: "",
+            room: "",
+            action: "",
+            goal: &q.question,
+            passage: true,
+            facts: None,
+            recent: "",
+            plan: "",
+        };
+        sequential
+            .update(&llm, &mut seq_log, &seen)
+            .await
+            .expect("update");
+    }
+    let facts = |g: &AriGraphMemory| -> Vec<(u32, String, Vec<String>)> {
+        g.graph
+            .episodes()
+            .iter()
+            .map(|e| {
+                let ids = e.triplets.iter().map(|id| format!("{id:?}")).collect();
+                (e.step, e.observation.clone(), ids)
+            })
+            .collect()
+    };
+    assert_eq!(facts(&graph), facts(&sequential));
+    let texts = |g: &AriGraphMemory| -> Vec<String> {
+        g.graph
+            .alive_ids()
+            .map(|id| g.graph.triplet(id).text())
+            .collect()
+    };
+    assert_eq!(texts(&graph), texts(&sequential));
+    assert_eq!(texts(&graph).len(), 5, "{:?}", texts(&graph));
+    let calls = |l: &CallLog| -> Vec<String> {
+        l.calls
+            .iter()
+            .map(|c| format!("{}: {}", c.purpose, c.messages.last().unwrap().content))
+            .collect()
+    };
+    assert_eq!(calls(&log), calls(&seq_log));
+    let embeds =
+        |l: &CallLog| -> Vec<Vec<String>> { l.embeds.iter().map(|e| e.texts.clone()).collect() };
+    assert_eq!(embeds(&log), embeds(&seq_log));
+}
+
+/// The plan of a one-question AriGraph run under `paper` (no outdated check).
+fn test_plan(q: &Question) -> run::QaPlan {
+    run::QaPlan {
         data: "x.jsonl".into(),
         format: data::Format::Musique,
         ids: vec![q.id.clone()],
@@ -109,22 +272,5 @@ async fn a_question_shows_its_paragraph_in_flight() {
         seed: 0,
         llm: serde_json::Value::Null,
         created_at: String::new(),
-    };
-    let llm = Llm {
-        backend: std::sync::Arc::new(Scripted::default()),
-        prompts: Prompts::load(None).expect("prompts"),
-    };
-    answer(&llm, &plan, QaMemory::Arigraph, &q)
-        .await
-        .expect("answered");
-    let shown = SHOWN.lock().unwrap().clone();
-    assert_eq!(
-        shown,
-        [
-            "2hop__x: reading paragraph 1 of 3 into the graph",
-            "2hop__x: reading paragraph 2 of 3 into the graph",
-            "2hop__x: reading paragraph 3 of 3 into the graph",
-            "2hop__x: 3 paragraphs read; retrieving and answering",
-        ]
-    );
+    }
 }

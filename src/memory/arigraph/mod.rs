@@ -28,6 +28,10 @@ use crate::llm::{CallLog, EmbedKind, Llm};
 use answers::*;
 use items::ExtractionItems;
 
+/// One observation's extraction answer, asked ahead of its update
+/// ([`AriGraphMemory::extract_ahead`]); `None` inside when no answer was accepted.
+pub struct Extracted(Option<Extraction>);
+
 /// The AriGraph memory with its settings and a cache of query embeddings.
 #[derive(Debug, Default)]
 pub struct AriGraphMemory {
@@ -130,20 +134,92 @@ impl AriGraphMemory {
         log: &mut CallLog,
         seen: &Observed<'_>,
     ) -> Result<UpdateReport> {
-        let mut report = UpdateReport::default();
         self.graph.set_step(seen.step);
         if self.settings.gating && self.gated(llm, log, seen).await? {
-            report.gated = true;
             self.embed_missing(llm, log).await?;
             self.graph
                 .add_episode(seen.step, seen.observation.to_string(), Vec::new());
-            return Ok(report);
+            return Ok(UpdateReport {
+                gated: true,
+                ..UpdateReport::default()
+            });
         }
+        self.note_room(seen);
+        let extraction = self.extract(llm, log, seen).await?;
+        self.integrate(llm, log, seen, extraction).await
+    }
+
+    /// Whether an observation's extraction depends on what earlier updates put in the
+    /// graph: the outdated check (it asks about the graph's facts), gating (it compares
+    /// with earlier observations) or the known facts in Ariadne's prompt. When it does
+    /// not (the reference's QA reading: `update_without_retrieve` with no outdated
+    /// check), observations' extractions can be asked ahead, concurrently
+    /// ([`Self::extract_ahead`]), and applied in their order ([`Self::update_with`]) to
+    /// the graph one update after another would build.
+    pub fn extraction_reads_the_graph(&self) -> bool {
+        self.settings.outdated_check
+            || self.settings.gating
+            || matches!(
+                self.settings.extraction_prompt(),
+                crate::memory::ExtractionPrompt::Ariadne { known: true }
+            )
+    }
+
+    /// Ask for the extraction of `seen` ahead of its update (see
+    /// [`Self::extraction_reads_the_graph`]); the graph is not changed.
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint, prompt rendering errors.
+    pub async fn extract_ahead(
+        &self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+    ) -> Result<Extracted> {
+        Ok(Extracted(self.extract(llm, log, seen).await?))
+    }
+
+    /// Update the graph from `seen` with its extraction asked ahead: what
+    /// [`Self::update_graph`] does after its extraction call, for a memory whose
+    /// extraction does not read the graph (no gating).
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint ([`crate::llm::LlmError`]), prompt rendering errors.
+    pub async fn update_with(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+        extracted: Extracted,
+    ) -> Result<UpdateReport> {
+        self.graph.set_step(seen.step);
+        self.note_room(seen);
+        self.integrate(llm, log, seen, extracted.0).await
+    }
+
+    /// A room the player stands in is visited (its links to other visited rooms are
+    /// never retired).
+    fn note_room(&mut self, seen: &Observed<'_>) {
         if !seen.passage && !seen.room.is_empty() && seen.room != "unknown" {
             self.visited
                 .insert(crate::memory::names::entity_key(seen.room));
         }
-        let extraction = self.extract(llm, log, seen).await?;
+    }
+
+    /// The update after the extraction call: its triplets kept, the outdated ones
+    /// asked about and removed, the new ones merged and embedded, the step's episodic
+    /// vertex added (see [`Self::update_graph`]).
+    ///
+    /// # Errors
+    /// Transport errors from the endpoint, prompt rendering errors.
+    async fn integrate(
+        &mut self,
+        llm: &Llm,
+        log: &mut CallLog,
+        seen: &Observed<'_>,
+        extraction: Option<Extraction>,
+    ) -> Result<UpdateReport> {
+        let mut report = UpdateReport::default();
         let (raw_triplets, written) = self.read_extraction(log, &mut report, extraction);
         let seen_set = self.keep_triplets(&mut report, raw_triplets);
         let candidates = self.outdated_candidates(seen, &report.extracted, &seen_set);
