@@ -94,6 +94,20 @@ fn two_games_five_runs_two_jobs() {
         "{md}"
     );
     assert!(md.contains("Tokens per step, prompt / completion"), "{md}");
+    // Where the time goes: a line per call kind of the row, the extraction once a
+    // decision.
+    assert!(md.contains("Where the time goes, per call kind"), "{md}");
+    for kind in ["extract_triplets", "plan", "action"] {
+        assert!(
+            md.lines()
+                .any(|l| l.starts_with(&format!("| AriGraph | {kind} | "))),
+            "{kind}: {md}"
+        );
+    }
+    assert!(
+        md.contains("| AriGraph | extract_triplets | 1.00 |"),
+        "{md}"
+    );
     // The charts beside the tables: every attempt's score, tokens per step against
     // score, per game; results.md embeds them.
     for (i, game) in ["simple", "cooking"].iter().enumerate() {

@@ -171,6 +171,15 @@ fn metrics_and_support_by_hand_on_both_formats() {
         let line = format!("| full-context | 10 | {em:.3} | {f1:.3} | 0.300 | 0.467 | 1.000 |");
         assert!(md.contains(&line), "{md}");
         assert!(out_dir.join("results.csv").is_file());
+        // Where the time goes: AriGraph's extraction once a paragraph (3 a question),
+        // its key items and answer once a question; the full context's answer alone.
+        for line in [
+            "| arigraph | extract_triplets | 3.00 |",
+            "| arigraph | qa_key_items | 1.00 |",
+            "| full-context | qa_answer | 1.00 |",
+        ] {
+            assert!(md.contains(line), "{line}: {md}");
+        }
 
         // Exact replay with no LLM call (the server is gone), then a tampered record.
         let asked = server.script.lock().unwrap().chats.len();

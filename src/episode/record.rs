@@ -7,6 +7,7 @@ use crate::agent::{Agent, Decision, GO_TO};
 use crate::env::GameState;
 use crate::llm::CallLog;
 use crate::memory::Triplet;
+use crate::trajectory::call_kinds;
 use crate::trajectory::{
     ActionSource, GraphStats, Outcome, RouteInfo, StepRecord, Summary, Timings,
 };
@@ -161,6 +162,7 @@ impl Summary {
     /// tokens.
     pub fn add_step(&mut self, record: &StepRecord) {
         self.llm_calls += record.llm_calls.len() as u64;
+        call_kinds::add_calls(&mut self.call_kinds, &record.llm_calls);
         self.llm_failures += u64::from(record.llm_failures);
         self.llm_repairs += u64::from(record.llm_repairs);
         self.llm_trimmed += u64::from(record.llm_trimmed);
@@ -185,6 +187,7 @@ impl Summary {
     /// stopped it): its calls were made and cost tokens, so they count like any other.
     pub fn add_unfinished(&mut self, log: &CallLog) {
         self.llm_calls += log.calls.len() as u64;
+        call_kinds::add_calls(&mut self.call_kinds, &log.calls);
         self.unfinished_calls += log.calls.len() as u64;
         self.llm_failures += u64::from(log.failures);
         self.llm_repairs += u64::from(log.repairs);

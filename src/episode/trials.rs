@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::{EpisodeConfig, EpisodeResult};
 use crate::llm::Llm;
 use crate::memory::baselines::reflexion::{self, TrialReport};
-use crate::trajectory::{self, Outcome, RunWriter, Summary};
+use crate::trajectory::{self, Outcome, RunWriter, Summary, call_kinds};
 
 /// Write the lesson of a failed trial (its trajectory read back from `dir`), count its
 /// calls in the trial's summary `this` and rewrite that summary; the lesson, if the
@@ -69,6 +69,8 @@ pub fn add(prev: Summary, this: Summary) -> Summary {
     prev.lesson_calls
         .iter()
         .for_each(|c| s.usage.add_call(c.usage));
+    call_kinds::merge(&mut s.call_kinds, &prev.call_kinds);
+    call_kinds::add_calls(&mut s.call_kinds, &prev.lesson_calls);
     s.wall_s += prev.wall_s;
     // Every trial's step times and decisions, in order, like its tokens.
     s.step_ms = [prev.step_ms, s.step_ms].concat();

@@ -77,6 +77,10 @@ pub struct EpisodeRow {
     /// BALROG's progression reached (NetHack; 0 to 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progression: Option<f64>,
+    /// Each call kind's calls, time and tokens (absent in rows written before it was
+    /// kept).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub call_kinds: crate::trajectory::call_kinds::CallKinds,
 }
 
 fn is_zero_u64(n: &u64) -> bool {
@@ -157,6 +161,7 @@ impl EpisodeRow {
             prompt_cuts: s.prompt_cuts,
             max_depth: s.max_depth,
             progression: s.progression,
+            call_kinds: s.call_kinds.clone(),
         }
     }
 
@@ -188,6 +193,7 @@ impl EpisodeRow {
             prompt_cuts: 0,
             max_depth: None,
             progression: None,
+            call_kinds: Default::default(),
         }
     }
 }
@@ -251,5 +257,6 @@ pub fn sample_row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome)
         prompt_cuts: 0,
         max_depth: None,
         progression: None,
+        call_kinds: Default::default(),
     }
 }

@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 pub mod bench;
+pub mod call_kinds;
 pub mod diff;
 mod manifest;
 mod writer;
@@ -378,6 +379,10 @@ pub struct Summary {
     /// Reflexion: the LLM call(s) that wrote the lesson.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lesson_calls: Vec<CallRecord>,
+    /// Each call kind's calls, time and tokens (every trial's, the lesson calls too);
+    /// empty in runs recorded before it was kept.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub call_kinds: call_kinds::CallKinds,
 }
 
 /// Read the steps of a run; a truncated last line (a run killed mid-write) is skipped

@@ -4,6 +4,7 @@
 pub use crate::trajectory::bench::*;
 
 use crate::rows::Variant;
+use crate::trajectory::call_kinds::{CallKinds, merge, table};
 
 /// The results as Markdown: Table 4's shape (rows: memories; columns: games; cells:
 /// best-3 normalized score), Table 3's (tokens per step), and the details.
@@ -14,6 +15,7 @@ pub fn markdown(cells: &[Cell], games: &[String], variants: &[Variant], runs: u3
         levels_table(cells),
         tokens_table(cells, variants),
         speed_table(cells),
+        call_kinds_table(cells, variants),
         details_table(cells),
         cut_prompts(cells, games, variants),
     ]
@@ -156,6 +158,28 @@ fn speed_table(cells: &[Cell]) -> String {
         }
     }
     md
+}
+
+/// Where each row's time goes, per call kind, over its games (episodes that kept the
+/// figures).
+fn call_kinds_table(cells: &[Cell], variants: &[Variant]) -> String {
+    let groups: Vec<(String, CallKinds, f64)> = variants
+        .iter()
+        .filter_map(|v| {
+            let mut kinds = CallKinds::new();
+            let mut decisions = 0;
+            for (k, d) in cells
+                .iter()
+                .filter(|c| c.memory == v.name())
+                .filter_map(|c| c.call_kinds.as_ref())
+            {
+                merge(&mut kinds, k);
+                decisions += d;
+            }
+            (!kinds.is_empty()).then(|| (v.label(), kinds, decisions as f64))
+        })
+        .collect();
+    table(&groups, "decision")
 }
 
 /// Every cell's figures.

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::qa::QaRecord;
 use crate::qa::run::{QaPlan, QaRow, row};
+use crate::trajectory::call_kinds::{self, CallKinds, add_calls};
 
 /// The cells of a row, numbers with `digits` decimals (3 in the table, 4 in the CSV).
 fn cells(r: &QaRow, digits: usize) -> Vec<String> {
@@ -69,6 +70,27 @@ pub fn table(plan: &QaPlan, rows: &[QaRow]) -> String {
     s
 }
 
+/// Where each memory's time goes, per call kind, over the planned questions' records.
+fn kinds_table(plan: &QaPlan, records: &[QaRecord], planned: &HashSet<&str>) -> String {
+    let groups: Vec<(String, CallKinds, f64)> = plan
+        .memories
+        .iter()
+        .map(|m| {
+            let mut kinds = CallKinds::new();
+            let mut questions = 0;
+            for r in records
+                .iter()
+                .filter(|r| r.memory == *m && planned.contains(r.id.as_str()))
+            {
+                add_calls(&mut kinds, &r.calls);
+                questions += 1;
+            }
+            (m.name().to_string(), kinds, f64::from(questions))
+        })
+        .collect();
+    call_kinds::table(&groups, "question")
+}
+
 /// The rows of the planned questions' records, written to `dir` (`results.md`,
 /// `results.json`, `results.csv`).
 ///
@@ -87,7 +109,8 @@ pub fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<
             row(*m, &mine)
         })
         .collect();
-    std::fs::write(dir.join("results.md"), table(plan, &rows))?;
+    let kinds = kinds_table(plan, records, &planned);
+    std::fs::write(dir.join("results.md"), table(plan, &rows) + &kinds)?;
     std::fs::write(
         dir.join("results.json"),
         serde_json::to_string_pretty(&rows)? + "\n",

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::judge::WorldModelSummary;
 use crate::llm::Usage;
+use crate::trajectory::call_kinds::{CallKinds, merge};
 
 use super::EpisodeRow;
 use crate::trajectory::Outcome;
@@ -97,6 +98,10 @@ pub struct Cell {
     /// Score, deepest level and progression (games with dungeon levels: NetHack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub levels: Option<Levels>,
+    /// Each call kind's calls, time and tokens over the completed episodes that kept
+    /// them, with their decisions (the unit of calls per decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_kinds: Option<(CallKinds, u64)>,
 }
 
 /// The paper's NetHack figures (Table 1) over a cell's completed episodes: the in-game
@@ -293,10 +298,28 @@ pub fn aggregate(rows: &[EpisodeRow], games: &[String], variants: &[String]) -> 
                 prompt_cuts: eps.iter().map(|r| r.prompt_cuts).sum(),
                 speed: Speed::of(&done.iter().map(|r| **r).collect::<Vec<_>>()),
                 levels: Levels::of(&done),
+                call_kinds: kinds_of(&done),
             });
         }
     }
     out
+}
+
+/// The call kinds of `done`'s episodes that kept them, and their decisions; `None`
+/// when none did.
+fn kinds_of(done: &[&&EpisodeRow]) -> Option<(CallKinds, u64)> {
+    let kept: Vec<&&&EpisodeRow> = done.iter().filter(|r| !r.call_kinds.is_empty()).collect();
+    if kept.is_empty() {
+        return None;
+    }
+    let mut kinds = CallKinds::new();
+    for r in &kept {
+        merge(&mut kinds, &r.call_kinds);
+    }
+    Some((
+        kinds,
+        kept.iter().map(|r| u64::from(r.decision_steps)).sum(),
+    ))
 }
 
 /// The mean of a world-model figure over the episodes that measured it (`f` gives
