@@ -117,7 +117,7 @@ pub struct QaArgs {
     /// Replay a QA run with no LLM call: every answered question is asked again with
     /// the recorded answers and embeddings, and must give the recorded prediction,
     /// metrics and retrieval (exit 1 at the first divergence).
-    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "episode_ranking", "sample", "ids", "memory", "jobs", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
+    #[arg(long, conflicts_with_all = ["data", "out", "outdated_check", "episode_ranking", "extractions_at_once", "sample", "ids", "memory", "jobs", "seed", "profile", "without", "prompts", "no_plan_progress", "no_loop_breaking", "no_note"])]
     pub replay: Option<PathBuf>,
     /// Run the profile's outdated-fact check on each paragraph, in the file's order (a
     /// departure: the reference's QA path has none). It is what gives `--retire` and
@@ -139,6 +139,13 @@ pub struct QaArgs {
     /// Questions answered at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub jobs: u32,
+    /// Paragraph extractions of an `arigraph` question asked at once, where no
+    /// extraction reads what an earlier paragraph added (without --outdated-check);
+    /// the paragraphs still join the graph in the file's order. It pays where the
+    /// endpoint serves calls in parallel; on the embedded model on 2 cores it brings
+    /// nothing (docs/results.md), so the default asks one after another.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16), conflicts_with = "resume")]
+    pub extractions_at_once: u32,
     /// No line per question.
     #[arg(long, short)]
     pub quiet: bool,

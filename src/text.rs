@@ -23,6 +23,18 @@ pub fn clip(s: &str, n: usize) -> String {
     with_ellipsis(&s.split_whitespace().collect::<Vec<_>>().join(" "), n)
 }
 
+/// `n` and a noun, singular for 1 and plural otherwise: `count(1, "step")` is "1 step",
+/// `count(3, "step")` "3 steps". See [`count_as`] for a noun whose plural is not `-s`.
+pub fn count(n: impl Into<u64>, one: &str) -> String {
+    count_as(n, one, &format!("{one}s"))
+}
+
+/// `n` and a noun: `one` for 1, `many` otherwise ("1 memory", "2 memories").
+pub fn count_as(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +46,9 @@ mod tests {
         assert_eq!(with_ellipsis("héllo", 4), "héll...");
         assert_eq!(clip("a \n\t b   c", 3), "a b...");
         assert_eq!(clip("a \n b", 10), "a b");
+        assert_eq!(count(1u32, "step"), "1 step");
+        assert_eq!(count(0u32, "step"), "0 steps");
+        assert_eq!(count_as(1u64, "memory", "memories"), "1 memory");
+        assert_eq!(count_as(4u64, "memory", "memories"), "4 memories");
     }
 }

@@ -71,16 +71,18 @@ fn close(a: &Value, b: f64) -> bool {
 /// no match (F1 2/3): EM 3/10, F1 (3 + 2/3 + 0.8) / 10. The reference's figures ignore
 /// aliases on both: EM 3/10, F1 over unique words: tp 7, predicted 15, gold 15, so 7/15.
 /// Full context sees every supporting paragraph; AriGraph, searching from the
-/// question's names, both.
+/// question's names, both. The HotpotQA set is read with 4 extractions at once: the
+/// same figures.
 #[test]
 fn metrics_and_support_by_hand_on_both_formats() {
-    for (file, memories, em, f1) in [
-        ("musique.jsonl", "arigraph,rag,bm25,full-context", 0.4, 0.48),
+    for (file, memories, em, f1, at_once) in [
+        ("musique.jsonl", "arigraph,rag,bm25,full-context", 0.4, 0.48, "1"),
         (
             "hotpot.json",
             "arigraph,full-context",
             0.3,
             (3.0 + 2.0 / 3.0 + 0.8) / 10.0,
+            "4",
         ),
     ] {
         let server = scripted();
@@ -99,6 +101,8 @@ fn metrics_and_support_by_hand_on_both_formats() {
                 // The scripted embeddings are bags of words: no similarity cut-off.
                 "--cutoff",
                 "0",
+                "--extractions-at-once",
+                at_once,
             ],
         );
         assert!(
@@ -106,6 +110,8 @@ fn metrics_and_support_by_hand_on_both_formats() {
             "{file}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let plan = common::read_json(out_dir.join("qa.json"));
+        assert_eq!(plan["extractions_at_once"].to_string(), at_once);
         let rows = results(&out_dir);
         assert_eq!(rows.len(), memories.split(',').count());
         for r in &rows {

@@ -177,9 +177,9 @@ fn render(outcome: &BenchOutcome) -> Result<()> {
     Ok(())
 }
 
-/// `1 game`, `2 games`.
+/// `1 game`, `2 games` ([`crate::text::count`]).
 fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+    crate::text::count(n as u64, what)
 }
 
 /// The bench's progress on the terminal: a bar for the episodes, shown from the first
@@ -227,7 +227,7 @@ impl BenchProgress for Bars {
     fn announce(&self, a: &Announcement) {
         let (pt, ct) = a.paper_tokens;
         println!(
-            "ariadne bench: {} x {} (memory and profile) x {}{} = {} ({} already finished); to play: {}, at most {} steps, about {} LLM calls; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+            "ariadne bench: {} x {} (memory and profile) x {}{} = {} ({} already finished); to play: {}, at most {}, about {}; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
             count(a.games, "game"),
             count(a.rows, "row"),
             count(a.runs as usize, "run"),
@@ -237,8 +237,8 @@ impl BenchProgress for Bars {
             count(a.total, "episode"),
             a.total - a.to_play,
             count(a.to_play, "episode"),
-            a.steps_cap,
-            a.calls,
+            count(a.steps_cap as usize, "step"),
+            count(a.calls as usize, "LLM call"),
             pt as f64 / 1e6,
             ct as f64 / 1e6
         );

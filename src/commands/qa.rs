@@ -3,6 +3,7 @@
 //! QA operation ([`crate::ops::qa`]) answering it with a line per answer, the results
 //! table rendered; `--replay` asks a run's questions again with no LLM call.
 
+use crate::text::{count, count_as};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -209,6 +210,7 @@ fn plan(
         memory,
         outdated_check: args.outdated_check,
         ranking: args.episode_ranking,
+        extractions_at_once: args.extractions_at_once,
         profile,
         prompts: resolver.prompts(&args.memory_args),
         seed: args.seed,
@@ -233,9 +235,9 @@ impl QaProgress for Lines {
             questions,
         } = s.run;
         eprintln!(
-            "ariadne qa: {} questions x {} memories from {} ({}); {} answered before, {} to answer; run directory {}",
-            questions.len(),
-            plan.memories.len(),
+            "ariadne qa: {} x {} from {} ({}); {} answered before, {} to answer; run directory {}",
+            count(questions.len() as u64, "question"),
+            count_as(plan.memories.len() as u64, "memory", "memories"),
             plan.data.display(),
             plan.format.as_str(),
             s.answered_before,

@@ -2,6 +2,7 @@
 //! observation, memory changes, retrieval, plan and action, or one line per step with
 //! `--quiet`) and the per-episode progress bar of `bench`, both as step sinks.
 
+use crate::text::count;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -94,13 +95,15 @@ impl StepSink for TerminalView {
             )
         } else {
             format!(
-                "tokens ? (the endpoint reported no usage for {} calls; at least {} prompt / {} completion)",
-                s.usage.unknown_calls, s.usage.prompt_tokens, s.usage.completion_tokens
+                "tokens ? (the endpoint reported no usage for {}; at least {} prompt / {} completion)",
+                count(s.usage.unknown_calls, "call"),
+                s.usage.prompt_tokens,
+                s.usage.completion_tokens
             )
         };
         let cuts = match s.prompt_cuts {
             0 => String::new(),
-            n => format!(", {n} prompts cut by the endpoint"),
+            n => format!(", {} cut by the endpoint", count(n, "prompt")),
         };
         // A game without a maximum (NetHack) shows its score and the deepest level.
         let score = match (s.max_score, s.max_depth) {
@@ -115,15 +118,15 @@ impl StepSink for TerminalView {
             ),
         };
         println!(
-            "\n{} | {score} | {} steps | {} LLM calls ({} rejected, {} repaired, {} trimmed, {}{} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
+            "\n{} | {score} | {} | {} ({} rejected, {} repaired, {} trimmed, {}{} retried, {} fallback actions{cuts}) | {tokens} | {:.1}s",
             s.outcome,
-            s.steps,
-            s.llm_calls,
+            count(s.steps, "step"),
+            count(s.llm_calls, "LLM call"),
             s.llm_failures,
             s.llm_repairs,
             s.llm_trimmed,
             if s.llm_refused > 0 {
-                format!("{} items refused, ", s.llm_refused)
+                format!("{} refused, ", count(s.llm_refused, "item"))
             } else {
                 String::new()
             },
@@ -217,8 +220,8 @@ fn show_memory(r: &StepRecord) {
     }
     if !r.retrieval.triplets.is_empty() {
         println!(
-            "retrieved: {} triplets, episodes from steps {:?}",
-            r.retrieval.triplets.len(),
+            "retrieved: {}, episodes from steps {:?}",
+            count(r.retrieval.triplets.len() as u64, "triplet"),
             r.retrieval
                 .episodes
                 .iter()

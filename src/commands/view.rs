@@ -18,11 +18,11 @@ pub async fn run(args: ViewArgs) -> Result<ExitCode> {
         );
     }
     println!(
-        "wrote {} ({} steps, {} triplets, {} vertices, {:.1} MB): open it in a browser; #step=N in the address opens step N",
+        "wrote {} ({}, {}, {}, {:.1} MB): open it in a browser; #step=N in the address opens step N",
         written.path.display(),
-        written.steps,
-        written.triplets,
-        written.vertices,
+        crate::text::count(written.steps as u64, "step"),
+        crate::text::count(written.triplets as u64, "triplet"),
+        crate::text::count_as(written.vertices as u64, "vertex", "vertices"),
         written.bytes as f64 / 1e6
     );
     Ok(ExitCode::SUCCESS)

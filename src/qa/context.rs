@@ -45,8 +45,9 @@ async fn graph_context(
     let n = q.paragraphs.len();
     let as_reference = plan.memory.revision().reference_qa_answer();
     let _shown = crate::report::task(format!(
-        "{}: {n} paragraphs read; retrieving and answering",
-        q.id
+        "{}: {} read; retrieving and answering",
+        q.id,
+        crate::text::count(n as u64, "paragraph")
     ));
     let key_items = ask_key_items(llm, log, &q.question, as_reference).await?;
     let queries = Queries {
@@ -102,17 +103,14 @@ async fn graph_context(
     })
 }
 
-/// How many paragraphs' extractions are asked at once when they do not depend on each
-/// other: the embedded server's slots ([`crate::llm::connect`]).
-pub const EXTRACTIONS_AT_ONCE: usize = 4;
-
 /// A fresh AriGraph holding the question's paragraphs, one episodic vertex each in the
 /// file's order, and the facts its outdated check retired (with `--outdated-check`).
-/// Where no extraction reads what earlier paragraphs put in the graph (the reference's
-/// reading: no outdated check), every extraction is asked first,
-/// [`EXTRACTIONS_AT_ONCE`] at a time, and the paragraphs are then added in the file's
-/// order: the graph and the calls' record are the ones reading them one after another
-/// gives. Otherwise each paragraph is read after the one before.
+/// With `--extractions-at-once` above 1, where no extraction reads what earlier
+/// paragraphs put in the graph (the reference's reading: no outdated check), every
+/// extraction is asked first, that many at a time, and the paragraphs are then added in
+/// the file's order: the graph and the calls' record are the ones reading them one after
+/// another gives, for the same answers. Otherwise each paragraph is read after the one
+/// before.
 ///
 /// # Errors
 /// An endpoint error.
@@ -135,7 +133,8 @@ pub(super) async fn read_paragraphs(
         .collect();
     let n = seen.len();
     let mut retired = Vec::new();
-    if graph.extraction_reads_the_graph() {
+    let at_once = plan.extractions_at_once as usize;
+    if at_once <= 1 || graph.extraction_reads_the_graph() {
         for (i, s) in seen.iter().enumerate() {
             // On a terminal, where a question of minutes stands: its paragraph in flight.
             let _shown = crate::report::task(format!(
@@ -147,8 +146,12 @@ pub(super) async fn read_paragraphs(
             retired.extend(report.removed.iter().map(|t| t.text()));
         }
     } else {
-        let extracted = extract_ahead(llm, &graph, &q.id, &seen).await?;
-        let _shown = crate::report::task(format!("{}: adding {n} paragraphs to the graph", q.id));
+        let extracted = extract_ahead(llm, &graph, &q.id, &seen, at_once).await?;
+        let _shown = crate::report::task(format!(
+            "{}: adding {} to the graph",
+            q.id,
+            crate::text::count(n as u64, "paragraph")
+        ));
         for (s, (calls, e)) in seen.iter().zip(extracted) {
             log.append(calls);
             let report = graph.update_with(llm, log, s, e).await?;
@@ -174,8 +177,8 @@ fn paragraph_seen<'a>(i: usize, text: &'a str, q: &'a Question) -> Observed<'a> 
     }
 }
 
-/// Every paragraph's extraction, [`EXTRACTIONS_AT_ONCE`] at a time, in the paragraphs'
-/// order, each with the log of its call; on a terminal, how many are done.
+/// Every paragraph's extraction, `at_once` at a time, in the paragraphs' order, each
+/// with the log of its call; on a terminal, how many are done.
 ///
 /// # Errors
 /// An endpoint error.
@@ -184,6 +187,7 @@ async fn extract_ahead(
     graph: &AriGraphMemory,
     id: &str,
     seen: &[Observed<'_>],
+    at_once: usize,
 ) -> Result<Vec<(CallLog, Extracted)>> {
     use futures::StreamExt;
     let n = seen.len();
@@ -192,11 +196,11 @@ async fn extract_ahead(
         let e = graph.extract_ahead(llm, &mut calls, s).await?;
         anyhow::Ok((calls, e))
     });
-    let mut answers = futures::stream::iter(asks).buffered(EXTRACTIONS_AT_ONCE);
+    let mut answers = futures::stream::iter(asks).buffered(at_once);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let _shown = crate::report::task(format!(
-            "{id}: extracting the paragraphs' triplets, {} of {n} done ({EXTRACTIONS_AT_ONCE} at once)",
+            "{id}: extracting the paragraphs' triplets, {} of {n} done ({at_once} at once)",
             out.len()
         ));
         match answers.next().await {

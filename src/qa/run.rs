@@ -15,6 +15,12 @@ use crate::memory::MemorySettings;
 use crate::profile::ProfileRecord;
 use crate::qa::EpisodeRanking;
 
+/// Extractions asked one after another: what runs recorded before
+/// `--extractions-at-once` did.
+fn one_at_a_time() -> u32 {
+    1
+}
+
 /// What a QA run answers, saved as `qa.json` (what `--resume` reads).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QaPlan {
@@ -40,6 +46,10 @@ pub struct QaPlan {
     /// before the choice ranked by Eq. 1 alone).
     #[serde(default = "EpisodeRanking::recorded_before")]
     pub ranking: EpisodeRanking,
+    /// Paragraph extractions of an `arigraph` question asked at once
+    /// (`--extractions-at-once`; 1, one after another, in runs recorded before it).
+    #[serde(default = "one_at_a_time")]
+    pub extractions_at_once: u32,
     /// Prompt directory override.
     pub prompts: Option<PathBuf>,
     /// The chat seed.

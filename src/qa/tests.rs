@@ -77,7 +77,8 @@ fn record_task(message: String) -> crate::report::Task {
 }
 
 /// A question of minutes says where it stands: the paragraphs' extractions done so far,
-/// the paragraphs added to the graph, then the retrieval and answer.
+/// the paragraphs added to the graph, then the retrieval and answer; read one after
+/// another (the default), each paragraph in flight.
 #[tokio::test]
 async fn a_question_shows_its_paragraph_in_flight() {
     use crate::llm::{Llm, prompts::Prompts, scripted::Scripted};
@@ -95,24 +96,46 @@ async fn a_question_shows_its_paragraph_in_flight() {
             .collect(),
         answerable: None,
     };
-    let plan = test_plan(&q);
     let llm = Llm {
         backend: std::sync::Arc::new(Scripted::default()),
         prompts: Prompts::load(None).expect("prompts"),
     };
+    // Only this question's (other tests of this binary read paragraphs too).
+    let shown = |id: &str| -> Vec<String> {
+        SHOWN
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|m| m.starts_with(&format!("{id}:")))
+            .cloned()
+            .collect()
+    };
+    let one_by_one = Question {
+        id: "2hop__w".into(),
+        ..q.clone()
+    };
+    let plan = run::QaPlan {
+        extractions_at_once: 1,
+        ..test_plan(&one_by_one)
+    };
+    answer(&llm, &plan, QaMemory::Arigraph, &one_by_one)
+        .await
+        .expect("answered");
+    assert_eq!(
+        shown("2hop__w"),
+        [
+            "2hop__w: reading paragraph 1 of 3 into the graph",
+            "2hop__w: reading paragraph 2 of 3 into the graph",
+            "2hop__w: reading paragraph 3 of 3 into the graph",
+            "2hop__w: 3 paragraphs read; retrieving and answering",
+        ]
+    );
+    let plan = test_plan(&q);
     answer(&llm, &plan, QaMemory::Arigraph, &q)
         .await
         .expect("answered");
-    // Only this question's (other tests of this binary read paragraphs too).
-    let shown: Vec<String> = SHOWN
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|m| m.starts_with("2hop__x:"))
-        .cloned()
-        .collect();
     assert_eq!(
-        shown,
+        shown("2hop__x"),
         [
             "2hop__x: extracting the paragraphs' triplets, 0 of 3 done (4 at once)",
             "2hop__x: extracting the paragraphs' triplets, 1 of 3 done (4 at once)",
@@ -256,7 +279,8 @@ async fn concurrent_extraction_builds_the_sequential_graph() {
     assert_eq!(embeds(&log), embeds(&seq_log));
 }
 
-/// The plan of a one-question AriGraph run under `paper` (no outdated check).
+/// The plan of a one-question AriGraph run under `paper` (no outdated check), 4
+/// extractions at once.
 fn test_plan(q: &Question) -> run::QaPlan {
     run::QaPlan {
         data: "x.jsonl".into(),
@@ -268,6 +292,7 @@ fn test_plan(q: &Question) -> run::QaPlan {
         memory: crate::memory::MemorySettings::default(),
         outdated_check: false,
         ranking: ranking::EpisodeRanking::Reference,
+        extractions_at_once: 4,
         prompts: None,
         seed: 0,
         llm: serde_json::Value::Null,

@@ -128,9 +128,9 @@ world-model accuracy against the game's true state (judge {}; recall: of the fac
     }
     if let Some(s) = &done.summary.world_model {
         println!(
-            "summary (judge {}): {} steps, mean precision {}, mean recall {:.3}, mean stated recall {}, final precision {:.3}, final recall {:.3}, final stated recall {}, wrong deletions {} (recoverable {}), stale at the end {}",
+            "summary (judge {}): {}, mean precision {}, mean recall {:.3}, mean stated recall {}, final precision {:.3}, final recall {:.3}, final stated recall {}, wrong deletions {} (recoverable {}), stale at the end {}",
             s.judge,
-            s.steps,
+            crate::text::count(s.steps, "step"),
             s.precision()
                 .map_or_else(|| "- (nothing verifiable)".into(), |x| format!("{x:.3}")),
             s.mean_recall,
@@ -220,7 +220,8 @@ fn timing_line(opts: &ReplayOptions, out: &Outcome<'_>) -> String {
         .unwrap_or_else(|| run.steps.iter().map(seconds).sum());
     let original_part: f64 = run.steps.iter().take(checked).map(seconds).sum();
     format!(
-        "replayed {checked} steps of {}: every step matches the log ({elapsed:.1}s; the original took {:.1}s for these steps, {:.1}s in all; ratio {:.3})",
+        "replayed {} of {}: every step matches the log ({elapsed:.1}s; the original took {:.1}s for these steps, {:.1}s in all; ratio {:.3})",
+        crate::text::count(checked as u64, "step"),
         opts.run.display(),
         original_part,
         original_s,

@@ -45,7 +45,11 @@ pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Resul
     )?;
     println!("{md}");
     if !drawn.is_empty() {
-        println!("{} charts in {}", drawn.len(), dir.join("charts").display());
+        println!(
+            "{} in {}",
+            crate::text::count(drawn.len() as u64, "chart"),
+            dir.join("charts").display()
+        );
     }
     Ok(())
 }

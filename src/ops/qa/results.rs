@@ -51,10 +51,10 @@ const COLUMNS: [(&str, &str); 12] = [
 pub fn table(plan: &QaPlan, rows: &[QaRow]) -> String {
     let heads: Vec<&str> = COLUMNS.iter().map(|(h, _)| *h).collect();
     let mut s = format!(
-        "# Question answering: {} ({}, {} questions)\n\nProfile `{}`{}; official EM and F1 are the best over the answer and its aliases (SQuAD normalization); the reference's columns are `musique_test_big.py`'s figures (micro-averaged F1 over unique words, aliases ignored); support: the supporting paragraphs among those the answer prompt saw.\n\n| {} |\n|{}\n",
+        "# Question answering: {} ({}, {})\n\nProfile `{}`{}; official EM and F1 are the best over the answer and its aliases (SQuAD normalization); the reference's columns are `musique_test_big.py`'s figures (micro-averaged F1 over unique words, aliases ignored); support: the supporting paragraphs among those the answer prompt saw.\n\n| {} |\n|{}\n",
         plan.data.display(),
         plan.format.as_str(),
-        plan.ids.len(),
+        crate::text::count(plan.ids.len() as u64, "question"),
         plan.profile.profile.name(),
         if plan.outdated_check {
             ", with the outdated-fact check on each paragraph (`--outdated-check`)"
