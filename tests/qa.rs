@@ -76,7 +76,13 @@ fn close(a: &Value, b: f64) -> bool {
 #[test]
 fn metrics_and_support_by_hand_on_both_formats() {
     for (file, memories, em, f1, at_once) in [
-        ("musique.jsonl", "arigraph,rag,bm25,full-context", 0.4, 0.48, "1"),
+        (
+            "musique.jsonl",
+            "arigraph,rag,bm25,full-context",
+            0.4,
+            0.48,
+            "1",
+        ),
         (
             "hotpot.json",
             "arigraph,full-context",

@@ -162,7 +162,7 @@ pub(super) async fn read_paragraphs(
 }
 
 /// Paragraph `i` of `q` as the memory observes it.
-fn paragraph_seen<'a>(i: usize, text: &'a str, q: &'a Question) -> Observed<'a> {
+pub(super) fn paragraph_seen<'a>(i: usize, text: &'a str, q: &'a Question) -> Observed<'a> {
     Observed {
         step: i as u32 + 1,
         observation: text,

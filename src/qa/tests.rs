@@ -231,18 +231,7 @@ async fn concurrent_extraction_builds_the_sequential_graph() {
     });
     let mut seq_log = CallLog::default();
     for (i, p) in q.paragraphs.iter().enumerate() {
-        let seen = crate::memory::Observed {
-            step: i as u32 + 1,
-            observation: &p.text,
-            inventory: "",
-            room: "",
-            action: "",
-            goal: &q.question,
-            passage: true,
-            facts: None,
-            recent: "",
-            plan: "",
-        };
+        let seen = context::paragraph_seen(i, &p.text, &q);
         sequential
             .update(&llm, &mut seq_log, &seen)
             .await
