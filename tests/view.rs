@@ -137,6 +137,13 @@ fn the_page_of_a_scripted_run_shows_the_graph_at_step_n_in_chromium() {
     }
 
     let dom = dump_dom(&page, &format!("#step={number}"));
+    // Where the time goes: a row per call kind, from the summary's `call_kinds`.
+    assert!(
+        dom.contains("<summary>where the time goes</summary>")
+            && dom.contains("<td>extract_triplets</td><td>9</td>"),
+        "{}",
+        &dom[dom.find("run-info").unwrap_or(0)..][..2000.min(dom.len())]
+    );
     assert_eq!(
         attr(&dom, "<body", "data-step").as_deref(),
         Some(&*number.to_string())

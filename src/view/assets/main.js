@@ -116,10 +116,34 @@ function runInfo() {
       r.lessons.length ? el("div", {}, "given to this trial:", el("ul", { class: "plain" }, r.lessons.map((l) => el("li", {}, l)))) : null,
       sum && sum.lesson ? el("div", {}, "written after it: ", sum.lesson) : null));
   }
+  box.append(callKinds(sum));
   box.append(el("details", {}, el("summary", {}, "settings"),
     el("pre", {}, "game " + r.game_path + "\nseed " + r.seed + ", step cap " + r.max_steps +
       ", command " + (r.command || "?") + ", ariadne " + (r.ariadne_version || "?") +
       "\nmemory " + JSON.stringify(r.memory))));
+}
+
+// Where the time goes, per call kind (the summary's `call_kinds`): calls, wall seconds
+// per call and share of the calls' time, tokens per call, the cached share.
+function callKinds(sum) {
+  const kinds = sum && sum.call_kinds ? Object.entries(sum.call_kinds) : [];
+  if (!kinds.length) return null;
+  const total = kinds.reduce((a, [, k]) => a + k.latency_ms, 0);
+  const heads = ["call kind", "calls", "s/call", "share of time", "prompt / completion tok/call", "cached"];
+  const row = ([name, k]) => {
+    const n = Math.max(k.calls, 1);
+    const u = k.usage;
+    return el("tr", {},
+      el("td", {}, name),
+      el("td", {}, fmtInt(k.calls)),
+      el("td", {}, (k.latency_ms / 1000 / n).toFixed(1)),
+      el("td", {}, total ? Math.round(100 * k.latency_ms / total) + "%" : "-"),
+      el("td", {}, Math.round(u.prompt_tokens / n) + " / " + Math.round(u.completion_tokens / n)),
+      el("td", {}, u.prompt_tokens ? Math.round(100 * u.cached_tokens / u.prompt_tokens) + "%" : "-"));
+  };
+  return el("details", { class: "call-kinds" }, el("summary", {}, "where the time goes"),
+    el("table", {}, el("thead", {}, el("tr", {}, heads.map((h) => el("th", {}, h)))),
+      el("tbody", {}, kinds.map(row))));
 }
 
 function onKey(e) {
