@@ -143,7 +143,7 @@ pub struct QaArgs {
     /// extraction reads what an earlier paragraph added (without --outdated-check);
     /// the paragraphs still join the graph in the file's order. It pays where the
     /// endpoint serves calls in parallel; on the embedded model on 2 cores it brings
-    /// nothing (docs/results.md), so the default asks one after another.
+    /// nothing (docs/results.md), so the default asks one after another. 1 to 16.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16), conflicts_with = "resume")]
     pub extractions_at_once: u32,
     /// No line per question.

@@ -363,7 +363,11 @@ impl Variant {
 /// # Errors
 /// An unknown name; a bench row's name.
 pub fn design(s: &str) -> Result<MemoryDesign, UserError> {
-    match Variant::parse(s)? {
+    // An unknown name is told with the designs `play` takes, not every bench row.
+    let Ok(row) = Variant::parse(s) else {
+        return s.parse::<MemoryDesign>();
+    };
+    match row {
         Variant {
             design,
             exploration: true,

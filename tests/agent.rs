@@ -255,7 +255,10 @@ fn a_harness_that_closes_its_input_ends_the_episode_with_its_steps_kept() {
     let work = tempfile::tempdir().unwrap();
     let mut agent = Agent::start(work.path(), &server);
     let mut game = Game::default();
-    agent.say(&reset(&game));
+    // A harness that knows no maximum score: the reset sends none.
+    let mut first_line: Value = serde_json::from_str(&reset(&game)).unwrap();
+    first_line.as_object_mut().unwrap().remove("max_score");
+    agent.say(&first_line.to_string());
     let first = agent.heard();
     assert_eq!(first["type"], "command", "{first}");
     agent.say(&game.step(first["command"].as_str().unwrap()).to_string());
@@ -267,6 +270,8 @@ fn a_harness_that_closes_its_input_ends_the_episode_with_its_steps_kept() {
     assert_eq!(end["type"], "end", "{end}");
     assert_eq!(end["outcome"], "stopped");
     assert_eq!(end["steps"], 1);
+    // No maximum was ever sent: none is reported (not 0 under a score).
+    assert!(end["max_score"].is_null(), "{end}");
     let (status, stderr) = agent.finish();
     assert!(status.success(), "{stderr}");
     let dir = PathBuf::from(end["run"].as_str().unwrap());

@@ -490,6 +490,24 @@ fn the_outdated_check_in_qa_retires_and_shows_changes() {
             &["--memory", "rag,bm25", "--outdated-check"],
             "--outdated-check changes nothing for --memory rag,bm25: only arigraph builds a graph to check",
         ),
+        (
+            &["--memory", "rag", "--extractions-at-once", "2"],
+            "--extractions-at-once changes nothing for --memory rag: only arigraph extracts triplets from the paragraphs",
+        ),
+        (
+            &[
+                "--memory",
+                "arigraph",
+                "--outdated-check",
+                "--extractions-at-once",
+                "2",
+            ],
+            "--extractions-at-once changes nothing here: the outdated check asks about the facts earlier paragraphs added, so each paragraph is read after the one before",
+        ),
+        (
+            &["--memory", "bm25", "--episode-ranking", "eq1"],
+            "--episode-ranking changes nothing for --memory bm25: only arigraph ranks its episodic vertices",
+        ),
     ] {
         let mut all = vec!["--data".to_string(), data("temporal.jsonl")];
         all.extend(args.iter().map(|s| s.to_string()));

@@ -81,7 +81,8 @@ async fn play(args: AgentArgs) -> Result<(serde_json::Value, std::path::PathBuf)
         "outcome": summary.outcome.as_str(),
         "steps": summary.steps,
         "score": summary.score,
-        "max_score": summary.max_score,
+        // 0 is the engine's "no maximum known": the harness never sent one.
+        "max_score": (summary.max_score > 0).then_some(summary.max_score),
     });
     Ok((end, harness::record_in(&dir)))
 }

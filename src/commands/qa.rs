@@ -3,7 +3,6 @@
 //! QA operation ([`crate::ops::qa`]) answering it with a line per answer, the results
 //! table rendered; `--replay` asks a run's questions again with no LLM call.
 
-use crate::text::{count, count_as};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,6 +19,7 @@ use crate::qa::run::QaPlan;
 use crate::qa::{QaMemory, QaRecord};
 use crate::settings::Resolver;
 use crate::settings::options;
+use crate::text::{count, count_as};
 
 /// The memories `--memory` names by default: AriGraph and the paper's three baselines.
 pub const DEFAULT_MEMORIES: &str = "arigraph,rag,bm25,full-context";
@@ -189,6 +189,7 @@ fn plan(
         .map(|m| m.reading(args.outdated_check))
         .collect();
     let (memory, notes) = resolver.memory(&args.memory_args, None, &rules, &rows)?;
+    refuse_idle_switches(args, &graphless, memories.len(), &memory)?;
     if !args.quiet {
         for note in notes {
             eprintln!("ariadne qa: note: {note}");
@@ -217,6 +218,45 @@ fn plan(
         llm: serde_json::Value::Null,
         created_at: chrono::Local::now().to_rfc3339(),
     })
+}
+
+/// Refuse `--extractions-at-once` and `--episode-ranking` where they change nothing
+/// (as every option that changes nothing is refused): no `arigraph` row, or extractions
+/// that read the graph earlier paragraphs built.
+///
+/// # Errors
+/// A [`UserError`] naming the option and why.
+fn refuse_idle_switches(
+    args: &QaArgs,
+    graphless: &[&str],
+    rows: usize,
+    memory: &crate::memory::MemorySettings,
+) -> Result<()> {
+    let only_graphless = graphless.len() == rows;
+    if args.extractions_at_once > 1 {
+        if only_graphless {
+            bail!(UserError::new(format!(
+                "--extractions-at-once changes nothing for --memory {}: only arigraph extracts triplets from the paragraphs",
+                graphless.join(",")
+            )));
+        }
+        let reading = crate::memory::MemorySettings {
+            outdated_check: args.outdated_check,
+            ..memory.clone()
+        };
+        if let Some(why) = reading.extraction_reads_the_graph() {
+            bail!(UserError::new(format!(
+                "--extractions-at-once changes nothing here: {why}, so each paragraph is read after the one before"
+            )));
+        }
+    }
+    if args.episode_ranking == crate::qa::EpisodeRanking::Eq1 && only_graphless {
+        bail!(UserError::new(format!(
+            "--episode-ranking changes nothing for --memory {}: only arigraph ranks its episodic vertices",
+            graphless.join(",")
+        )));
+    }
+    Ok(())
 }
 
 /// A line on stderr when the run starts and per answer (nothing with `--quiet`).

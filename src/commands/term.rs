@@ -2,14 +2,13 @@
 //! observation, memory changes, retrieval, plan and action, or one line per step with
 //! `--quiet`) and the per-episode progress bar of `bench`, both as step sinks.
 
-use crate::text::count;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::text::clip;
+use crate::text::{clip, count};
 use crate::trajectory::{ActionSource, Outcome, Start, StepRecord, StepSink, Summary};
 
 /// The terminal view of `play`.

@@ -157,10 +157,11 @@ impl ChatBackend for ReplayBackend {
                 let missing = texts
                     .iter()
                     .find(|t| !self.vectors.contains_key(&(kind, (*t).clone())));
-                let missing = missing.map(|s| s.as_str()).unwrap_or("");
+                let missing =
+                    crate::text::with_ellipsis(missing.map(|s| s.as_str()).unwrap_or(""), 80);
                 Err(match &self.damage {
                     Some(d) => LlmError::Damaged(format!(
-                        "the run cannot be replayed: {d}, and the replay needs a {kind:?} embedding of {missing:?} it held (the record is damaged, the run did not diverge)"
+                        "the run cannot be replayed: {d}; the replay needs the {kind:?} embedding of {missing:?}, which it lacks (the record is damaged, the run did not diverge)"
                     )),
                     None => LlmError::Replay(format!(
                         "replay diverged: no recorded {kind:?} embedding for {missing:?}"

@@ -185,6 +185,22 @@ impl MemorySettings {
         }
     }
 
+    /// Why an observation's extraction depends on what earlier updates put in the graph,
+    /// if it does: the outdated check asks about the graph's facts, gating compares with
+    /// earlier observations, Ariadne's prompt with the known facts shows them. `None`:
+    /// extractions can be asked ahead and applied in order (the reference's QA reading).
+    pub fn extraction_reads_the_graph(&self) -> Option<&'static str> {
+        if self.outdated_check {
+            Some("the outdated check asks about the facts earlier paragraphs added")
+        } else if self.gating {
+            Some("gating compares each observation with the earlier ones")
+        } else if self.extraction_prompt() == (ExtractionPrompt::Ariadne { known: true }) {
+            Some("the extraction prompt shows the known facts (rule known-facts)")
+        } else {
+            None
+        }
+    }
+
     /// Whether the exits the game admits are written into the graph (rule
     /// `admitted-exits`; in runs recorded before profiles, always).
     pub fn admits_exits(&self) -> bool {

@@ -80,6 +80,12 @@ fn retrieval_rows_parse_and_set_the_strategy() {
     };
     assert_eq!(plain.memory_settings(&chosen).retrieval, Strategy::Astar);
     // A row is not a design for play, and the error says how to get it.
+    // An unknown name is told with the designs play takes, not the bench rows.
+    let unknown = design("memgpt").unwrap_err().to_string();
+    assert!(
+        unknown.contains("known: full-history") && !unknown.contains("arigraph+beam"),
+        "{unknown}"
+    );
     let err = design("arigraph+beam").unwrap_err();
     assert!(
         err.to_string()

@@ -157,12 +157,7 @@ impl AriGraphMemory {
     /// ([`Self::extract_ahead`]), and applied in their order ([`Self::update_with`]) to
     /// the graph one update after another would build.
     pub fn extraction_reads_the_graph(&self) -> bool {
-        self.settings.outdated_check
-            || self.settings.gating
-            || matches!(
-                self.settings.extraction_prompt(),
-                crate::memory::ExtractionPrompt::Ariadne { known: true }
-            )
+        self.settings.extraction_reads_the_graph().is_some()
     }
 
     /// Ask for the extraction of `seen` ahead of its update (see

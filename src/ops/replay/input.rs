@@ -69,14 +69,15 @@ fn lacking(steps: &[StepRecord], vectors: &[VectorRecord], path: &Path) -> Optio
         .flat_map(|s| &s.embedding_calls)
         .flat_map(|c| c.texts.iter().map(move |t| (c.kind, t.as_str())))
         .collect();
-    let (kind, text) = recorded.iter().find(|r| !held.contains(r))?;
     let recorded: HashSet<_> = recorded.iter().collect();
     let missing = recorded.iter().filter(|r| !held.contains(r)).count();
-    Some(format!(
-        "{} holds no vector for {missing} of the {} texts the steps record embedding (the first: a {kind:?} embedding of {text:?})",
-        path.display(),
-        recorded.len()
-    ))
+    (missing > 0).then(|| {
+        format!(
+            "{} holds no vector for {missing} of the {} texts the steps record embedding",
+            path.display(),
+            recorded.len()
+        )
+    })
 }
 
 /// Read a run directory.
