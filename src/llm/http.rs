@@ -45,7 +45,7 @@ use serde_json::value::RawValue;
 use super::LlmError;
 use budget::Budget;
 pub use budget::RetryPolicy;
-use tries::{Attempt, OneTry, Tries};
+use tries::{OneTry, Tries, TryRequest};
 
 /// The default retry budget, seconds (`--retry-budget`, config key `retry_budget`).
 pub const DEFAULT_RETRY_BUDGET_S: u64 = 300;
@@ -230,7 +230,7 @@ impl Transport {
     pub async fn post(&self, body: &Value) -> Result<Response, LlmError> {
         let tries = Arc::new(Mutex::new(Tries::default()));
         let stack = tower::ServiceBuilder::new()
-            .map_request(Attempt::first)
+            .map_request(TryRequest::first)
             .layer(tower::retry::RetryLayer::new(Budget::new(
                 self.policy,
                 self.route.what(),

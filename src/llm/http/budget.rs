@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use backon::BackoffBuilder;
 
-use super::tries::{Attempt, TriesRecord, TryError};
+use super::tries::{TriesRecord, TryError, TryRequest};
 use crate::llm::LlmError;
 
 /// How long and how often a request is retried.
@@ -105,12 +105,12 @@ impl Budget {
     }
 }
 
-impl tower::retry::Policy<Attempt, reqwest::Response, TryError> for Budget {
+impl tower::retry::Policy<TryRequest, reqwest::Response, TryError> for Budget {
     type Future = tokio::time::Sleep;
 
     fn retry(
         &mut self,
-        attempt: &mut Attempt,
+        request: &mut TryRequest,
         result: &mut Result<reqwest::Response, TryError>,
     ) -> Option<Self::Future> {
         let Err(TryError::Retry { why, asked }) = result else {
@@ -142,11 +142,11 @@ impl tower::retry::Policy<Attempt, reqwest::Response, TryError> for Budget {
         ));
         // A retry runs within what is left of the budget (the first try has the
         // client's timeout, --llm-timeout): the budget bounds the whole call.
-        attempt.deadline = Some(self.started + self.policy.budget);
+        request.deadline = Some(self.started + self.policy.budget);
         Some(tokio::time::sleep(delay))
     }
 
-    fn clone_request(&mut self, attempt: &Attempt) -> Option<Attempt> {
-        Some(attempt.clone())
+    fn clone_request(&mut self, request: &TryRequest) -> Option<TryRequest> {
+        Some(request.clone())
     }
 }

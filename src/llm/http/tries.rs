@@ -82,14 +82,14 @@ pub struct OneTry {
 /// at the latest (set by the policy for a retry: the end of the call's budget; the first
 /// try has the client's timeout alone).
 #[derive(Clone)]
-pub struct Attempt {
+pub struct TryRequest {
     /// Builds a fresh request for each try.
     pub factory: HttpRequestFactory,
     /// The latest end of this try.
     pub deadline: Option<Instant>,
 }
 
-impl Attempt {
+impl TryRequest {
     /// The first try of the client's request.
     pub fn first(factory: HttpRequestFactory) -> Self {
         Self {
@@ -99,7 +99,7 @@ impl Attempt {
     }
 }
 
-impl tower::Service<Attempt> for OneTry {
+impl tower::Service<TryRequest> for OneTry {
     type Response = reqwest::Response;
     type Error = TryError;
     type Future = Pin<Box<dyn Future<Output = Result<reqwest::Response, TryError>> + Send>>;
@@ -108,30 +108,30 @@ impl tower::Service<Attempt> for OneTry {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, attempt: Attempt) -> Self::Future {
+    fn call(&mut self, request: TryRequest) -> Self::Future {
         let this = self.clone();
-        Box::pin(async move { this.run(attempt).await })
+        Box::pin(async move { this.run(request).await })
     }
 }
 
 impl OneTry {
-    /// Send the attempt's request once and judge what came back.
-    async fn run(&self, attempt: Attempt) -> Result<reqwest::Response, TryError> {
-        let mut request = attempt.factory.build().await.map_err(|e| {
+    /// Send the request once and judge what came back.
+    async fn run(&self, request: TryRequest) -> Result<reqwest::Response, TryError> {
+        let mut built = request.factory.build().await.map_err(|e| {
             TryError::Fatal(LlmError::BadResponse {
                 what: self.what,
                 endpoint: self.base.clone(),
                 detail: format!("cannot build the request: {e}"),
             })
         })?;
-        if let Some(deadline) = attempt.deadline {
+        if let Some(deadline) = request.deadline {
             let left = deadline.saturating_duration_since(Instant::now());
-            *request.timeout_mut() = Some(left.min(self.timeout).max(Duration::from_millis(1)));
+            *built.timeout_mut() = Some(left.min(self.timeout).max(Duration::from_millis(1)));
         }
         let t0 = Instant::now();
         let resp = self
             .http
-            .execute(request)
+            .execute(built)
             .await
             .map_err(|e| self.transport_failure(&e))?;
         self.reached.store(true, Ordering::Relaxed);
