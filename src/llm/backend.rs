@@ -195,6 +195,12 @@ impl Usage {
         }
     }
 
+    /// The share of prompt tokens the server served from its cache, 0..1; `None`
+    /// without prompt tokens.
+    pub fn cached_share(&self) -> Option<f64> {
+        (self.prompt_tokens > 0).then(|| self.cached_tokens as f64 / self.prompt_tokens as f64)
+    }
+
     /// True when every call in the sum reported its tokens.
     pub fn is_known(&self) -> bool {
         self.unknown_calls == 0

@@ -79,14 +79,9 @@ fn row(label: &str, name: &str, k: &KindFigures, per: f64, total_ms: u64) -> Str
     } else {
         "? / ?".into()
     };
-    let cached = if u.prompt_tokens > 0 {
-        format!(
-            "{:.0}%",
-            100.0 * u.cached_tokens as f64 / u.prompt_tokens as f64
-        )
-    } else {
-        "-".into()
-    };
+    let cached = u
+        .cached_share()
+        .map_or_else(|| "-".into(), |s| format!("{:.0}%", 100.0 * s));
     let server = if u.timed_calls > 0 {
         format!(
             "{:.1}",

@@ -224,11 +224,7 @@ impl Speed {
         Some(Speed {
             median_step_s: median / 1000.0,
             mean_step_s: ms.iter().sum::<u64>() as f64 / steps / 1000.0,
-            cached_share: if u.prompt_tokens > 0 {
-                u.cached_tokens as f64 / u.prompt_tokens as f64
-            } else {
-                0.0
-            },
+            cached_share: u.cached_share().unwrap_or(0.0),
             calls_per_decision: calls as f64 / f64::from(decisions.max(1)),
             prompt_tokens_per_s: prompt_speed,
             completion_tokens_per_s: completion_speed,
