@@ -22,6 +22,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use ariadne::memory::int_dot::Kernel;
 use ariadne::memory::retrieval::{
     APPROX_THRESHOLD, HopScope, Scan, episodic_search, semantic_search_many_with, top_w_all,
 };
@@ -297,5 +298,10 @@ fn main() {
     );
     println!(
         "retrieval is exact below {APPROX_THRESHOLD} alive triplets, approximate (i8 pre-scan, exact re-rank) from it on"
+    );
+    println!(
+        "pre-scan kernel on this CPU: {:?} (of {:?})",
+        Kernel::detect(),
+        Kernel::available()
     );
 }

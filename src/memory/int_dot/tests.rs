@@ -1,0 +1,88 @@
+//! The kernels against the plain sums.
+
+use super::*;
+
+/// Rows and queries at the extreme codes (±127 everywhere: the largest pair sums
+/// `vpmaddubsw` sees and the largest offsets `vpdpbusd` sees) and mixed, with tails.
+fn cases(len: usize) -> Vec<(Vec<i8>, Vec<i8>)> {
+    let mixed = |a: usize| -> Vec<i8> {
+        (0..len)
+            .map(|i| (((i * a) % 255) as i32 - 127) as i8)
+            .collect()
+    };
+    vec![
+        (vec![127; len], vec![127; len]),
+        (vec![-127; len], vec![127; len]),
+        (vec![-127; len], vec![-127; len]),
+        (vec![127; len], vec![-127; len]),
+        (mixed(37), mixed(91)),
+        (
+            (0..len)
+                .map(|i| if i % 3 == 0 { 0 } else { -127 })
+                .collect(),
+            (0..len)
+                .map(|i| if i % 2 == 0 { 127 } else { -127 })
+                .collect(),
+        ),
+    ]
+}
+
+#[test]
+fn every_kernel_gives_the_plain_sums() {
+    let kernels = Kernel::available();
+    assert!(kernels.contains(&Kernel::detect()));
+    for len in [384usize, 53, 31, 32, 65, 1] {
+        let mut all = cases(len);
+        // Every case's row in one tile, scored against two queries at once; an even
+        // and an odd number of rows (the AVX-512 kernel takes rows two at a time).
+        for _ in 0..2 {
+            one_tile(&kernels, &all, len);
+            all.pop();
+        }
+    }
+}
+
+/// Every case's row in one tile, scored against 2 and against 8 queries at once
+/// (the AVX-512 kernel's sums of 8 accumulators go through one tree).
+fn one_tile(kernels: &[Kernel], all: &[(Vec<i8>, Vec<i8>)], len: usize) {
+    let rows: Vec<i8> = all.iter().flat_map(|(e, _)| e.clone()).collect();
+    for (_, q) in all {
+        // The query, its negation, and 6 rotations of it.
+        let eight: Vec<QueryCodes> = (0..8)
+            .map(|k| match k {
+                0 => q.clone(),
+                1 => q.iter().map(|&x| x.wrapping_neg()).collect(),
+                _ => {
+                    let mut r = q.clone();
+                    r.rotate_left(k % len);
+                    r
+                }
+            })
+            .map(QueryCodes::new)
+            .collect();
+        let want = |n: usize| -> Vec<i32> {
+            all.iter()
+                .flat_map(|(e, _)| eight[..n].iter().map(|a| tail(e, &a.codes, 0)))
+                .collect()
+        };
+        for &kernel in kernels {
+            let mut out = vec![0; all.len() * 2];
+            kernel.tile([&eight[0], &eight[1]], &rows, len, &mut out);
+            assert_eq!(out, want(2), "{kernel:?} at length {len}, 2 queries");
+            let mut out = vec![0; all.len() * 8];
+            kernel.tile(
+                std::array::from_fn::<_, 8, _>(|k| &eight[k]),
+                &rows,
+                len,
+                &mut out,
+            );
+            assert_eq!(out, want(8), "{kernel:?} at length {len}, 8 queries");
+        }
+    }
+}
+
+#[test]
+fn the_longest_row_cannot_overflow() {
+    // The largest offset sum of the VNNI kernel fits in an i32.
+    assert!(255i64 * 127 * MAX_LEN as i64 <= i64::from(i32::MAX));
+}
