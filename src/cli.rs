@@ -244,9 +244,10 @@ pub struct BenchArgs {
     /// Step cap (default: the reference code's 150 for every game).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
-    /// Episodes played at once.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
-    pub jobs: u16,
+    /// Episodes played at once (default: 1 on the embedded model, where more at once
+    /// gain nothing on a CPU and change temperature-0 answers; 2 on an endpoint).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Base seed; attempt i sends seed + i with its chat requests.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

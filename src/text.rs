@@ -35,6 +35,18 @@ pub fn count_as(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A large count for a terminal line, to 2-3 significant figures: "840", "8,400",
+/// "84k", "1.2M". Exact below 10,000 (with a thousands comma), then rounded to
+/// thousands, and from a million on to tenths of a million.
+pub fn amount(n: u64) -> String {
+    match n {
+        0..10_000 if n >= 1_000 => format!("{},{:03}", n / 1_000, n % 1_000),
+        0..10_000 => n.to_string(),
+        10_000..999_500 => format!("{}k", (n + 500) / 1_000),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +62,17 @@ mod tests {
         assert_eq!(count(0u32, "step"), "0 steps");
         assert_eq!(count_as(1u64, "memory", "memories"), "1 memory");
         assert_eq!(count_as(4u64, "memory", "memories"), "4 memories");
+    }
+
+    #[test]
+    fn amounts_keep_two_or_three_figures() {
+        assert_eq!(amount(0), "0");
+        assert_eq!(amount(840), "840");
+        assert_eq!(amount(8_400), "8,400");
+        assert_eq!(amount(1_005), "1,005");
+        assert_eq!(amount(31_600), "32k");
+        assert_eq!(amount(999_499), "999k");
+        assert_eq!(amount(999_500), "1.0M");
+        assert_eq!(amount(12_345_678), "12.3M");
     }
 }

@@ -605,7 +605,7 @@ fn sharded_benches_merge_into_the_unsharded_table() {
     assert!(m.status.success());
     let stderr = String::from_utf8_lossy(&m.stderr);
     assert!(
-        stderr.contains("2 episode(s) of the plan are in no shard"),
+        stderr.contains("2 episodes of the plan are in no shard"),
         "{stderr}"
     );
 
@@ -650,6 +650,9 @@ fn compare_reads_old_and_new_benches_alike() {
             ],
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // No --jobs on an endpoint: 2 episodes at once.
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("completion tokens; 2 at a time"), "{out}");
     }
     let compare = || {
         let o = bench(work.path(), &server, &["compare", "a", "b"]);

@@ -18,7 +18,7 @@ use crate::llm::watch::CallWatch;
 use crate::ops::bench::report::EpisodeRow;
 use crate::ops::bench::{
     Announcement, BenchOptions, BenchOutcome, BenchPlan, BenchProgress, EpisodeProgress, Shard,
-    bench, merge,
+    bench, default_jobs, merge,
 };
 use crate::rows::Variant;
 use crate::settings::Resolver;
@@ -42,7 +42,7 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     let outcome = bench(
         BenchOptions {
             plan,
-            jobs: usize::from(args.jobs),
+            jobs: args.jobs.map_or_else(|| default_jobs(&llm), usize::from),
             out: args.out.clone(),
             resume: args.resume.clone(),
             llm,
@@ -60,11 +60,16 @@ fn act(action: &BenchAction) -> Result<ExitCode> {
         BenchAction::Compare { before, after } => print!("{}", compare::compare(before, after)?),
         BenchAction::Merge { dirs, out } => {
             let missing = merge::merge(dirs, out)?;
-            println!("merged {} shard(s) into {}", dirs.len(), out.display());
+            println!(
+                "merged {} into {}",
+                count(dirs.len(), "shard"),
+                out.display()
+            );
             if !missing.is_empty() {
                 eprintln!(
-                    "warning: {} episode(s) of the plan are in no shard: {}",
-                    missing.len(),
+                    "warning: {} of the plan {} in no shard: {}",
+                    count(missing.len(), "episode"),
+                    if missing.len() == 1 { "is" } else { "are" },
                     missing.join(", ")
                 );
             }
@@ -227,7 +232,7 @@ impl BenchProgress for Bars {
     fn announce(&self, a: &Announcement) {
         let (pt, ct) = a.paper_tokens;
         println!(
-            "ariadne bench: {} x {} (memory and profile) x {}{} = {} ({} already finished); to play: {}, at most {}, about {}; at the paper's tokens per step (Table 3) up to {:.1}M prompt / {:.1}M completion tokens",
+            "ariadne bench: {} x {} (memory and profile) x {}{} = {} ({} already finished); to play: {}, at most {}, about {}; at the paper's tokens per step (Table 3) up to {} prompt / {} completion tokens; {} at a time",
             count(a.games, "game"),
             count(a.rows, "row"),
             count(a.runs as usize, "run"),
@@ -239,8 +244,9 @@ impl BenchProgress for Bars {
             count(a.to_play, "episode"),
             count(a.steps_cap as usize, "step"),
             count(a.calls as usize, "LLM call"),
-            pt as f64 / 1e6,
-            ct as f64 / 1e6
+            crate::text::amount(pt),
+            crate::text::amount(ct),
+            a.jobs
         );
         println!("bench directory: {}", a.dir.display());
         let _ = self
@@ -355,6 +361,32 @@ mod tests {
         assert_eq!(line.text(later), " · extract_triplets call 42 s");
         line.ended();
         assert_eq!(line.text(later), "");
+    }
+
+    /// `--jobs` not given: 1 on the embedded model, 2 on an endpoint; given, as given.
+    #[test]
+    fn episodes_at_once_default_by_where_the_model_runs() {
+        use clap::Parser;
+        let args = |extra: &[&str]| {
+            let mut argv = vec!["ariadne", "bench", "--games", "simple"];
+            argv.extend_from_slice(extra);
+            match crate::cli::Cli::parse_from(argv).command {
+                crate::cli::Command::Bench(args) => args,
+                _ => unreachable!("a bench command line"),
+            }
+        };
+        let given = args(&["--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
+        let mut llm = super::Resolver::default()
+            .llm(&given.llm)
+            .expect("settings");
+        assert_eq!(given.jobs, None);
+        assert_eq!(super::default_jobs(&llm), 2);
+        assert_eq!(crate::ops::bench::REMOTE_JOBS, 2);
+        // The embedded model (no base URL, whatever the environment says).
+        llm.base_url = None;
+        assert_eq!(super::default_jobs(&llm), 1);
+        assert_eq!(crate::ops::bench::EMBEDDED_JOBS, 1);
+        assert_eq!(args(&["--jobs", "3"]).jobs, Some(3));
     }
 
     #[test]

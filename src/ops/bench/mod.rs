@@ -15,7 +15,9 @@ mod settings;
 mod shard;
 
 pub use plan::{episodes, write_results};
-pub use settings::{BenchOptions, BenchPlan, row_settings, step_cap};
+pub use settings::{
+    BenchOptions, BenchPlan, EMBEDDED_JOBS, REMOTE_JOBS, default_jobs, row_settings, step_cap,
+};
 pub use shard::Shard;
 
 use std::collections::HashSet;
@@ -59,6 +61,8 @@ pub struct Announcement {
     pub calls: u64,
     /// Prompt and completion tokens at the paper's tokens per step (Table 3).
     pub paper_tokens: (u64, u64),
+    /// Episodes played at once.
+    pub jobs: usize,
     /// The bench directory.
     pub dir: PathBuf,
 }
@@ -110,7 +114,7 @@ pub struct BenchOutcome {
 pub async fn bench(opts: BenchOptions, progress: &dyn BenchProgress) -> Result<BenchOutcome> {
     let (dir, plan) = session::open(&opts)?;
     let jobs = left_to_play(&plan, &dir);
-    progress.announce(&announcement(&plan, &jobs, &dir));
+    progress.announce(&announcement(&plan, &jobs, &dir, opts.jobs));
     let py = pyenv::ensure(
         Needs {
             local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
@@ -186,6 +190,7 @@ fn announcement(
     plan: &BenchPlan,
     jobs: &[(GameSpec, Variant, u32)],
     dir: &std::path::Path,
+    at_once: usize,
 ) -> Announcement {
     let steps = |g: &GameSpec| u64::from(step_cap(plan, g));
     let paper_tokens = jobs.iter().fold((0, 0), |acc, (g, v, _)| {
@@ -205,6 +210,7 @@ fn announcement(
             .map(|(g, v, _)| steps(g) * v.calls_per_step())
             .sum(),
         paper_tokens,
+        jobs: at_once.max(1),
         dir: dir.to_path_buf(),
     }
 }

@@ -80,12 +80,34 @@ pub fn step_cap(plan: &BenchPlan, game: &GameSpec) -> u32 {
     plan.max_steps.unwrap_or_else(|| game.default_step_cap())
 }
 
+/// Episodes a bench plays at once on the embedded model when `--jobs` is not given.
+/// Measured on 2 cores (docs/results.md, "Episodes at once on the embedded model"): 2
+/// and 4 at once did no more work per second than 1 (the server's 4 slots share the
+/// same cores), each step took 2-3 times as long, and batched decoding changed the
+/// temperature-0 answers, so the attempts of one game no longer played alike.
+pub const EMBEDDED_JOBS: usize = 1;
+
+/// Episodes a bench plays at once on a remote endpoint when `--jobs` is not given: an
+/// endpoint that serves calls in parallel gains nearly linearly (docs/benchmark.md's
+/// scripted measurement), and 2 stays well inside common rate limits.
+pub const REMOTE_JOBS: usize = 2;
+
+/// The episodes at once when `--jobs` is not given: [`EMBEDDED_JOBS`] when the chat
+/// model is the embedded one, [`REMOTE_JOBS`] for an endpoint.
+pub fn default_jobs(llm: &LlmSettings) -> usize {
+    if llm.embedded_chat() {
+        EMBEDDED_JOBS
+    } else {
+        REMOTE_JOBS
+    }
+}
+
 /// What `ariadne bench` was asked.
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
     /// The plan (ignored with `resume`, which reads it from the bench directory).
     pub plan: BenchPlan,
-    /// Episodes at once.
+    /// Episodes at once (`--jobs`; [`default_jobs`] when not given).
     pub jobs: usize,
     /// Bench directory (default `runs/bench-<time>`).
     pub out: Option<PathBuf>,

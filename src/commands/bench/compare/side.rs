@@ -187,8 +187,10 @@ impl Side {
         }
         if unfilled > 0 {
             notes.push(format!(
-                "{unfilled} attempt(s) in {} have no time figures: the row predates them and its run directory does not hold every step",
-                dir.display()
+                "{} in {} {} no time figures: the row predates them and its run directory does not hold every step",
+                crate::text::count(unfilled as u64, "attempt"),
+                dir.display(),
+                if unfilled == 1 { "has" } else { "have" }
             ));
         }
         settings.add_jobs(dir);
