@@ -293,7 +293,8 @@ unsafe fn tile_vnni<const N: usize>(q: [&QueryCodes; N], rows: &[i8], len: usize
 /// registers with AVX-512VL), two rows at a time so that each load of a query's codes
 /// serves both (AVX-512 gives 32 vector registers: 2 × 8 accumulators fit), and each
 /// row's 8 lane sums reduced together by a tree of `vphaddd` ([`sum_lanes_8`]). The
-/// same products and exact integer sums as every other kernel.
+/// same products and exact integer sums as every other kernel. More than 8 queries at
+/// once go to [`tile_avx2`].
 ///
 /// # Safety
 /// The lengths [`Kernel::tile`] checks, on a CPU with AVX2, AVX-512 VNNI and AVX-512VL.
@@ -305,90 +306,71 @@ unsafe fn tile_avx512_vnni<const N: usize>(
     len: usize,
     out: &mut [i32],
 ) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_dpbusd_epi32, _mm256_loadu_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-        _mm256_xor_si256,
-    };
-    let n = len / 32 * 32;
-    let flip = _mm256_set1_epi8(i8::MIN);
+    if N > 8 {
+        // More queries than one tree of sums takes (the pre-scan sends at most 8).
+        // SAFETY: the same lengths; AVX2 is among this kernel's features.
+        return unsafe { tile_avx2(q, rows, len, out) };
+    }
     let mut pairs = rows.chunks_exact(2 * len);
     for (p, two) in pairs.by_ref().enumerate() {
         let (e0, e1) = two.split_at(len);
-        let mut acc0 = [_mm256_setzero_si256(); N];
-        let mut acc1 = [_mm256_setzero_si256(); N];
-        let mut c = 0;
-        while c < n {
-            // SAFETY: c + 32 <= len = e0.len() = e1.len(); unaligned loads of 32 bytes.
-            let (x0, x1) = unsafe {
-                (
-                    _mm256_xor_si256(
-                        _mm256_loadu_si256(e0.as_ptr().add(c).cast::<__m256i>()),
-                        flip,
-                    ),
-                    _mm256_xor_si256(
-                        _mm256_loadu_si256(e1.as_ptr().add(c).cast::<__m256i>()),
-                        flip,
-                    ),
-                )
-            };
-            for k in 0..N {
-                // SAFETY: c + 32 <= len = q[k].len().
-                let y = unsafe { _mm256_loadu_si256(q[k].codes.as_ptr().add(c).cast::<__m256i>()) };
-                acc0[k] = _mm256_dpbusd_epi32(acc0[k], x0, y);
-                acc1[k] = _mm256_dpbusd_epi32(acc1[k], x1, y);
-            }
-            c += 32;
-        }
-        for (r, e, acc) in [(2 * p, e0, acc0), (2 * p + 1, e1, acc1)] {
-            let sums = sum_lanes_8(acc);
-            for k in 0..N {
-                out[r * N + k] = sums[k] - 128 * q[k].head_sum + tail(e, &q[k].codes, n);
-            }
-        }
+        // SAFETY: both rows are `len` long, as every query is; the CPU has the features.
+        let sums = unsafe { pair_vnni(q, e0, e1) };
+        out[2 * p * N..(2 * p + 2) * N].copy_from_slice(&sums[..2 * N]);
     }
+    // The last of an odd number of rows, paired with itself (its second sums unused).
     let odd = pairs.remainder();
     if !odd.is_empty() {
         let r = rows.len() / len - 1;
-        // SAFETY: the same lengths, one row.
-        unsafe { tile_vnni_row(q, odd, n, &mut out[r * N..(r + 1) * N]) };
+        // SAFETY: as above.
+        let sums = unsafe { pair_vnni(q, odd, odd) };
+        out[r * N..(r + 1) * N].copy_from_slice(&sums[..N]);
     }
 }
 
-/// One row of [`tile_avx512_vnni`] (the last of an odd number): `out[k]` is the row's
-/// sum with query `k`.
+/// Two rows' sums with every query for [`tile_avx512_vnni`]: `[e0·q[0], ...,
+/// e0·q[N-1], e1·q[0], ..., e1·q[N-1]]` in the first `2 N` values.
 ///
 /// # Safety
-/// `e.len()` = every query's length, `n` = `e.len() / 32 * 32`, `out.len()` = `N`, on
-/// a CPU with AVX2, AVX-512 VNNI and AVX-512VL.
+/// `e0`, `e1` and every query have the same length, on a CPU with AVX2, AVX-512 VNNI
+/// and AVX-512VL.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512vnni,avx512vl")]
-unsafe fn tile_vnni_row<const N: usize>(q: [&QueryCodes; N], e: &[i8], n: usize, out: &mut [i32]) {
+unsafe fn pair_vnni<const N: usize>(q: [&QueryCodes; N], e0: &[i8], e1: &[i8]) -> [i32; 16] {
     use std::arch::x86_64::{
         __m256i, _mm256_dpbusd_epi32, _mm256_loadu_si256, _mm256_set1_epi8, _mm256_setzero_si256,
         _mm256_xor_si256,
     };
+    let n = e0.len() / 32 * 32;
     let flip = _mm256_set1_epi8(i8::MIN);
-    let mut acc = [_mm256_setzero_si256(); N];
+    let mut acc0 = [_mm256_setzero_si256(); N];
+    let mut acc1 = [_mm256_setzero_si256(); N];
     let mut c = 0;
     while c < n {
-        // SAFETY: c + 32 <= n <= e.len() = q[k].len().
-        let x = unsafe {
-            _mm256_xor_si256(
-                _mm256_loadu_si256(e.as_ptr().add(c).cast::<__m256i>()),
-                flip,
+        // SAFETY: c + 32 <= n <= e0.len() = e1.len(); unaligned loads of 32 bytes.
+        let (x0, x1) = unsafe {
+            (
+                _mm256_loadu_si256(e0.as_ptr().add(c).cast::<__m256i>()),
+                _mm256_loadu_si256(e1.as_ptr().add(c).cast::<__m256i>()),
             )
         };
+        let (x0, x1) = (_mm256_xor_si256(x0, flip), _mm256_xor_si256(x1, flip));
         for k in 0..N {
-            // SAFETY: as above.
+            // SAFETY: c + 32 <= n <= q[k].len().
             let y = unsafe { _mm256_loadu_si256(q[k].codes.as_ptr().add(c).cast::<__m256i>()) };
-            acc[k] = _mm256_dpbusd_epi32(acc[k], x, y);
+            acc0[k] = _mm256_dpbusd_epi32(acc0[k], x0, y);
+            acc1[k] = _mm256_dpbusd_epi32(acc1[k], x1, y);
         }
         c += 32;
     }
-    let sums = sum_lanes_8(acc);
+    let (s0, s1) = (sum_lanes_8(acc0), sum_lanes_8(acc1));
+    let mut out = [0i32; 16];
     for k in 0..N {
-        out[k] = sums[k] - 128 * q[k].head_sum + tail(e, &q[k].codes, n);
+        let offset = 128 * q[k].head_sum;
+        out[k] = s0[k] - offset + tail(e0, &q[k].codes, n);
+        out[N + k] = s1[k] - offset + tail(e1, &q[k].codes, n);
     }
+    out
 }
 
 /// The 8 i32 lanes of each of up to 8 vectors summed (`out[k]` for `v[k]`), by a tree

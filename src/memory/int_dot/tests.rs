@@ -42,13 +42,13 @@ fn every_kernel_gives_the_plain_sums() {
     }
 }
 
-/// Every case's row in one tile, scored against 2 and against 8 queries at once
-/// (the AVX-512 kernel's sums of 8 accumulators go through one tree).
+/// Every case's row in one tile, scored against 2, 8 and 9 queries at once (the
+/// AVX-512 kernel's sums of 8 accumulators go through one tree; 9 go to AVX2).
 fn one_tile(kernels: &[Kernel], all: &[(Vec<i8>, Vec<i8>)], len: usize) {
     let rows: Vec<i8> = all.iter().flat_map(|(e, _)| e.clone()).collect();
     for (_, q) in all {
-        // The query, its negation, and 6 rotations of it.
-        let eight: Vec<QueryCodes> = (0..8)
+        // The query, its negation, and 7 rotations of it.
+        let nine: Vec<QueryCodes> = (0..9)
             .map(|k| match k {
                 0 => q.clone(),
                 1 => q.iter().map(|&x| x.wrapping_neg()).collect(),
@@ -62,21 +62,29 @@ fn one_tile(kernels: &[Kernel], all: &[(Vec<i8>, Vec<i8>)], len: usize) {
             .collect();
         let want = |n: usize| -> Vec<i32> {
             all.iter()
-                .flat_map(|(e, _)| eight[..n].iter().map(|a| tail(e, &a.codes, 0)))
+                .flat_map(|(e, _)| nine[..n].iter().map(|a| tail(e, &a.codes, 0)))
                 .collect()
         };
         for &kernel in kernels {
             let mut out = vec![0; all.len() * 2];
-            kernel.tile([&eight[0], &eight[1]], &rows, len, &mut out);
+            kernel.tile([&nine[0], &nine[1]], &rows, len, &mut out);
             assert_eq!(out, want(2), "{kernel:?} at length {len}, 2 queries");
             let mut out = vec![0; all.len() * 8];
             kernel.tile(
-                std::array::from_fn::<_, 8, _>(|k| &eight[k]),
+                std::array::from_fn::<_, 8, _>(|k| &nine[k]),
                 &rows,
                 len,
                 &mut out,
             );
             assert_eq!(out, want(8), "{kernel:?} at length {len}, 8 queries");
+            let mut out = vec![0; all.len() * 9];
+            kernel.tile(
+                std::array::from_fn::<_, 9, _>(|k| &nine[k]),
+                &rows,
+                len,
+                &mut out,
+            );
+            assert_eq!(out, want(9), "{kernel:?} at length {len}, 9 queries");
         }
     }
 }
