@@ -42,6 +42,18 @@ fn every_kernel_gives_the_plain_sums() {
     }
 }
 
+/// `kernel`'s sums of every row of `rows` with the first `N` queries of `q`.
+fn sums<const N: usize>(kernel: Kernel, q: &[QueryCodes], rows: &[i8], len: usize) -> Vec<i32> {
+    let mut out = vec![0; rows.len() / len * N];
+    kernel.tile(
+        std::array::from_fn::<_, N, _>(|k| &q[k]),
+        rows,
+        len,
+        &mut out,
+    );
+    out
+}
+
 /// Every case's row in one tile, scored against 2, 8 and 9 queries at once (the
 /// AVX-512 kernel's sums of 8 accumulators go through one tree; 9 go to AVX2).
 fn one_tile(kernels: &[Kernel], all: &[(Vec<i8>, Vec<i8>)], len: usize) {
@@ -66,25 +78,13 @@ fn one_tile(kernels: &[Kernel], all: &[(Vec<i8>, Vec<i8>)], len: usize) {
                 .collect()
         };
         for &kernel in kernels {
-            let mut out = vec![0; all.len() * 2];
-            kernel.tile([&nine[0], &nine[1]], &rows, len, &mut out);
-            assert_eq!(out, want(2), "{kernel:?} at length {len}, 2 queries");
-            let mut out = vec![0; all.len() * 8];
-            kernel.tile(
-                std::array::from_fn::<_, 8, _>(|k| &nine[k]),
-                &rows,
-                len,
-                &mut out,
-            );
-            assert_eq!(out, want(8), "{kernel:?} at length {len}, 8 queries");
-            let mut out = vec![0; all.len() * 9];
-            kernel.tile(
-                std::array::from_fn::<_, 9, _>(|k| &nine[k]),
-                &rows,
-                len,
-                &mut out,
-            );
-            assert_eq!(out, want(9), "{kernel:?} at length {len}, 9 queries");
+            for (n, got) in [
+                (2, sums::<2>(kernel, &nine, &rows, len)),
+                (8, sums::<8>(kernel, &nine, &rows, len)),
+                (9, sums::<9>(kernel, &nine, &rows, len)),
+            ] {
+                assert_eq!(got, want(n), "{kernel:?} at length {len}, {n} queries");
+            }
         }
     }
 }
