@@ -189,20 +189,7 @@ fn plan(
         .map(|m| m.reading(args.outdated_check))
         .collect();
     let (memory, notes) = resolver.memory(&args.memory_args, None, &rules, &rows)?;
-    refuse_idle_switches(args, &graphless, memories.len(), &memory)?;
-    if !args.quiet {
-        for note in notes {
-            eprintln!("ariadne qa: note: {note}");
-        }
-        if args.outdated_check && !graphless.is_empty() {
-            eprintln!(
-                "ariadne qa: note: --outdated-check is ignored by the row{} {}: only arigraph builds a graph to check",
-                if graphless.len() == 1 { "" } else { "s" },
-                graphless.join(", ")
-            );
-        }
-    }
-    Ok(QaPlan {
+    let plan = QaPlan {
         data: std::path::absolute(path).unwrap_or(path.to_path_buf()),
         format,
         ids: questions.iter().map(|q| q.id.clone()).collect(),
@@ -217,7 +204,21 @@ fn plan(
         seed: args.seed,
         llm: serde_json::Value::Null,
         created_at: chrono::Local::now().to_rfc3339(),
-    })
+    };
+    refuse_idle_switches(&plan, &graphless)?;
+    if !args.quiet {
+        for note in notes {
+            eprintln!("ariadne qa: note: {note}");
+        }
+        if args.outdated_check && !graphless.is_empty() {
+            eprintln!(
+                "ariadne qa: note: --outdated-check is ignored by the row{} {}: only arigraph builds a graph to check",
+                if graphless.len() == 1 { "" } else { "s" },
+                graphless.join(", ")
+            );
+        }
+    }
+    Ok(plan)
 }
 
 /// Refuse `--extractions-at-once` and `--episode-ranking` where they change nothing
@@ -226,31 +227,22 @@ fn plan(
 ///
 /// # Errors
 /// A [`UserError`] naming the option and why.
-fn refuse_idle_switches(
-    args: &QaArgs,
-    graphless: &[&str],
-    rows: usize,
-    memory: &crate::memory::MemorySettings,
-) -> Result<()> {
-    let only_graphless = graphless.len() == rows;
-    if args.extractions_at_once > 1 {
+fn refuse_idle_switches(plan: &QaPlan, graphless: &[&str]) -> Result<()> {
+    let only_graphless = graphless.len() == plan.memories.len();
+    if plan.extractions_at_once > 1 {
         if only_graphless {
             bail!(UserError::new(format!(
                 "--extractions-at-once changes nothing for --memory {}: only arigraph extracts triplets from the paragraphs",
                 graphless.join(",")
             )));
         }
-        let reading = crate::memory::MemorySettings {
-            outdated_check: args.outdated_check,
-            ..memory.clone()
-        };
-        if let Some(why) = reading.extraction_reads_the_graph() {
+        if let Some(why) = plan.graph_settings().extraction_reads_the_graph() {
             bail!(UserError::new(format!(
                 "--extractions-at-once changes nothing here: {why}, so each paragraph is read after the one before"
             )));
         }
     }
-    if args.episode_ranking == crate::qa::EpisodeRanking::Eq1 && only_graphless {
+    if plan.ranking == crate::qa::EpisodeRanking::Eq1 && only_graphless {
         bail!(UserError::new(format!(
             "--episode-ranking changes nothing for --memory {}: only arigraph ranks its episodic vertices",
             graphless.join(",")

@@ -13,7 +13,7 @@ use crate::agent::{KeyItemsAnswer, key_items_schema_up_to};
 use crate::llm::{Ask, CallLog, EmbedKind, Llm};
 use crate::memory::arigraph::Extracted;
 use crate::memory::temporal::Change;
-use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, MemorySettings, Observed, Queries};
+use crate::memory::{AriGraphMemory, KeyItem, MemoryModule, Observed, Queries};
 
 /// What a memory gives the answer prompt for one question, and how it got there (the
 /// key items, facts, theses, paths, changes and ranking are AriGraph's).
@@ -120,11 +120,7 @@ pub(super) async fn read_paragraphs(
     plan: &QaPlan,
     q: &Question,
 ) -> Result<(AriGraphMemory, Vec<String>)> {
-    let mut graph = AriGraphMemory::new(MemorySettings {
-        episodes: QA_EPISODES,
-        outdated_check: plan.outdated_check,
-        ..plan.memory.clone()
-    });
+    let mut graph = AriGraphMemory::new(plan.graph_settings());
     let seen: Vec<Observed<'_>> = q
         .paragraphs
         .iter()

@@ -60,6 +60,18 @@ pub struct QaPlan {
     pub created_at: String,
 }
 
+impl QaPlan {
+    /// The settings each question's AriGraph memory is built with: the profile's memory
+    /// settings, the fixed k of [`super::QA_EPISODES`], and the outdated check as asked.
+    pub fn graph_settings(&self) -> MemorySettings {
+        MemorySettings {
+            episodes: super::QA_EPISODES,
+            outdated_check: self.outdated_check,
+            ..self.memory.clone()
+        }
+    }
+}
+
 /// One row of the results: a memory over the questions it answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QaRow {

@@ -114,7 +114,8 @@ pub struct BenchOutcome {
 pub async fn bench(opts: BenchOptions, progress: &dyn BenchProgress) -> Result<BenchOutcome> {
     let (dir, plan) = session::open(&opts)?;
     let jobs = left_to_play(&plan, &dir);
-    progress.announce(&announcement(&plan, &jobs, &dir, opts.jobs));
+    let at_once = opts.jobs.max(1);
+    progress.announce(&announcement(&plan, &jobs, &dir, at_once));
     let py = pyenv::ensure(
         Needs {
             local: opts.llm.embedded_chat().then_some(opts.llm.local_model),
@@ -150,7 +151,7 @@ pub async fn bench(opts: BenchOptions, progress: &dyn BenchProgress) -> Result<B
     };
     futures::stream::iter(jobs)
         .map(|(game, variant, run)| play_episode(&shared, game, variant, run))
-        .buffer_unordered(opts.jobs.max(1))
+        .buffer_unordered(at_once)
         .collect::<Vec<()>>()
         .await;
     progress.finish();
@@ -210,7 +211,7 @@ fn announcement(
             .map(|(g, v, _)| steps(g) * v.calls_per_step())
             .sum(),
         paper_tokens,
-        jobs: at_once.max(1),
+        jobs: at_once,
         dir: dir.to_path_buf(),
     }
 }
