@@ -42,6 +42,8 @@ def serve_llm(a: argparse.Namespace) -> None:
     p.hostnames = ["127.0.0.1"]
     p.port = a.port
     p.model_alias = a.alias
+    # What the llama.cpp build uses of this CPU (the wheel: AVX2; a native build: more).
+    print("ariadne-serve llm system info:", x.get_system_info(), flush=True)
     server = x.Server(p)
     print("ariadne-serve llm listening on", server.listening_address, flush=True)
     while True:

@@ -41,3 +41,36 @@ fn the_memory_helps_name_every_design_and_row() {
         );
     }
 }
+
+/// `setup --llm-build` takes the two builds by name; with `--games-only`, which
+/// installs no LLM server, it is refused.
+#[test]
+fn setup_takes_the_llm_build_by_name() {
+    use crate::env::pyenv::llm_build::LlmBuild;
+    use clap::Parser;
+    let build = |args: &[&str]| match super::Cli::try_parse_from(args) {
+        Ok(super::Cli {
+            command: super::Command::Setup(a),
+            ..
+        }) => Ok(a.llm_build),
+        Ok(_) => panic!("not setup"),
+        Err(e) => Err(e.kind()),
+    };
+    assert_eq!(build(&["ariadne", "setup"]), Ok(None));
+    assert_eq!(
+        build(&["ariadne", "setup", "--llm-build", "native"]),
+        Ok(Some(LlmBuild::Native))
+    );
+    assert_eq!(
+        build(&["ariadne", "setup", "--llm-build", "wheel"]),
+        Ok(Some(LlmBuild::Wheel))
+    );
+    assert_eq!(
+        build(&["ariadne", "setup", "--llm-build", "cuda"]),
+        Err(clap::error::ErrorKind::InvalidValue)
+    );
+    assert_eq!(
+        build(&["ariadne", "setup", "--games-only", "--llm-build", "native"]),
+        Err(clap::error::ErrorKind::ArgumentConflict)
+    );
+}

@@ -103,6 +103,7 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
     };
     let env = pyenv::ensure(Needs {
         local,
+        llm_build: args.llm_build,
         embed: !args.games_only,
         twx: args.twx,
         jericho: args.jericho,
@@ -115,6 +116,13 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         "ariadne: Python environment ready in {}",
         env.home.display()
     );
+    if let Some(installed) = local.and_then(|_| pyenv::llm_build::installed(&env)) {
+        println!(
+            "ariadne: the local LLM server is {} ({})",
+            installed.req,
+            pyenv::llm_build::describe(&installed)
+        );
+    }
     if args.tales {
         println!(
             "ariadne: TALES's benchmark.py plays Ariadne with: {} benchmark.py --agent {} ariadne --envs TWXCoinCollector",

@@ -13,6 +13,7 @@ use tokio::process::Command;
 
 use crate::error::UserError;
 
+pub mod llm_build;
 mod model;
 mod quiet;
 use model::ensure_model;
@@ -182,6 +183,9 @@ async fn pip_install_with(
 pub struct Needs {
     /// The local LLM runtime and this model's weights.
     pub local: Option<&'static LocalModel>,
+    /// How to install the local LLM runtime (`None`: keep the build that is there,
+    /// the wheel when there is none); read only with `local`.
+    pub llm_build: Option<llm_build::LlmBuild>,
     /// The local embedding server.
     pub embed: bool,
     /// TextWorld-Express.
@@ -320,7 +324,7 @@ async fn install_local(env: &PyEnv, needs: &Needs) -> Result<()> {
         .await?;
     }
     if let Some(model) = needs.local {
-        pip_install(env, ".ariadne-llm", &[LLM_REQ], "the local LLM server").await?;
+        llm_build::ensure(env, needs.llm_build).await?;
         ensure_model(&env.python, &env.model_path(model), model).await?;
     }
     Ok(())

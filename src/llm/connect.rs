@@ -234,8 +234,8 @@ fn embed_config(settings: &LlmSettings, servers: &Servers) -> EmbedConfig {
 }
 
 /// The manifest's `llm` entry: the chat and embedding endpoints as configured, whether
-/// each is embedded (with the local model and runtime), whether a key was set (never
-/// the key).
+/// each is embedded (with the local model, the runtime and its build), whether a key was
+/// set (never the key).
 fn describe(
     settings: &LlmSettings,
     servers: &Servers,
@@ -248,11 +248,12 @@ fn describe(
             "base_url": chat.base_url,
             "embedded": servers.llm.is_some(),
             "model": chat.model,
-            "local_model": servers.llm.as_ref().map(|_| json!({
+            "local_model": servers.llm.as_ref().map(|server| json!({
                 "name": settings.local_model.name,
                 "file": settings.local_model.file,
                 "sha256": settings.local_model.sha256,
                 "runtime": crate::env::pyenv::LLM_REQ,
+                "build": server.build.as_ref().map(crate::env::pyenv::llm_build::describe),
                 "ctx": settings.ctx,
                 "threads": threads,
             })),

@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use tokio::process::{Child, Command};
 
 use crate::env::pyenv::PyEnv;
+use crate::env::pyenv::llm_build::{self, Cpu, Installed};
 use crate::error::UserError;
 
 /// Options of the local chat server.
@@ -35,6 +36,8 @@ pub struct LocalServer {
     pub base_url: String,
     /// The server's log file.
     pub log: PathBuf,
+    /// How the chat server's runtime was installed (`None` for the embedding server).
+    pub build: Option<Installed>,
 }
 
 impl LocalServer {
@@ -107,6 +110,7 @@ async fn spawn(
         child,
         base_url: format!("{base}/v1"),
         log: log.to_path_buf(),
+        build: None,
     })
 }
 
@@ -117,8 +121,14 @@ pub const CACHE_REUSE_TOKENS: u32 = 64;
 /// Start the local chat server and wait until `/health` answers.
 ///
 /// # Errors
-/// A [`UserError`] with the log's last lines if the server exits or is not ready in 5 minutes.
+/// A [`UserError`] when the runtime was compiled for a CPU whose instructions this one
+/// lacks ([`llm_build::check_cpu`]), or with the log's last lines if the server exits or
+/// is not ready in 5 minutes.
 pub async fn start_llm(env: &PyEnv, opts: &LocalOptions) -> Result<LocalServer> {
+    let build = llm_build::installed(env);
+    if let Some(installed) = &build {
+        llm_build::check_cpu(installed, Cpu::this().as_ref())?;
+    }
     std::fs::create_dir_all(&opts.log_dir)?;
     let args = vec![
         "llm".to_string(),
@@ -133,14 +143,15 @@ pub async fn start_llm(env: &PyEnv, opts: &LocalOptions) -> Result<LocalServer> 
         "--cache-reuse".into(),
         CACHE_REUSE_TOKENS.to_string(),
     ];
-    spawn(
+    let server = spawn(
         env,
         &args,
         &opts.log_dir.join("llm-server.log"),
         "LLM",
         Duration::from_secs(300),
     )
-    .await
+    .await?;
+    Ok(LocalServer { build, ..server })
 }
 
 /// Start the local e5 embedding server and wait until `/health` answers.

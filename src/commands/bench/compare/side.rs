@@ -38,8 +38,9 @@ pub struct Settings {
     pub profiles: Vec<String>,
     /// Chat models.
     pub models: Vec<String>,
-    /// The embedded server's CPU threads and context ("2 threads, ctx 16384"), or
-    /// "remote".
+    /// The embedded server's CPU threads and context, and its build when it is not the
+    /// wheel ("2 threads, ctx 16384", "2 threads, ctx 16384, native (AMD EPYC 9B14)"),
+    /// or "remote". Manifests written before the build was recorded ran the wheel.
     pub servers: Vec<String>,
     /// Sampling temperatures.
     pub temperatures: Vec<String>,
@@ -99,7 +100,7 @@ pub fn backfill(row: &mut EpisodeRow, bench: &Path) -> bool {
 impl Settings {
     /// The values a run's manifest records: Ariadne's version, the agent revision, the
     /// profile, the chat model, the embedded server, the temperature, the step cap.
-    fn add(&mut self, m: &Manifest) {
+    pub(super) fn add(&mut self, m: &Manifest) {
         push_new(&mut self.ariadne, m.ariadne_version.clone());
         push_new(&mut self.revisions, m.agent.revision.number());
         push_new(
@@ -113,7 +114,10 @@ impl Settings {
         push_new(
             &mut self.servers,
             match (local["threads"].as_u64(), local["ctx"].as_u64()) {
-                (Some(t), Some(c)) => format!("{t} threads, ctx {c}"),
+                (Some(t), Some(c)) => match local["build"].as_str() {
+                    None | Some("wheel") => format!("{t} threads, ctx {c}"),
+                    Some(build) => format!("{t} threads, ctx {c}, {build}"),
+                },
                 _ if local.is_null() => "remote".to_string(),
                 _ => "?".to_string(),
             },

@@ -5,7 +5,8 @@ use crate::llm::Usage;
 use crate::ops::bench::report::EpisodeRow;
 use crate::ops::bench::report::sample_row;
 use crate::trajectory::Outcome;
-use std::path::PathBuf;
+use serde_json::json;
+use std::path::{Path, PathBuf};
 
 fn timed(mut r: EpisodeRow, prompt_ms: u64, completion_ms: u64) -> EpisodeRow {
     r.usage = Some(Usage {
@@ -248,4 +249,28 @@ fn two_tales_logs_compare_as_tales_scored_them() {
         let e = read_side(&dir).unwrap_err().to_string();
         assert!(e.contains(says), "{e}");
     }
+}
+
+/// The embedded server's settings name its build when it is not the wheel; a manifest
+/// written before the build was recorded counts as the wheel.
+#[test]
+fn the_embedded_servers_build_is_a_setting() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/paper");
+    let mut settings = Settings::default();
+    for build in [
+        serde_json::Value::Null,
+        json!("wheel"),
+        json!("native (AMD EPYC 9B14)"),
+    ] {
+        let mut m = crate::trajectory::Manifest::read(&fixture).expect("the fixture's manifest");
+        m.llm["chat"]["local_model"] = json!({"threads": 2, "ctx": 16384, "build": build});
+        settings.add(&m);
+    }
+    assert_eq!(
+        settings.servers,
+        [
+            "2 threads, ctx 16384",
+            "2 threads, ctx 16384, native (AMD EPYC 9B14)"
+        ]
+    );
 }
