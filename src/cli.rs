@@ -464,10 +464,10 @@ pub struct SetupArgs {
     #[arg(long, alias = "bridge-only", conflicts_with_all = ["local_model", "llm_build"])]
     pub games_only: bool,
     /// How to install the local LLM server: `wheel`, the prebuilt one (built for AVX2),
-    /// or `native`, llama.cpp compiled here for this CPU (docs/results.md measured 1.25x
-    /// the prompt and 1.06x the generation speed on an AVX-512 CPU). Without it, setup
-    /// keeps the build that is there, the wheel when there is none. Every run's manifest
-    /// records the build.
+    /// or `native`, llama.cpp compiled here for this CPU (measured on an AVX-512 CPU: 1.08x
+    /// the steps per hour, no faster in `qa`, other temperature-0 answers; docs/results.md).
+    /// Without it, setup keeps the build that is there, the wheel when there is none.
+    /// Every run's manifest records the build.
     #[arg(long, value_enum)]
     pub llm_build: Option<crate::env::pyenv::llm_build::LlmBuild>,
     /// Also TextWorld-Express (needs a Java runtime).

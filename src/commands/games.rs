@@ -118,9 +118,9 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
     );
     if let Some(installed) = local.and_then(|_| pyenv::llm_build::installed(&env)) {
         println!(
-            "ariadne: the local LLM server is {} ({})",
+            "ariadne: the local LLM server is {}, {}",
             installed.req,
-            pyenv::llm_build::describe(&installed)
+            pyenv::llm_build::in_words(&installed)
         );
     }
     if args.tales {

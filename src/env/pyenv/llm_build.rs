@@ -35,6 +35,31 @@ const CMAKE_REQ: &str = "cmake>=3.28,<5";
 pub const NATIVE_CMAKE_ARGS: &str =
     "-DGGML_NATIVE=ON -DLLAMA_BUILD_BORINGSSL=OFF -DLLAMA_LLGUIDANCE=OFF";
 
+/// The beginnings of the `/proc/cpuinfo` flags that name x86 instruction sets a compiler
+/// may use under `-march=native`. Other flags (`hypervisor`, `md_clear`, `rtm`, ...) can
+/// change with a kernel or its microcode on the same CPU, and do not refuse a build.
+const INSTRUCTION_SETS: [&str; 19] = [
+    "sse",
+    "ssse",
+    "avx",
+    "amx",
+    "fma",
+    "f16c",
+    "bmi",
+    "popcnt",
+    "abm",
+    "movbe",
+    "adx",
+    "gfni",
+    "vaes",
+    "vpclmulqdq",
+    "sha_ni",
+    "aes",
+    "pclmulqdq",
+    "xop",
+    "tbm",
+];
+
 /// How the local LLM server was installed (`ariadne setup --llm-build`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -81,11 +106,13 @@ impl Cpu {
         })
     }
 
-    /// The flags of `built_on` this CPU lacks, in order.
+    /// The instruction-set flags of `built_on` ([`INSTRUCTION_SETS`]) this CPU lacks,
+    /// in order.
     fn missing<'a>(&self, built_on: &'a Cpu) -> Vec<&'a str> {
         built_on
             .flags
             .iter()
+            .filter(|f| INSTRUCTION_SETS.iter().any(|p| f.starts_with(p)))
             .filter(|f| !self.flags.contains(*f))
             .map(String::as_str)
             .collect()
@@ -207,8 +234,8 @@ pub(super) async fn ensure(env: &PyEnv, want: Option<LlmBuild>) -> Result<()> {
     std::fs::write(&path, now.stamp())
         .with_context(|| format!("cannot write {}", path.display()))?;
     crate::report::notice(format!(
-        "ariadne: installed the local LLM server ({}) in {}",
-        describe(&now),
+        "ariadne: installed the local LLM server, {}, in {}",
+        in_words(&now),
         env.home.join("venv").display()
     ));
     Ok(())
@@ -293,6 +320,18 @@ pub fn describe(installed: &Installed) -> String {
             format!("native ({})", cpu.model)
         }
         (LlmBuild::Native, _) => "native".to_string(),
+    }
+}
+
+/// The build as a message says it: "the prebuilt wheel (built for AVX2)", or "compiled
+/// for this CPU (MODEL)".
+pub fn in_words(installed: &Installed) -> String {
+    match (&installed.build, &installed.built_on) {
+        (LlmBuild::Wheel, _) => "the prebuilt wheel (built for AVX2)".to_string(),
+        (LlmBuild::Native, Some(cpu)) if !cpu.model.is_empty() => {
+            format!("compiled for this CPU ({})", cpu.model)
+        }
+        (LlmBuild::Native, _) => "compiled for this CPU".to_string(),
     }
 }
 

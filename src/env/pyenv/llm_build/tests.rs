@@ -120,6 +120,10 @@ fn a_native_build_starts_only_where_every_flag_of_its_cpu_is() {
         "no /proc/cpuinfo: not refused"
     );
     assert!(check_cpu(&wheel(), Some(&cpu("Old", "sse2"))).is_ok());
+    // A kernel or microcode update on the same CPU that hides a flag naming no
+    // instruction set: still started.
+    let with_tsx = native(cpu("AMD EPYC 9B14", "avx2 avx512f rtm hypervisor"));
+    assert!(check_cpu(&with_tsx, Some(&cpu("AMD EPYC 9B14", "avx2 avx512f"))).is_ok());
     let older = cpu("Intel Xeon E5-2680 v4", "avx2 fma");
     let err = check_cpu(&built, Some(&older)).unwrap_err().to_string();
     assert!(
@@ -141,4 +145,9 @@ fn the_manifest_names_the_build() {
         "native (AMD EPYC 9B14)"
     );
     assert_eq!(describe(&native(cpu("", "avx2"))), "native");
+    assert_eq!(in_words(&wheel()), "the prebuilt wheel (built for AVX2)");
+    assert_eq!(
+        in_words(&native(cpu("AMD EPYC 9B14", "avx2"))),
+        "compiled for this CPU (AMD EPYC 9B14)"
+    );
 }
