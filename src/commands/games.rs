@@ -116,7 +116,7 @@ pub async fn setup(args: SetupArgs) -> Result<ExitCode> {
         "ariadne: Python environment ready in {}",
         env.home.display()
     );
-    if let Some(installed) = local.and_then(|_| pyenv::llm_build::installed(&env)) {
+    if let Some(installed) = local.and_then(|_| pyenv::llm_build::installed(&env.venv())) {
         println!(
             "ariadne: the local LLM server is {}, {}",
             installed.req,

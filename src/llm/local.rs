@@ -125,7 +125,7 @@ pub const CACHE_REUSE_TOKENS: u32 = 64;
 /// lacks ([`llm_build::check_cpu`]), or with the log's last lines if the server exits or
 /// is not ready in 5 minutes.
 pub async fn start_llm(env: &PyEnv, opts: &LocalOptions) -> Result<LocalServer> {
-    let build = llm_build::installed(env);
+    let build = llm_build::installed(&env.venv());
     if let Some(installed) = &build {
         llm_build::check_cpu(installed, Cpu::this().as_ref())?;
     }

@@ -11,15 +11,18 @@
 //! it first, with the flags that are missing.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use tokio::process::Command;
 
 use super::quiet::run_quiet;
-use super::{LLM_REQ, PyEnv};
 use crate::error::UserError;
+
+/// The local model runtime: llama.cpp's server in a wheel (or its source distribution,
+/// for [`LlmBuild::Native`]).
+pub const LLM_REQ: &str = "xllamacpp==2026.10.11549";
 
 /// The stamp's file name in the venv.
 const STAMP: &str = ".ariadne-llm";
@@ -197,8 +200,8 @@ fn to_install(
 }
 
 /// What the venv's stamp says is installed; `None` before the first install.
-pub fn installed(env: &PyEnv) -> Option<Installed> {
-    let text = std::fs::read_to_string(env.home.join("venv").join(STAMP)).ok()?;
+pub fn installed(venv: &Path) -> Option<Installed> {
+    let text = std::fs::read_to_string(venv.join(STAMP)).ok()?;
     Installed::parse(&text)
 }
 
@@ -208,9 +211,9 @@ pub fn installed(env: &PyEnv) -> Option<Installed> {
 /// # Errors
 /// A [`UserError`] when pip fails (with its message's last lines), or when a native
 /// build finds no C++ compiler.
-pub(super) async fn ensure(env: &PyEnv, want: Option<LlmBuild>) -> Result<()> {
+pub(super) async fn ensure(python: &Path, venv: &Path, want: Option<LlmBuild>) -> Result<()> {
     let cpu = Cpu::this();
-    let Some(build) = to_install(installed(env).as_ref(), want, cpu.as_ref()) else {
+    let Some(build) = to_install(installed(venv).as_ref(), want, cpu.as_ref()) else {
         return Ok(());
     };
     let pb = crate::report::task(match build {
@@ -220,8 +223,8 @@ pub(super) async fn ensure(env: &PyEnv, want: Option<LlmBuild>) -> Result<()> {
         ),
     });
     let res = match build {
-        LlmBuild::Wheel => install_wheel(env).await,
-        LlmBuild::Native => build_native(env).await,
+        LlmBuild::Wheel => install_wheel(python).await,
+        LlmBuild::Native => build_native(python).await,
     };
     pb.done();
     res?;
@@ -230,21 +233,21 @@ pub(super) async fn ensure(env: &PyEnv, want: Option<LlmBuild>) -> Result<()> {
         build,
         built_on: (build == LlmBuild::Native).then_some(cpu).flatten(),
     };
-    let path = env.home.join("venv").join(STAMP);
+    let path = venv.join(STAMP);
     std::fs::write(&path, now.stamp())
         .with_context(|| format!("cannot write {}", path.display()))?;
     crate::report::notice(format!(
         "ariadne: installed the local LLM server, {}, in {}",
         in_words(&now),
-        env.home.join("venv").display()
+        venv.display()
     ));
     Ok(())
 }
 
 /// The wheel, over whatever build of the same version is there.
-async fn install_wheel(env: &PyEnv) -> Result<()> {
+async fn install_wheel(python: &Path) -> Result<()> {
     run_quiet(
-        pip(env).args(["--force-reinstall", "--no-deps", LLM_REQ]),
+        pip(python).args(["--force-reinstall", "--no-deps", LLM_REQ]),
         &format!("pip install {LLM_REQ}"),
     )
     .await
@@ -253,15 +256,19 @@ async fn install_wheel(env: &PyEnv) -> Result<()> {
 /// The source distribution compiled with [`NATIVE_CMAKE_ARGS`]: CMake from PyPI first,
 /// its binary put on the build's `PATH`; pip's cache is not used, so that a wheel built
 /// on another CPU is never taken for this one's.
-async fn build_native(env: &PyEnv) -> Result<()> {
+async fn build_native(python: &Path) -> Result<()> {
     check_compiler().await?;
-    run_quiet(pip(env).arg(CMAKE_REQ), &format!("pip install {CMAKE_REQ}")).await?;
-    let cmake_bin = cmake_bin_dir(env).await?;
+    run_quiet(
+        pip(python).arg(CMAKE_REQ),
+        &format!("pip install {CMAKE_REQ}"),
+    )
+    .await?;
+    let cmake_bin = cmake_bin_dir(python).await?;
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(cmake_bin).chain(std::env::split_paths(&path)))
         .context("cannot put CMake on PATH")?;
     run_quiet(
-        pip(env)
+        pip(python)
             .args(["--force-reinstall", "--no-deps", "--no-cache-dir"])
             .args(["--no-binary", "xllamacpp", LLM_REQ])
             .env("PATH", path)
@@ -273,15 +280,15 @@ async fn build_native(env: &PyEnv) -> Result<()> {
 }
 
 /// `python -m pip install -q` in the venv.
-fn pip(env: &PyEnv) -> Command {
-    let mut cmd = Command::new(&env.python);
+fn pip(python: &Path) -> Command {
+    let mut cmd = Command::new(python);
     cmd.args(["-m", "pip", "install", "-q", "--disable-pip-version-check"]);
     cmd
 }
 
 /// Where the `cmake` package keeps its binaries (`cmake.CMAKE_BIN_DIR`).
-async fn cmake_bin_dir(env: &PyEnv) -> Result<std::path::PathBuf> {
-    let out = Command::new(&env.python)
+async fn cmake_bin_dir(python: &Path) -> Result<PathBuf> {
+    let out = Command::new(python)
         .args(["-c", "import cmake; print(cmake.CMAKE_BIN_DIR)"])
         .output()
         .await
