@@ -321,24 +321,26 @@ async fn check_compiler() -> Result<()> {
 
 /// The build as the manifest and the messages name it: "wheel", or "native (MODEL)".
 pub fn describe(installed: &Installed) -> String {
-    match (&installed.build, &installed.built_on) {
-        (LlmBuild::Wheel, _) => "wheel".to_string(),
-        (LlmBuild::Native, Some(cpu)) if !cpu.model.is_empty() => {
-            format!("native ({})", cpu.model)
-        }
-        (LlmBuild::Native, _) => "native".to_string(),
-    }
+    named(installed, "wheel", "native")
 }
 
 /// The build as a message says it: "the prebuilt wheel (built for AVX2)", or "compiled
 /// for this CPU (MODEL)".
 pub fn in_words(installed: &Installed) -> String {
-    match (&installed.build, &installed.built_on) {
-        (LlmBuild::Wheel, _) => "the prebuilt wheel (built for AVX2)".to_string(),
-        (LlmBuild::Native, Some(cpu)) if !cpu.model.is_empty() => {
-            format!("compiled for this CPU ({})", cpu.model)
-        }
-        (LlmBuild::Native, _) => "compiled for this CPU".to_string(),
+    named(
+        installed,
+        "the prebuilt wheel (built for AVX2)",
+        "compiled for this CPU",
+    )
+}
+
+/// `wheel`, or `native` followed by the CPU's model in parentheses when it is known.
+fn named(installed: &Installed, wheel: &str, native: &str) -> String {
+    let model = installed.built_on.as_ref().map(|cpu| cpu.model.as_str());
+    match (installed.build, model) {
+        (LlmBuild::Wheel, _) => wheel.to_string(),
+        (LlmBuild::Native, Some(model)) if !model.is_empty() => format!("{native} ({model})"),
+        (LlmBuild::Native, _) => native.to_string(),
     }
 }
 
