@@ -164,10 +164,7 @@ async fn pip_install_with(
         env.home.join("venv").display()
     ));
     let res = run_quiet(
-        Command::new(&env.python)
-            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
-            .args(options)
-            .args(reqs),
+        quiet::pip_install(&env.python).args(options).args(reqs),
         &format!("pip install {}", reqs.join(" ")),
     )
     .await;

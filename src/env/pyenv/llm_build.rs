@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use tokio::process::Command;
 
-use super::quiet::run_quiet;
+use super::quiet::{pip_install, run_quiet};
 use crate::error::UserError;
 
 /// The local model runtime: llama.cpp's server in a wheel (or its source distribution,
@@ -247,7 +247,7 @@ pub(super) async fn ensure(python: &Path, venv: &Path, want: Option<LlmBuild>) -
 /// The wheel, over whatever build of the same version is there.
 async fn install_wheel(python: &Path) -> Result<()> {
     run_quiet(
-        pip(python).args(["--force-reinstall", "--no-deps", LLM_REQ]),
+        pip_install(python).args(["--force-reinstall", "--no-deps", LLM_REQ]),
         &format!("pip install {LLM_REQ}"),
     )
     .await
@@ -259,7 +259,7 @@ async fn install_wheel(python: &Path) -> Result<()> {
 async fn build_native(python: &Path) -> Result<()> {
     check_compiler().await?;
     run_quiet(
-        pip(python).arg(CMAKE_REQ),
+        pip_install(python).arg(CMAKE_REQ),
         &format!("pip install {CMAKE_REQ}"),
     )
     .await?;
@@ -268,7 +268,7 @@ async fn build_native(python: &Path) -> Result<()> {
     let path = std::env::join_paths(std::iter::once(cmake_bin).chain(std::env::split_paths(&path)))
         .context("cannot put CMake on PATH")?;
     run_quiet(
-        pip(python)
+        pip_install(python)
             .args(["--force-reinstall", "--no-deps", "--no-cache-dir"])
             .args(["--no-binary", "xllamacpp", LLM_REQ])
             .env("PATH", path)
@@ -277,13 +277,6 @@ async fn build_native(python: &Path) -> Result<()> {
         &format!("compiling {LLM_REQ} (pip install --no-binary xllamacpp)"),
     )
     .await
-}
-
-/// `python -m pip install -q` in the venv.
-fn pip(python: &Path) -> Command {
-    let mut cmd = Command::new(python);
-    cmd.args(["-m", "pip", "install", "-q", "--disable-pip-version-check"]);
-    cmd
 }
 
 /// Where the `cmake` package keeps its binaries (`cmake.CMAKE_BIN_DIR`).

@@ -6,6 +6,14 @@ use tokio::process::Command;
 
 use crate::error::UserError;
 
+/// `python -m pip install -q --disable-pip-version-check`, with `python` a venv's
+/// interpreter; the caller adds options and requirements.
+pub(super) fn pip_install(python: &std::path::Path) -> Command {
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "pip", "install", "-q", "--disable-pip-version-check"]);
+    cmd
+}
+
 /// Run `cmd` with no input; on failure, a [`UserError`] naming `what` with the last 15
 /// lines of its standard error.
 ///
