@@ -7,8 +7,11 @@ JSON-lines protocol (docs/agent-protocol.md in the Ariadne repository): the obse
 and TALES's info go in, Ariadne's command comes back. Ariadne writes its own run
 directory for each episode (`--runs-dir`); `ariadne replay` reproduces it. When TALES
 gives no admissible commands (its default), Ariadne writes free text for the game's
-parser. TALES ends an episode by resetting or dropping the agent; the process's input is
-then closed and Ariadne ends the episode as `stopped`, every answered step kept.
+parser, in the language of the game's family (TALES's environment name, `TWX...`,
+`ScienceWorld...`, `Jericho...`, names it). TALES's `stats` carry the prompt and completion
+tokens of every LLM call behind each command. TALES ends an episode by resetting or dropping
+the agent; the process's input is then closed and Ariadne ends the episode as `stopped`,
+every answered step kept.
 """
 
 from __future__ import annotations
@@ -111,8 +114,13 @@ class AriadneAgent(tales.Agent):
                         **_fields(info, self.admissible)})
         self.waiting = False
         message = self._next()
-        stats = {"prompt": None, "response": None, "nb_tokens": 0,
-                 "nb_tokens_prompt": 0, "nb_tokens_response": 0}
+        usage = message.get("usage") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        response = int(usage.get("completion_tokens") or 0)
+        # TALES's token columns: every LLM call Ariadne made for this command (memory
+        # update, retrieval, plan, action); 0 for a later move of a `go to` route.
+        stats = {"prompt": None, "response": None, "nb_tokens": prompt + response,
+                 "nb_tokens_prompt": prompt, "nb_tokens_response": response}
         if message["type"] == "end":
             # Ariadne ended the episode (the game was done): nothing more to do.
             return "look", stats

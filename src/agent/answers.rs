@@ -178,6 +178,17 @@ pub(super) fn free_action_schema(revision: super::AgentRevision) -> Value {
     schema
 }
 
+/// Hold the action of an action schema (Ariadne's `action`, the reference's
+/// `action_to_take`) to the whole-answer `pattern` (rule `game-commands`; llama.cpp's
+/// server turns it into its sampling grammar).
+pub(super) fn hold_to_pattern(schema: &mut Value, pattern: &str) {
+    for field in ["action", "action_to_take"] {
+        if schema["properties"].get(field).is_some() {
+            schema["properties"][field] = json!({"type": "string", "pattern": pattern});
+        }
+    }
+}
+
 pub(super) fn action_schema(admissible: &[String], revision: super::AgentRevision) -> Value {
     let rationale = if revision.shares_prefix() {
         RATIONALE_CHARS_COMPACT

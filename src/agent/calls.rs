@@ -7,6 +7,7 @@ use anyhow::Result;
 use minijinja::context;
 
 use super::answers::{self, ActionAnswer, PlanAnswer, action_schema, plan_schema};
+use super::commands::{self, Language};
 use super::reference::answers::{
     ReferenceActionAnswer, ReferencePlanAnswer, reference_action_schema,
     reference_key_items_schema, reference_plan_schema,
@@ -115,6 +116,7 @@ impl Agent {
         offered: &[String],
         revision: AgentRevision,
         free_text: bool,
+        language: Option<&Language>,
     ) -> Result<(String, String, ActionSource)> {
         let admissible = offered;
         let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
@@ -129,15 +131,21 @@ impl Agent {
             template,
             context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, shared_prefix => revision.shares_prefix(), ..wm },
         )?;
-        let schema = match (reference, free_text) {
+        let mut schema = match (reference, free_text) {
             (true, true) => reference_action_schema(None),
             (true, false) => reference_action_schema(Some(admissible)),
             (false, true) => answers::free_action_schema(revision),
             (false, false) => action_schema(admissible, revision),
         };
+        if let Some(l) = language.filter(|_| free_text) {
+            answers::hold_to_pattern(&mut schema, &l.pattern);
+        }
+        let here = self.progress.here.clone().unwrap_or_default();
+        let refusals = self.settings.remembers_refusals().then_some(&self.commands);
+        let free = |answer: &str| commands::free_command(answer, language, refusals, &here);
         let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
             Some(_) => Ok(()),
-            None if free_text => answers::free_command(&a.action).map(|_| ()),
+            None if free_text => free(&a.action).map(|_| ()),
             None => Err(format!(
                 "\"{}\" is not one of the admissible actions",
                 clip(&a.action, 100)
@@ -164,9 +172,26 @@ impl Agent {
         if free_text
             && let Some(a) = &answer
             && match_admissible(&a.action, admissible).is_none()
-            && let Ok(command) = answers::free_command(&a.action)
+            && let Ok((command, repaired)) = free(&a.action)
         {
-            return Ok((command, a.rationale.clone(), ActionSource::Llm));
+            let source = if repaired {
+                self.pending.repairs += 1;
+                ActionSource::Repaired
+            } else {
+                ActionSource::Llm
+            };
+            return Ok((command, a.rationale.clone(), source));
+        }
+        if let Some(l) = language.filter(|_| free_text) {
+            let look = l.fallback(refusals, self.actions.last().map(String::as_str));
+            let why = "no valid command from the LLM; a move the observation names, else the game's look command".to_string();
+            let matched = answer.and_then(|a| {
+                match_admissible(&a.action, admissible).map(|(c, _)| (c.to_string(), a.rationale))
+            });
+            return Ok(match matched {
+                Some((cmd, rationale)) => (cmd, rationale, ActionSource::Llm),
+                None => (look, why, ActionSource::Fallback),
+            });
         }
         let (action, rationale, source) = match answer {
             Some(a) => match match_admissible(&a.action, admissible) {

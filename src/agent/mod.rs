@@ -139,6 +139,9 @@ pub struct Agent {
     /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`); kept for that
     /// design only.
     whole_history: Vec<String>,
+    /// The commands the game accepted and refused (rules `game-commands`,
+    /// `remembered-refusals`).
+    commands: commands::GameCommands,
 }
 
 /// The fields of the reference planner's answer besides its steps.
@@ -165,6 +168,7 @@ pub use crate::nav::GO_TO;
 
 mod answers;
 mod calls;
+pub mod commands;
 mod cooking;
 mod guards;
 mod observe;
@@ -203,6 +207,7 @@ impl Agent {
             seen: String::new(),
             cooking_verbs: false,
             whole_history: Vec::new(),
+            commands: commands::GameCommands::default(),
             explorer: Explorer::default(),
             what_if: None,
             pending: CallLog::default(),
@@ -274,6 +279,9 @@ impl Agent {
         } else {
             command
         };
+        if self.settings.speaks_game_language() || self.settings.remembers_refusals() {
+            self.commands.observe(sent, &after.observation);
+        }
         self.progress
             .answers
             .push((sent.to_string(), after.observation.clone()));

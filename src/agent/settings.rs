@@ -60,6 +60,8 @@ pub struct AgentSettings {
     /// to a direction. 9: the plan, action, key-item and exploration calls carry the
     /// reference's prompts and answer fields, unless rule `compact-prompts` keeps the
     /// compact plan and action prompts of 2-8 ([`AgentSettings::reference_prompts`]).
+    /// 10: rules `game-commands` and `remembered-refusals` take effect
+    /// ([`AgentSettings::speaks_game_language`], [`AgentSettings::remembers_refusals`]).
     #[serde(default = "first_revision")]
     pub revision: AgentRevision,
     /// A `go to` route counts as one step against the step cap, as in the reference code
@@ -92,6 +94,15 @@ pub struct AgentSettings {
     /// this says.
     #[serde(default)]
     pub compact_prompts: bool,
+    /// Rule `game-commands`: from revision 10, a free-text decision is written in the
+    /// game family's language (`agent::commands`). Off in runs recorded before it.
+    #[serde(default)]
+    pub game_commands: bool,
+    /// Rule `remembered-refusals`: from revision 10, the commands the game refused are
+    /// kept, shown and not sent again in the same place (`agent::commands`). Off in
+    /// runs recorded before it.
+    #[serde(default)]
+    pub remembered_refusals: bool,
 }
 
 /// Recent steps in working memory under the paper's profile (the reference code's
@@ -152,6 +163,20 @@ impl AgentSettings {
         self.loop_breaking = rules.loop_breaking;
         self.show_note = rules.kept_note;
         self.compact_prompts = rules.compact_prompts;
+        self.game_commands = rules.game_commands;
+        self.remembered_refusals = rules.remembered_refusals;
+    }
+
+    /// Free-text decisions are written in the game's language (rule `game-commands`,
+    /// revision 10 or later).
+    pub fn speaks_game_language(&self) -> bool {
+        self.rev().learns_commands() && self.game_commands
+    }
+
+    /// The commands the game refused are remembered (rule `remembered-refusals`,
+    /// revision 10 or later).
+    pub fn remembers_refusals(&self) -> bool {
+        self.rev().learns_commands() && self.remembered_refusals
     }
 
     /// The agent's own calls (plan, action, key items, exploration check) are the
@@ -164,7 +189,7 @@ impl AgentSettings {
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 9;
+pub const REVISION: u32 = 10;
 
 /// An agent revision ([`AgentSettings::revision`]), stored as its number
 /// (`"revision": 9` in a manifest): a number this build does not know is refused when
@@ -191,6 +216,9 @@ pub enum AgentRevision {
     /// The reference's prompts for the plan, action, key-item and exploration calls
     /// (Ariadne's compact plan and action prompts only under rule `compact-prompts`).
     R9,
+    /// Free-text commands in the game's language and remembered refusals, under their
+    /// rules (`game-commands`, `remembered-refusals`).
+    R10,
 }
 
 impl TryFrom<u32> for AgentRevision {
@@ -214,9 +242,9 @@ impl std::fmt::Display for AgentRevision {
 
 impl AgentRevision {
     /// Every revision, oldest first.
-    pub const ALL: [AgentRevision; 9] = {
+    pub const ALL: [AgentRevision; 10] = {
         use AgentRevision::*;
-        [R1, R2, R3, R4, R5, R6, R7, R8, R9]
+        [R1, R2, R3, R4, R5, R6, R7, R8, R9, R10]
     };
 
     /// The number a file records.
@@ -228,7 +256,7 @@ impl AgentRevision {
     }
 
     /// The revision new runs record.
-    pub const CURRENT: AgentRevision = AgentRevision::R9;
+    pub const CURRENT: AgentRevision = AgentRevision::R10;
 
     /// One system prompt for the plan and action calls with the working memory first
     /// (the action call reuses the plan call's cached prompt), compact answers, cycles
@@ -267,6 +295,11 @@ impl AgentRevision {
     /// The agent's calls carry the reference's prompts and answer fields (from 9).
     pub fn reference_prompts(self) -> bool {
         self >= Self::R9
+    }
+    /// Free-text commands may be held to the game's language and refusals remembered,
+    /// as the rules say (from 10).
+    pub fn learns_commands(self) -> bool {
+        self >= Self::R10
     }
 
     /// The revision of a recorded number.
@@ -313,6 +346,8 @@ impl Default for AgentSettings {
             explore_check: true,
             free_text: false,
             compact_prompts: false,
+            game_commands: false,
+            remembered_refusals: false,
         }
     }
 }

@@ -6,9 +6,10 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 
+use super::commands::{self, Language};
 use super::{Agent, Decision, HistoryItem, NOTE_CHARS, PLAN_ITEMS_COMPACT};
 use super::{cooking, reference};
-use crate::env::GameState;
+use crate::env::{CommandGrammar, GameState};
 use crate::llm::CallLog;
 use crate::memory::names::entity_key;
 use crate::memory::{Queries, Retrieval};
@@ -48,6 +49,7 @@ impl Agent {
             None => offered,
         };
         let free_text = self.settings.free_text || state.free_text;
+        let language = self.language(state, free_text, &around);
         let seen = Seen {
             step,
             state,
@@ -55,6 +57,7 @@ impl Agent {
             retrieval: &retrieval,
             warnings: &warnings,
             free_text,
+            language: language.as_ref(),
         };
         let wm = if self.settings.reference_prompts() {
             self.reference_working_memory(&seen)
@@ -65,7 +68,7 @@ impl Agent {
         self.revise_any_plan(&wm).await?;
         dropped.extend(self.drop_achieved(state));
         let (action, rationale, source) = self
-            .choose_action(wm, &offered, revision, free_text)
+            .choose_action(wm, &offered, revision, free_text, language.as_ref())
             .await?;
         let action = match &cooking {
             Some(pairs) => cooking::as_sent(&action, pairs),
@@ -92,6 +95,45 @@ impl Agent {
             log: std::mem::take(&mut self.pending),
             elapsed_ms: started.elapsed().as_millis() as u64,
         })
+    }
+
+    /// The language a free-text command is written in this step (rule `game-commands`:
+    /// the game family's, an unknown family's commands as a story's), after noting where
+    /// the agent is for the refusals it remembers.
+    fn language(
+        &mut self,
+        state: &GameState,
+        free_text: bool,
+        around: &Surroundings,
+    ) -> Option<Language> {
+        if self.settings.speaks_game_language() || self.settings.remembers_refusals() {
+            self.commands.set_place(
+                state.room.as_deref(),
+                &state.inventory,
+                state.score,
+                &state.observation,
+            );
+        }
+        let targets: Vec<String> = around
+            .go_to_targets
+            .iter()
+            .filter(|t| entity_key(t) != around.here)
+            .cloned()
+            .collect();
+        (free_text && self.settings.speaks_game_language()).then(|| {
+            let grammar = state.grammar.unwrap_or(CommandGrammar::InteractiveFiction);
+            Language::new(grammar, &targets, &state.observation)
+        })
+    }
+
+    /// What working memory shows of the game's language and refusals (rules
+    /// `game-commands`, `remembered-refusals`), or nothing.
+    fn commands_shown(&self, language: Option<&Language>) -> Option<commands::Shown> {
+        let refusals = self.settings.remembers_refusals();
+        if language.is_none() && !refusals {
+            return None;
+        }
+        Some(commands::Shown::new(language, &self.commands, refusals))
     }
 
     /// Revise the plan with the profile's planning call: the reference's, or Ariadne's
@@ -206,6 +248,11 @@ impl Agent {
                 clip(text, NOTE_CHARS)
             )
         });
+        let shown = self.commands_shown(seen.language);
+        let note = match (note, shown.as_ref().map(commands::Shown::text)) {
+            (Some(n), Some(c)) => Some(format!("{n}\n\n{c}")),
+            (n, c) => n.or(c),
+        };
         let extras = reference::extras(seen.retrieval, note, seen.warnings);
         let reference = self.reference_memory(seen.retrieval, exits, around.explore, extras);
         context! {
@@ -231,6 +278,8 @@ impl Agent {
         });
         context! {
             free_text => seen.free_text,
+            commands => self.commands_shown(seen.language).map(|s| s.text()),
+            game_language => seen.language.is_some(),
             goal => &self.goal,
             note => note,
             facts => facts,
@@ -282,4 +331,5 @@ struct Seen<'a> {
     retrieval: &'a Retrieval,
     warnings: &'a [String],
     free_text: bool,
+    language: Option<&'a Language>,
 }

@@ -23,7 +23,8 @@ pub struct MemoryArgs {
     pub profile: Option<String>,
     /// Rules of the extended profile to turn off, a comma-separated list (plan-progress,
     /// loop-breaking, repeat-warning, kept-note, verdict-guard, known-facts,
-    /// admitted-exits, move-overrides, short-history, compact-prompts).
+    /// admitted-exits, move-overrides, short-history, compact-prompts, game-commands,
+    /// remembered-refusals).
     #[arg(long, value_name = "RULES", help_heading = "Agent")]
     pub without: Option<String>,
     /// The similarity cut-off of the semantic search (default 0.75, the reference

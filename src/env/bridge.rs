@@ -65,6 +65,8 @@ pub struct BridgeEnv {
     label: String,
     /// Time limit of one step, and of a reset (which loads the game).
     pub step_timeout: Duration,
+    /// The game family's command language, given to every state the bridge sends.
+    pub grammar: Option<super::CommandGrammar>,
 }
 
 impl BridgeEnv {
@@ -109,6 +111,7 @@ impl BridgeEnv {
             game,
             label,
             step_timeout: DEFAULT_STEP_TIMEOUT,
+            grammar: None,
         })
     }
 
@@ -182,9 +185,11 @@ impl BridgeEnv {
         }
     }
 
-    fn state(v: Value) -> Result<GameState, EnvError> {
-        serde_json::from_value(v)
-            .map_err(|e| EnvError::Engine(format!("reply has the wrong shape: {e}")))
+    fn state(&self, v: Value) -> Result<GameState, EnvError> {
+        let mut state: GameState = serde_json::from_value(v)
+            .map_err(|e| EnvError::Engine(format!("reply has the wrong shape: {e}")))?;
+        state.grammar = state.grammar.or(self.grammar);
+        Ok(state)
     }
 }
 
@@ -211,7 +216,7 @@ impl Environment for BridgeEnv {
                 EnvError::Died { detail } => bad(format!("the bridge died loading it: {detail}")),
                 other => other,
             })?;
-        Self::state(v)
+        self.state(v)
     }
 
     async fn step(&mut self, action: &str) -> Result<GameState, EnvError> {
@@ -219,7 +224,7 @@ impl Environment for BridgeEnv {
         let v = self
             .request(json!({"cmd": "step", "action": action}), timeout)
             .await?;
-        Self::state(v)
+        self.state(v)
     }
 
     async fn close(mut self: Box<Self>) {

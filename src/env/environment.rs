@@ -31,6 +31,10 @@ pub struct GameState {
     /// the agent writes its commands for the game's parser.
     #[serde(default)]
     pub free_text: bool,
+    /// The command language of the game's family, when known: what a free-text command
+    /// is written in ([`super::grammar`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<super::grammar::CommandGrammar>,
     /// The text of the `inventory` command.
     pub inventory: String,
     /// Current room, when the game names it.
@@ -190,6 +194,11 @@ pub trait Environment: Send {
     /// # Errors
     /// [`EnvError::EpisodeOver`] after the end; a dead or hung bridge; an engine failure.
     async fn step(&mut self, command: &str) -> Result<GameState, EnvError>;
+
+    /// The LLM tokens the agent spent deciding the command about to be sent (every call
+    /// of the step; 0 for a later move of a route). A harness passes them on to its
+    /// caller with the command (`ariadne agent`); a game ignores them.
+    fn spent(&mut self, _prompt_tokens: u64, _completion_tokens: u64) {}
 
     /// Stop the game (and its process, if any).
     async fn close(self: Box<Self>);

@@ -82,6 +82,9 @@ struct Seen {
     /// The commands the game accepts now; absent or null: free text.
     #[serde(default)]
     admissible_commands: Option<Vec<String>>,
+    /// The game family's command language (`textworld-express`, ...), read at a reset.
+    #[serde(default)]
+    grammar: Option<super::CommandGrammar>,
     #[serde(default)]
     score: Option<f64>,
     #[serde(default)]
@@ -149,6 +152,7 @@ const FIELD_TYPES: &[(&str, &str, bool)] = &[
     ("observation", "a string", false),
     ("goal", "a string", true),
     ("admissible_commands", "a list of strings", true),
+    ("grammar", "a string", true),
     ("score", "a number", true),
     ("max_score", "a number", true),
     ("reward", "a number", true),
@@ -289,6 +293,10 @@ pub struct HarnessEnv {
     last: Option<GameState>,
     lines: u64,
     commands: i64,
+    /// The game's command language: from the game's name, or as the reset names it.
+    pub grammar: Option<super::CommandGrammar>,
+    /// The tokens spent on the next command (prompt, completion), sent with it.
+    spent: (u64, u64),
 }
 
 impl HarnessEnv {
@@ -344,6 +352,8 @@ impl HarnessEnv {
             last: None,
             lines: 0,
             commands: 0,
+            grammar: None,
+            spent: (0, 0),
         }
     }
 
@@ -415,6 +425,9 @@ impl HarnessEnv {
             None => last.max_score,
         };
         let free_text = seen.admissible_commands.is_none();
+        if seen.grammar.is_some() {
+            self.grammar = seen.grammar;
+        }
         let mut admissible = seen.admissible_commands.unwrap_or_default();
         admissible.sort();
         admissible.dedup();
@@ -429,6 +442,7 @@ impl HarnessEnv {
             moves: self.commands,
             admissible_commands: admissible,
             free_text,
+            grammar: self.grammar,
             objective: seen.goal.unwrap_or(last.objective),
             ..GameState::default()
         };
@@ -469,9 +483,15 @@ impl Environment for HarnessEnv {
         }
         self.commands += 1;
         let n = self.commands;
-        self.send(json!({"protocol": PROTOCOL, "type": "command", "step": n, "command": command}))
+        let (prompt, completion) = std::mem::take(&mut self.spent);
+        let usage = json!({"prompt_tokens": prompt, "completion_tokens": completion});
+        self.send(json!({"protocol": PROTOCOL, "type": "command", "step": n, "command": command, "usage": usage}))
             .await?;
         self.next_state(false).await
+    }
+
+    fn spent(&mut self, prompt_tokens: u64, completion_tokens: u64) {
+        self.spent = (prompt_tokens, completion_tokens);
     }
 
     async fn close(self: Box<Self>) {}

@@ -15,6 +15,7 @@
 pub mod bridge;
 mod environment;
 pub mod games;
+pub mod grammar;
 pub mod harness;
 pub mod jericho;
 pub mod nethack;
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bridge::BridgeEnv;
 pub use environment::{EnvError, Environment, Fact, GameState};
+pub use grammar::CommandGrammar;
 
 /// Which game to play: a TextWorld file or a TextWorld-Express game.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -165,6 +167,22 @@ impl GameSpec {
         suite::STEP_CAP
     }
 
+    /// The command language of the game's family ([`CommandGrammar`]); `None` for
+    /// NetHack (played by skills); a harness's game by its name (TALES's
+    /// `TWXCoinCollector`), and its reset may name another.
+    pub fn grammar(&self) -> Option<CommandGrammar> {
+        match self {
+            GameSpec::TextWorld(_) => Some(CommandGrammar::TextWorld),
+            GameSpec::Suite(s) if s.game.is_jericho() => Some(CommandGrammar::InteractiveFiction),
+            GameSpec::Suite(_) => Some(CommandGrammar::TextWorld),
+            GameSpec::Twx(_) => Some(CommandGrammar::TextworldExpress),
+            GameSpec::Jericho(_) => Some(CommandGrammar::InteractiveFiction),
+            GameSpec::ScienceWorld(_) => Some(CommandGrammar::ScienceWorld),
+            GameSpec::Harness(h) => CommandGrammar::of_game_name(&h.name),
+            GameSpec::NetHack(_) => None,
+        }
+    }
+
     /// Check that the game exists before any process is started.
     ///
     /// # Errors
@@ -225,12 +243,14 @@ impl GameSpec {
             // No bridge: the harness on stdin and stdout, its lines kept beside the log.
             GameSpec::Harness(_) => {
                 let dir = log.parent().unwrap_or(Path::new("."));
-                let env = harness::HarnessEnv::stdio(&harness::record_in(dir))?;
+                let mut env = harness::HarnessEnv::stdio(&harness::record_in(dir))?;
+                env.grammar = self.grammar();
                 return Ok(Box::new(env));
             }
         };
         let mut env = BridgeEnv::start(&py.python, &script, log, game, self.to_string()).await?;
         env.step_timeout = timeout;
+        env.grammar = self.grammar();
         Ok(match self {
             GameSpec::Suite(s) => Box::new(suite::SuiteEnv::new(Box::new(env), s.game)),
             _ => Box::new(env),

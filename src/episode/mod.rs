@@ -386,6 +386,8 @@ impl Run<'_> {
         started: Instant,
     ) -> Result<Flow> {
         let t0 = Instant::now();
+        let usage = decision.log.usage();
+        self.env.spent(usage.prompt_tokens, usage.completion_tokens);
         let after = match self.env.step(&command).await {
             Ok(after) => after,
             // A harness that closes its input ends the episode, as at its own step cap.
@@ -477,5 +479,7 @@ impl Run<'_> {
     }
 }
 
+#[cfg(test)]
+mod free_text_tests;
 #[cfg(test)]
 mod tests;

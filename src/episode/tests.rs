@@ -15,7 +15,7 @@ use crate::memory::{KeyItem, MemoryDesign, Triplet};
 use crate::trajectory::ActionSource;
 
 /// hall -east-> kitchen -north-> pantry (and back); "take apple" in the pantry wins.
-struct House {
+pub(super) struct House {
     room: &'static str,
     done: bool,
     score: i64,
@@ -26,7 +26,7 @@ struct House {
 }
 
 impl House {
-    fn new(note: bool) -> Self {
+    pub(super) fn new(note: bool) -> Self {
         House {
             room: "Hall",
             done: false,
@@ -148,7 +148,7 @@ impl StepSink for Collect {
 
 /// A run of the extended profile (most tests here are of its rules; the paper's
 /// profile has tests of its own below).
-fn config() -> EpisodeConfig {
+pub(super) fn config() -> EpisodeConfig {
     let mut memory = MemorySettings::default();
     let mut agent = AgentSettings::default();
     agent.follow(&crate::profile::Rules::ALL);
@@ -215,8 +215,8 @@ async fn play_shared(
 
 /// [`play_with`] on a script the caller keeps (to read its requests afterwards), in
 /// `house`.
-async fn play_in(
-    house: House,
+pub(super) async fn play_in(
+    house: impl Environment + 'static,
     script: Arc<Scripted>,
     cancel: CancellationToken,
     config: EpisodeConfig,

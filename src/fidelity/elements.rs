@@ -326,8 +326,11 @@ fn agent_rows(rules: &Rules) -> Vec<Element> {
             ),
             &join([
                 Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-198`)".into()),
+                Some("free text (`--free-text`, or a game that lists no admissible commands; the reference always has the list): the action is any command of at most 120 characters on one line, sent as written, trimmed".into()),
                 note(Rule::LoopBreaking),
                 note(Rule::CompactPrompts),
+                note(Rule::GameCommands),
+                note(Rule::RememberedRefusals),
             ]),
         ),
     ]

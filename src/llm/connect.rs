@@ -125,18 +125,23 @@ impl Connection {
 
 /// Start the local servers the settings need (their logs go to `log_dir`) and describe
 /// the endpoints. Without `chat` (a walkthrough drives the agent) the embedded chat
-/// model is not started.
+/// model is not started; with it, the embedded server has `slots` sequences (the
+/// requests the caller sends at once), each with the whole context the settings give
+/// (`ctx` tokens: llama.cpp divides its context among its slots, so it is given
+/// `ctx × slots`).
 ///
 /// # Errors
 /// Setup failures (servers that exit or never become ready) as one clear line.
 pub async fn connect(
     settings: &LlmSettings,
     chat: bool,
+    slots: u32,
     seed: u64,
     py: &PyEnv,
     log_dir: &std::path::Path,
 ) -> Result<Connection> {
-    let servers = start_servers(settings, chat, py, log_dir).await?;
+    let slots = slots.max(1);
+    let servers = start_servers(settings, chat.then_some(slots), py, log_dir).await?;
     let chat = chat_config(settings, &servers, seed);
     let embed = embed_config(settings, &servers);
     let described = describe(settings, &servers, &chat, &embed);
@@ -148,15 +153,15 @@ pub async fn connect(
     })
 }
 
-/// Start, side by side, the embedded chat model (when `chat` is wanted and no remote
-/// chat endpoint is set) and the embedded e5 server (when no remote embedding endpoint
-/// is set); their logs go to `log_dir`.
+/// Start, side by side, the embedded chat model with `chat` slots (when wanted and no
+/// remote chat endpoint is set) and the embedded e5 server (when no remote embedding
+/// endpoint is set); their logs go to `log_dir`.
 ///
 /// # Errors
 /// A server that exits or never becomes ready (the other one is then stopped).
 async fn start_servers(
     settings: &LlmSettings,
-    chat: bool,
+    chat: Option<u32>,
     py: &PyEnv,
     log_dir: &std::path::Path,
 ) -> Result<Servers> {
@@ -164,12 +169,12 @@ async fn start_servers(
     let threads = settings.threads.max(1);
     let (llm_srv, embed_srv) = tokio::join!(
         async {
-            if chat && settings.embedded_chat() {
+            if let Some(slots) = chat.filter(|_| settings.embedded_chat()) {
                 let opts = LocalOptions {
                     model_path: py.model_path(settings.local_model),
-                    n_ctx: settings.ctx,
+                    n_ctx: settings.ctx.saturating_mul(slots),
                     threads,
-                    parallel: 4,
+                    parallel: slots,
                     log_dir: log_dir.to_path_buf(),
                 };
                 local::start_llm(py, &opts).await.map(Some)

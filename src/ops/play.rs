@@ -83,7 +83,7 @@ pub async fn play(request: &PlayRequest, views: &Views) -> Result<Played> {
             }
         ));
     }
-    let conn = connect::connect(llm, *chat, config.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(llm, *chat, 1, config.seed, &py, &py.home.join("logs")).await?;
     let sinks = |dir: &std::path::Path| -> Vec<Box<dyn StepSink + '_>> {
         views(dir)
             .into_iter()

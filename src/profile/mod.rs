@@ -103,11 +103,17 @@ pub enum Rule {
     /// Ariadne's compact planning and action prompts (one shared system prompt, the
     /// working memory first, short answers) instead of the reference's.
     CompactPrompts,
+    /// In free text, the decision writes a command of the game family's language, held
+    /// to it by a pattern the server enforces (`agent::commands`).
+    GameCommands,
+    /// A command the game refused is kept in working memory and not sent again in the
+    /// same place (`agent::commands`).
+    RememberedRefusals,
 }
 
 impl Rule {
     /// Every rule, in the order tables list them.
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 12] = [
         Rule::PlanProgress,
         Rule::LoopBreaking,
         Rule::RepeatWarning,
@@ -118,6 +124,8 @@ impl Rule {
         Rule::MoveOverrides,
         Rule::ShortHistory,
         Rule::CompactPrompts,
+        Rule::GameCommands,
+        Rule::RememberedRefusals,
     ];
 
     /// The rule's name (`--without NAME`, the manifest's `rules` list).
@@ -133,6 +141,8 @@ impl Rule {
             Rule::MoveOverrides => "move-overrides",
             Rule::ShortHistory => "short-history",
             Rule::CompactPrompts => "compact-prompts",
+            Rule::GameCommands => "game-commands",
+            Rule::RememberedRefusals => "remembered-refusals",
         }
     }
 
@@ -169,6 +179,12 @@ impl Rule {
             Rule::CompactPrompts => {
                 "the planning and action calls share one short system prompt with the working memory first (the action call reuses the plan call's cached prefix), ask for at most 3 sub-goals with short reasons and a one-sentence rationale, instead of the reference's `system_plan_agent` and `system_action_agent_sub_expl` with its numbered working memory"
             }
+            Rule::GameCommands => {
+                "in free text, working memory shows the game family's command templates and directions and the commands the game accepted before, and the decision's command is held to them by a pattern the server's grammar enforces (articles dropped where the family's parser does not read them; a `go to` only to a known room other than the current one)"
+            }
+            Rule::RememberedRefusals => {
+                "a command the game refused (\"Unknown action\", \"That's not a verb I recognise\", \"You can't see any such thing\") is shown in working memory with the game's answer and refused as an answer while the room, inventory and score are those it was refused in"
+            }
         }
     }
 
@@ -202,6 +218,12 @@ impl Rule {
             }
             Rule::CompactPrompts => {
                 "prompt and answer size are the main cost of a step on the embedded model: the reference's planning prompt alone is about 350 words of instructions, and its answers (a main goal, an emotion, indented JSON) about 200 completion tokens, at about 11 generated tokens/s"
+            }
+            Rule::GameCommands => {
+                "inside TALES, in free text, the embedded 1.5B model wrote plan phrases and `go to` the room it stood in (`go to the kitchen`, `take the coin from the shower and put it into the box`), which no parser accepts: 0 on every game where a one-call agent on the same model scored"
+            }
+            Rule::RememberedRefusals => {
+                "in 20 free-text steps of TWXCoinCollector all 20 commands were refused, the same ones up to 5 times in a row"
             }
         }
     }
@@ -268,6 +290,10 @@ pub struct Rules {
     pub short_history: bool,
     /// [`Rule::CompactPrompts`].
     pub compact_prompts: bool,
+    /// [`Rule::GameCommands`].
+    pub game_commands: bool,
+    /// [`Rule::RememberedRefusals`].
+    pub remembered_refusals: bool,
 }
 
 impl Rules {
@@ -283,6 +309,8 @@ impl Rules {
         move_overrides: false,
         short_history: false,
         compact_prompts: false,
+        game_commands: false,
+        remembered_refusals: false,
     };
 
     /// Every rule.
@@ -297,6 +325,8 @@ impl Rules {
         move_overrides: true,
         short_history: true,
         compact_prompts: true,
+        game_commands: true,
+        remembered_refusals: true,
     };
 
     fn slot(&mut self, rule: Rule) -> &mut bool {
@@ -311,6 +341,8 @@ impl Rules {
             Rule::MoveOverrides => &mut self.move_overrides,
             Rule::ShortHistory => &mut self.short_history,
             Rule::CompactPrompts => &mut self.compact_prompts,
+            Rule::GameCommands => &mut self.game_commands,
+            Rule::RememberedRefusals => &mut self.remembered_refusals,
         }
     }
 
@@ -400,7 +432,7 @@ mod tests {
         let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
         assert!(e.contains("versions 1 to 8") && !e.contains('\n'), "{e}");
         let e = AgentRevision::from_number(0).unwrap_err();
-        assert!(e.contains("revisions 1 to 9"), "{e}");
+        assert!(e.contains("revisions 1 to 10"), "{e}");
     }
 
     /// The settings hold the versions typed and store them as their numbers; a file

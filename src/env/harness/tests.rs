@@ -46,11 +46,13 @@ async fn a_reset_and_steps_become_game_states_and_commands() {
         r#"{"protocol": 1, "type": "step", "observation": "Yum.", "score": 2, "done": false}"#,
     )
     .await;
+    env.spent(120, 7);
     let s = env.step("eat apple").await.unwrap();
     let sent = heard(&mut from).await;
     assert_eq!(
         sent,
-        json!({"protocol": 1, "type": "command", "step": 1, "command": "eat apple"})
+        json!({"protocol": 1, "type": "command", "step": 1, "command": "eat apple",
+               "usage": {"prompt_tokens": 120, "completion_tokens": 7}})
     );
     assert_eq!((s.score, s.max_score, s.reward, s.moves), (2, 3, 2, 1));
     assert_eq!(s.objective, "Eat.");

@@ -125,7 +125,15 @@ pub async fn bench(opts: BenchOptions, progress: &dyn BenchProgress) -> Result<B
         .with_games(&plan.games),
     )
     .await?;
-    let conn = connect::connect(&opts.llm, true, plan.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(
+        &opts.llm,
+        true,
+        opts.jobs.max(1) as u32,
+        plan.seed,
+        &py,
+        &py.home.join("logs"),
+    )
+    .await?;
     session::record(&dir, &plan, &opts, &conn.described)?;
     session::clear_restarted(&dir, &jobs);
     let log = Mutex::new(

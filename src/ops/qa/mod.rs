@@ -178,7 +178,15 @@ async fn connect_for(
         ..Needs::default()
     })
     .await?;
-    let conn = connect::connect(llm, needs_chat, plan.seed, &py, &py.home.join("logs")).await?;
+    let conn = connect::connect(
+        llm,
+        needs_chat,
+        plan.extractions_at_once.max(1),
+        plan.seed,
+        &py,
+        &py.home.join("logs"),
+    )
+    .await?;
     if plan.llm.is_null() {
         plan.llm = conn.described.clone();
     }

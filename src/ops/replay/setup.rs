@@ -163,7 +163,7 @@ pub(super) async fn continuation(
         });
     }
     let mut writer = RunWriter::create(&runs_dir, &run_id, &manifest)?;
-    let conn = connect::connect(&llm, true, m.seed, py, writer.dir()).await?;
+    let conn = connect::connect(&llm, true, 1, m.seed, py, writer.dir()).await?;
     // The decision sampled as the run's agent samples it (at 1 without exploration, as
     // the reference does).
     let explores = m.memory_design.has_graph() && m.agent.exploration;

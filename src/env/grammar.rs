@@ -1,0 +1,341 @@
+//! The command language of a game family ([`CommandGrammar`]): the command templates its
+//! parser accepts, the directions it names, and the answers with which it refuses a
+//! command. Read by the agent when it writes free-text commands (rule `game-commands`),
+//! never by the games themselves. A leaf of `env`.
+//!
+//! Sources: TextWorld's grammar (`textworld/generator/data/text_grammars`, the verbs of
+//! its `tw-*` games: Côté et al. 2018); TextWorld-Express's action set (Jansen & Côté
+//! 2022: the verbs of the `validActions` and gold paths of its 8 games); ScienceWorld's
+//! action templates (Wang et al. 2022: `get_possible_actions`, less `reset task`); for human-written interactive fiction,
+//! the verbs every Inform and Infocom parser knows (the Inform Designer's Manual's
+//! standard library grammar).
+
+use serde::{Deserialize, Serialize};
+
+/// A game family's command language (`textworld`, `textworld-express`, `scienceworld`,
+/// `interactive-fiction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandGrammar {
+    /// TextWorld's generated games (`tw-*`, the paper's Treasure Hunt, Cleaning and
+    /// Cooking): an Inform 7 parser over a fixed verb set.
+    TextWorld,
+    /// TextWorld-Express: a fixed action set (`move north`, `open door to north`).
+    TextworldExpress,
+    /// ScienceWorld: its action templates (`pick up OBJ`, `move OBJ to OBJ`, `go to OBJ`).
+    ScienceWorld,
+    /// Human-written interactive fiction (Jericho, any z-machine story): each story has
+    /// verbs of its own, so the templates are the common ones, shown as examples and not
+    /// enforced.
+    InteractiveFiction,
+}
+
+/// A slot of a template: a thing as the game names it.
+pub const OBJ: &str = "OBJ";
+/// A slot of a template: one of the family's directions.
+pub const DIR: &str = "DIR";
+
+/// Answers with which parsers refuse a command (lowercase, matched anywhere in the
+/// game's answer): the command was not understood, names nothing in view, or cannot be
+/// done here. TextWorld and Inform: "That's not a verb I recognise.", "You can't see any
+/// such thing.", "You can't go that way."; TextWorld-Express: "Unknown action.";
+/// ScienceWorld: "No known action matches that input."; Infocom: "I don't know the word".
+pub const REFUSALS: &[&str] = &[
+    "unknown action",
+    "no known action matches",
+    "not a verb i recognise",
+    "not a verb i recognize",
+    "i didn't understand that",
+    "i don't understand",
+    "i don't know the word",
+    "you can't see any such thing",
+    "you can't go that way",
+    "you can't do that",
+    "that's not something you can",
+    "i only understood you as far as",
+    "you used the word",
+    "that sentence isn't one i recognize",
+    "i beg your pardon",
+    "there is no such thing",
+    "you don't see that here",
+    "you cannot see",
+    "is not here",
+];
+
+impl CommandGrammar {
+    /// Every grammar, in the order tables list them.
+    pub const ALL: [CommandGrammar; 4] = [
+        CommandGrammar::TextWorld,
+        CommandGrammar::TextworldExpress,
+        CommandGrammar::ScienceWorld,
+        CommandGrammar::InteractiveFiction,
+    ];
+
+    /// The name flags, protocol lines and manifests use.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommandGrammar::TextWorld => "textworld",
+            CommandGrammar::TextworldExpress => "textworld-express",
+            CommandGrammar::ScienceWorld => "scienceworld",
+            CommandGrammar::InteractiveFiction => "interactive-fiction",
+        }
+    }
+
+    /// The family's command templates: words, with [`OBJ`] for a thing and [`DIR`] for a
+    /// direction.
+    pub fn templates(self) -> &'static [&'static str] {
+        match self {
+            CommandGrammar::TextWorld => &[
+                "look",
+                "inventory",
+                "go DIR",
+                "examine OBJ",
+                "take OBJ",
+                "take OBJ from OBJ",
+                "drop OBJ",
+                "put OBJ on OBJ",
+                "insert OBJ into OBJ",
+                "open OBJ",
+                "close OBJ",
+                "unlock OBJ with OBJ",
+                "lock OBJ with OBJ",
+                "eat OBJ",
+                "drink OBJ",
+                "cook OBJ with OBJ",
+                "slice OBJ with OBJ",
+                "chop OBJ with OBJ",
+                "dice OBJ with OBJ",
+                "prepare meal",
+            ],
+            CommandGrammar::TextworldExpress => &[
+                "look around",
+                "inventory",
+                "task",
+                "move DIR",
+                "open door to DIR",
+                "close door to DIR",
+                "take OBJ",
+                "put OBJ in OBJ",
+                "open OBJ",
+                "close OBJ",
+                "read OBJ",
+                "examine OBJ",
+                "eat OBJ",
+                "smell OBJ",
+                "touch OBJ",
+                "cook OBJ in OBJ",
+                "slice OBJ",
+                "chop OBJ",
+                "dice OBJ",
+                "prepare meal",
+            ],
+            CommandGrammar::ScienceWorld => &[
+                "look around",
+                "inventory",
+                "task",
+                "go to OBJ",
+                "look at OBJ",
+                "look in OBJ",
+                "read OBJ",
+                "pick up OBJ",
+                "put down OBJ",
+                "move OBJ to OBJ",
+                "open OBJ",
+                "close OBJ",
+                "activate OBJ",
+                "deactivate OBJ",
+                "use OBJ on OBJ",
+                "connect OBJ to OBJ",
+                "disconnect OBJ",
+                "pour OBJ in OBJ",
+                "dunk OBJ in OBJ",
+                "mix OBJ",
+                "eat OBJ",
+                "flush OBJ",
+                "focus on OBJ",
+                "wait",
+                "wait1",
+            ],
+            CommandGrammar::InteractiveFiction => &[
+                "look",
+                "inventory",
+                "DIR",
+                "examine OBJ",
+                "take OBJ",
+                "drop OBJ",
+                "open OBJ",
+                "close OBJ",
+                "read OBJ",
+                "put OBJ in OBJ",
+                "put OBJ on OBJ",
+                "unlock OBJ with OBJ",
+                "turn on OBJ",
+                "turn off OBJ",
+                "push OBJ",
+                "pull OBJ",
+                "enter OBJ",
+                "search OBJ",
+                "give OBJ to OBJ",
+                "ask OBJ about OBJ",
+                "wear OBJ",
+                "eat OBJ",
+                "wait",
+                "help",
+            ],
+        }
+    }
+
+    /// The directions the family's moves take.
+    pub fn directions(self) -> &'static [&'static str] {
+        match self {
+            CommandGrammar::TextWorld | CommandGrammar::TextworldExpress => {
+                &["north", "south", "east", "west"]
+            }
+            CommandGrammar::ScienceWorld => &[],
+            CommandGrammar::InteractiveFiction => &[
+                "north",
+                "south",
+                "east",
+                "west",
+                "northeast",
+                "northwest",
+                "southeast",
+                "southwest",
+                "up",
+                "down",
+            ],
+        }
+    }
+
+    /// Whether the parser accepts only its templates (the generated families), so the
+    /// answer is held to them; a human-written story has verbs of its own, and its
+    /// templates are examples.
+    pub fn closed(self) -> bool {
+        !matches!(self, CommandGrammar::InteractiveFiction)
+    }
+
+    /// Whether the parser names things without articles (`take coin`, not `take the
+    /// coin`): TextWorld-Express and ScienceWorld match object names word for word.
+    pub fn without_articles(self) -> bool {
+        matches!(
+            self,
+            CommandGrammar::TextworldExpress | CommandGrammar::ScienceWorld
+        )
+    }
+
+    /// The command that only looks: the fallback when no valid command was written.
+    pub fn look(self) -> &'static str {
+        self.templates()[0]
+    }
+
+    /// The command that moves one way (`go north`, `move north`, `north`), when the
+    /// family moves by directions: its first template with a [`DIR`] slot.
+    pub fn move_to(self, direction: &str) -> Option<String> {
+        self.templates()
+            .iter()
+            .find(|t| t.split(' ').any(|w| w == DIR))
+            .map(|t| t.replace(DIR, direction))
+    }
+
+    /// The grammar a game harness names (TALES's environment names: `TWXCoinCollector`,
+    /// `ScienceWorldBoil`, `JerichoEnvZork1`, `TWCookingLevel1`), or `None`.
+    pub fn of_game_name(name: &str) -> Option<Self> {
+        let prefixed = |p: &str| name.len() > p.len() && name.starts_with(p);
+        if prefixed("TWX") {
+            Some(CommandGrammar::TextworldExpress)
+        } else if prefixed("ScienceWorld") {
+            Some(CommandGrammar::ScienceWorld)
+        } else if prefixed("Jericho") {
+            Some(CommandGrammar::InteractiveFiction)
+        } else if prefixed("TW") {
+            Some(CommandGrammar::TextWorld)
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether `answer`, the game's text after a command, refuses it ([`REFUSALS`]).
+pub fn refuses(answer: &str) -> bool {
+    let lower = answer.to_lowercase().replace('\u{2019}', "'");
+    REFUSALS.iter().any(|r| lower.contains(r))
+}
+
+impl std::fmt::Display for CommandGrammar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CommandGrammar {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let names: Vec<&str> = Self::ALL.iter().map(|g| g.name()).collect();
+        Self::ALL
+            .into_iter()
+            .find(|g| g.name() == s.trim())
+            .ok_or_else(|| {
+                format!(
+                    "unknown command grammar {s:?}; the grammars are {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each family's refusals are read as refusals; ordinary answers are not.
+    #[test]
+    fn refusals_are_recognised_by_family() {
+        for answer in [
+            "Unknown action.",
+            "No known action matches that input.",
+            "That's not a verb I recognise.",
+            "You can\u{2019}t see any such thing.",
+            "I don't know the word \"xyzzy\".",
+        ] {
+            assert!(refuses(answer), "{answer}");
+        }
+        for answer in [
+            "You take the coin.",
+            "You move north.\n\nYou are in the kitchen.",
+            "The door is now open.",
+        ] {
+            assert!(!refuses(answer), "{answer}");
+        }
+    }
+
+    /// TALES's environment names give their families; other names give none.
+    #[test]
+    fn harness_names_give_families() {
+        assert_eq!(
+            CommandGrammar::of_game_name("TWXCoinCollector"),
+            Some(CommandGrammar::TextworldExpress)
+        );
+        assert_eq!(
+            CommandGrammar::of_game_name("ScienceWorldBoil"),
+            Some(CommandGrammar::ScienceWorld)
+        );
+        assert_eq!(
+            CommandGrammar::of_game_name("JerichoEnvZork1"),
+            Some(CommandGrammar::InteractiveFiction)
+        );
+        assert_eq!(
+            CommandGrammar::of_game_name("TWCookingLevel1"),
+            Some(CommandGrammar::TextWorld)
+        );
+        assert_eq!(CommandGrammar::of_game_name("my-game"), None);
+        assert_eq!(
+            CommandGrammar::TextworldExpress.move_to("west").as_deref(),
+            Some("move west")
+        );
+        assert_eq!(CommandGrammar::ScienceWorld.move_to("west"), None);
+        for g in CommandGrammar::ALL {
+            assert_eq!(g.name().parse::<CommandGrammar>(), Ok(g));
+            assert!(!g.templates().is_empty());
+        }
+    }
+}

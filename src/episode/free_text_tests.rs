@@ -1,0 +1,150 @@
+//! Free text under the extended profile (rules `game-commands` and
+//! `remembered-refusals`): the house of `tests.rs` behind a parser that refuses what it
+//! does not understand, played by a scripted model that writes plan phrases.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use super::tests::{House, config, play_in};
+use super::*;
+use crate::env::{CommandGrammar, EnvError};
+use crate::llm::scripted::Scripted;
+use crate::trajectory::ActionSource;
+
+/// [`House`] in free text: no admissible list, TextWorld's language, and the parser's
+/// refusal where the house would answer "Nothing happens.".
+struct Parser(House);
+
+impl Parser {
+    fn speak(mut s: GameState) -> GameState {
+        s.admissible_commands.clear();
+        s.free_text = true;
+        s.grammar = Some(CommandGrammar::TextWorld);
+        s.observation = s
+            .observation
+            .replace("Nothing happens.", "You can't see any such thing.");
+        s
+    }
+}
+
+#[async_trait]
+impl Environment for Parser {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        self.0.reset().await.map(Parser::speak)
+    }
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        self.0.step(command).await.map(Parser::speak)
+    }
+    async fn close(self: Box<Self>) {}
+}
+
+/// Plan phrases become commands the game parses or are asked again; a refused command
+/// is shown to the next decision and not sent again in the same place, but is sent
+/// where the place has changed.
+#[tokio::test]
+async fn plan_phrases_become_commands_and_refusals_are_remembered() {
+    let script = Arc::new(Scripted::default().actions(&[
+        // Step 1, in the hall: a command the house refuses.
+        "Take the apple.",
+        // Step 2, still in the hall: the refused command again, then a `go to` the
+        // room the agent is in: both asked again, then the game's look command.
+        "take apple",
+        "go to the hall",
+        // Step 3: a plan phrase, asked again, then a move.
+        "walk over to the kitchen to find food",
+        "go east",
+        // Steps 4 and 5: the pantry, where the apple is.
+        "GO NORTH",
+        "take apple",
+    ]));
+    let (result, steps, _) = play_in(
+        Parser(House::new(false)),
+        script.clone(),
+        CancellationToken::new(),
+        free_config(),
+    )
+    .await;
+    let done = result.expect("episode");
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "take the apple",
+            "look",
+            "go east",
+            "go north",
+            "take apple"
+        ]
+    );
+    let sources: Vec<ActionSource> = steps.iter().map(|s| s.action_source).collect();
+    assert_eq!(sources[1], ActionSource::Fallback);
+    assert_eq!(
+        sources[3],
+        ActionSource::Repaired,
+        "upper case read as lower"
+    );
+    assert_eq!(done.summary.outcome, Outcome::Won);
+    // The action calls are held to the language, and the second step's working memory
+    // shows the refusal with the game's answer.
+    let actions: Vec<_> = script
+        .requests()
+        .into_iter()
+        .filter(|r| r.purpose == "action")
+        .collect();
+    let pattern = actions[0].schema.as_ref().expect("schema").1["properties"]["action"]["pattern"]
+        .as_str()
+        .expect("a pattern")
+        .to_string();
+    assert!(pattern.contains("go (north|south|east|west)"), "{pattern}");
+    let second: String = actions[1]
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        second.contains("Commands the game refused here (do not send them again):\n- take the apple -> \"-= Hall =- You can't see any such thing.\""),
+        "{second}"
+    );
+    assert!(
+        second.contains("Commands this game understands (only these;"),
+        "{second}"
+    );
+    // The retry of step 2 was told why.
+    let retry: String = actions[2]
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        retry.contains("the game refused \"take the apple\" here"),
+        "{retry}"
+    );
+    assert!(retry.contains("understands, as listed above, with each OBJ the name of a thing as the game writes it.\nAnswer:"), "{retry}");
+}
+
+/// Under `--without game-commands,remembered-refusals` the same answers are sent as
+/// written: the rules, not the revision, change what is sent.
+#[tokio::test]
+async fn without_the_rules_answers_are_sent_as_written() {
+    let script = Arc::new(Scripted::default().actions(&["Take the apple.", "take apple"]));
+    let mut config = free_config();
+    config.max_steps = 2;
+    config.agent.game_commands = false;
+    config.agent.remembered_refusals = false;
+    let (_, steps, _) = play_in(
+        Parser(House::new(false)),
+        script,
+        CancellationToken::new(),
+        config,
+    )
+    .await;
+    let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(commands, ["Take the apple.", "take apple"]);
+}
+
+fn free_config() -> EpisodeConfig {
+    let mut c = config();
+    c.max_steps = 5;
+    c
+}
