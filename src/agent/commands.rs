@@ -8,7 +8,9 @@
 //! `pattern` the server's grammar enforces, checked here again for endpoints that do not
 //! enforce it), and only repaired in ways that keep its meaning (case, articles a parser
 //! of the family does not read). Under `remembered-refusals`, a command the game
-//! answered with a refusal ([`crate::env::grammar::refuses`]) is a fact kept for the
+//! answered with a refusal (the parser did not understand it,
+//! [`crate::env::grammar::refuses`], or refused to do it, [`super::progress::succeeded`])
+//! is a fact kept for the
 //! episode: shown in working memory, and refused as an answer while the agent is in the
 //! same place (room, inventory and score) it was refused in.
 
@@ -35,20 +37,31 @@ const REFUSAL_CHARS: usize = 100;
 const ARTICLES: [&str; 4] = ["the", "a", "an", "some"];
 
 /// Where the agent is, as far as a refusal goes: a command refused here may be
-/// accepted once the room, the inventory or the score has changed.
+/// accepted once the room, the inventory or the score has changed, or a command was
+/// answered with something new (`changes`: an opened door, a thing examined).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Place {
     room: String,
     inventory: String,
     score: i64,
+    changes: u32,
 }
 
-/// A command the game refused, with its answer.
+impl Place {
+    /// The same room, inventory and score, whatever changed since.
+    fn same_state(&self, other: &Place) -> bool {
+        (&self.room, &self.inventory, self.score) == (&other.room, &other.inventory, other.score)
+    }
+}
+
+/// A command whose answer in a place is known: the game refused it, or answered it as
+/// it did before (nothing new).
 #[derive(Debug, Clone, Serialize)]
 pub struct Refusal {
     /// The command as sent.
     pub command: String,
-    /// The game's answer, clipped.
+    /// The game's answer, quoted and clipped (`"Unknown action."`, or `nothing new:
+    /// "..."` for a repeat).
     pub answer: String,
     #[serde(skip)]
     place: Place,
@@ -59,6 +72,10 @@ pub struct Refusal {
 pub struct GameCommands {
     accepted: Vec<String>,
     refused: Vec<Refusal>,
+    /// Each accepted command's answer in its place (command words without articles).
+    answered: Vec<(Place, Vec<String>, String)>,
+    /// Accepted commands answered with something new so far.
+    changes: u32,
     /// Where the command being decided is sent from.
     here: Place,
     /// The room the game last named in an observation ("You are in the kitchen."),
@@ -73,14 +90,15 @@ pub struct Language {
     pub grammar: CommandGrammar,
     /// The whole-answer pattern (`^...$`).
     pub pattern: String,
-    /// What is played when no answer is a command to send: a move the observation
-    /// names, then the family's look command, in this order.
+    /// What is played when no answer is a command to send: for each direction the
+    /// observation names, the family's commands that go that way (`move north`, `open
+    /// door to north`), then the family's look command, in this order.
     pub fallbacks: Vec<String>,
 }
 
 impl Language {
     /// The language of `grammar`, with the `go to` shortcuts to `targets`; its
-    /// fallbacks are the moves `observation` names and the family's look command.
+    /// fallbacks go the ways `observation` names, then look.
     pub fn new(grammar: CommandGrammar, targets: &[String], observation: &str) -> Self {
         let mut alternatives: Vec<String> = Vec::new();
         if grammar.closed() {
@@ -111,7 +129,7 @@ impl Language {
             .directions()
             .iter()
             .filter(|d| words.iter().any(|w| w == *d))
-            .filter_map(|d| grammar.move_to(d))
+            .flat_map(|d| grammar.moves(d))
             .collect();
         fallbacks.push(grammar.look().to_string());
         Self {
@@ -170,28 +188,44 @@ impl GameCommands {
             room: room.map_or_else(|| self.named_room.clone(), entity_key),
             inventory: inventory.trim().to_string(),
             score,
+            changes: self.changes,
         };
     }
 
-    /// Record what the game answered to `command`: a refusal is kept with its place, an
-    /// accepted command joins the commands that worked.
+    /// Record what the game answered to `command`: a refusal, or an answer the same
+    /// command got before in the same state, is kept with its place; any other answer
+    /// is a change, and the command joins the commands that worked.
     pub fn observe(&mut self, command: &str, answer: &str) {
         if command.is_empty() {
             return;
         }
-        if refuses(answer) {
-            self.refused.push(Refusal {
-                command: command.to_string(),
-                answer: clip(
-                    &answer.split_whitespace().collect::<Vec<_>>().join(" "),
-                    REFUSAL_CHARS,
-                ),
-                place: self.here.clone(),
-            });
-        } else {
-            self.accepted.retain(|c| c != command);
-            self.accepted.push(command.to_string());
+        let text = answer.split_whitespace().collect::<Vec<_>>().join(" ");
+        let quoted = format!("\"{}\"", clip(&text, REFUSAL_CHARS));
+        if refuses(answer) || !super::progress::succeeded(answer) {
+            self.refuse(command, quoted);
+            return;
         }
+        let words = plain(command);
+        let known = self
+            .answered
+            .iter()
+            .any(|(p, c, a)| p.same_state(&self.here) && *c == words && *a == text);
+        if known {
+            self.refuse(command, format!("nothing new: {quoted}"));
+        } else {
+            self.answered.push((self.here.clone(), words, text));
+            self.changes += 1;
+        }
+        self.accepted.retain(|c| c != command);
+        self.accepted.push(command.to_string());
+    }
+
+    fn refuse(&mut self, command: &str, answer: String) {
+        self.refused.push(Refusal {
+            command: command.to_string(),
+            answer,
+            place: self.here.clone(),
+        });
     }
 
     /// Whether the game refused `command` in the current place (up to case and
@@ -210,10 +244,16 @@ impl GameCommands {
         &self.accepted[from..]
     }
 
-    /// The latest refusals in the current place, oldest first, each command once.
+    /// The latest refusals in the current state (room, inventory, score), oldest
+    /// first, each command once.
     pub fn refusals_here(&self) -> Vec<&Refusal> {
         let mut out: Vec<&Refusal> = Vec::new();
-        for r in self.refused.iter().rev().filter(|r| r.place == self.here) {
+        for r in self
+            .refused
+            .iter()
+            .rev()
+            .filter(|r| r.place.same_state(&self.here))
+        {
             if out.len() < REFUSED_SHOWN && !out.iter().any(|o| o.command == r.command) {
                 out.push(r);
             }
@@ -277,7 +317,7 @@ pub fn free_command(
     }
     if let Some(r) = commands.and_then(|c| c.refused_here(&command)) {
         return Err(format!(
-            "the game refused \"{}\" here (it answered \"{}\"): write another command",
+            "the game's answer to \"{}\" here is known ({}): write another command",
             r.command, r.answer
         ));
     }
@@ -334,9 +374,12 @@ impl Shown {
             ));
         }
         if !self.refused.is_empty() {
-            out.push("Commands the game refused here (do not send them again):".into());
+            out.push(
+                "Commands whose answer here is known (refused, or nothing new; send them again only after something changed):"
+                    .into(),
+            );
             for r in &self.refused {
-                out.push(format!("- {} -> \"{}\"", r.command, r.answer));
+                out.push(format!("- {} -> {}", r.command, r.answer));
             }
         }
         out.join("\n")
@@ -408,7 +451,10 @@ mod tests {
         let story = Language::new(CommandGrammar::InteractiveFiction, &[], "");
         assert_eq!(story.command("xyzzy"), Ok(("xyzzy".into(), false)));
         assert!(story.command("a b c d e f g h i").is_err());
-        assert_eq!(twx.fallbacks, ["move north", "look around"]);
+        assert_eq!(
+            twx.fallbacks,
+            ["move north", "open door to north", "look around"]
+        );
     }
 
     /// A refusal holds in its place (room, inventory, score), up to articles, and is
@@ -421,17 +467,34 @@ mod tests {
         c.observe("take coin", "Unknown action: I'm not sure what you mean.");
         c.observe("look around", "You are in the kitchen.");
         let e = free_command("take the coin", Some(&lang), Some(&c), "kitchen").unwrap_err();
-        assert!(e.contains("the game refused \"take coin\" here"), "{e}");
+        assert!(
+            e.contains("answer to \"take coin\" here is known (\"Unknown action"),
+            "{e}"
+        );
         assert_eq!(c.accepted(), ["look around"]);
         assert_eq!(c.refusals_here().len(), 1);
-        assert_eq!(lang.fallback(Some(&c), None), "look around");
-        // Somewhere else the same command may be sent.
+        // `look around` told something new: the refusal is shown but no longer holds.
+        c.set_place(None, "", 0, "You are in the kitchen.");
+        assert!(free_command("take coin", Some(&lang), Some(&c), "kitchen").is_ok());
+        assert_eq!(c.refusals_here().len(), 1);
+        // The same answer again is nothing new: held until something changes.
+        c.observe("look around", "You are in the kitchen.");
+        c.set_place(None, "", 0, "You are in the kitchen.");
+        let e = free_command("look around", Some(&lang), Some(&c), "kitchen").unwrap_err();
+        assert!(e.contains("nothing new"), "{e}");
+        assert_eq!(
+            lang.fallback(Some(&c), None),
+            "look around",
+            "the last resort"
+        );
+        // Somewhere else the same commands may be sent.
         c.set_place(None, "", 0, "You move west.\n\nYou are in the pantry.");
+        assert!(free_command("look around", Some(&lang), Some(&c), "pantry").is_ok());
         assert!(free_command("take coin", Some(&lang), Some(&c), "pantry").is_ok());
         assert!(c.refusals_here().is_empty());
         // Without the rule, nothing is refused.
         c.set_place(None, "", 0, "You are in the kitchen.");
-        assert!(free_command("take coin", Some(&lang), None, "kitchen").is_ok());
+        assert!(free_command("look around", Some(&lang), None, "kitchen").is_ok());
         let sw = Language::new(CommandGrammar::ScienceWorld, &[], "");
         let e = free_command("go to the kitchen", Some(&sw), None, "kitchen").unwrap_err();
         assert!(e.contains("already in the kitchen"), "{e}");

@@ -35,30 +35,20 @@ pub const OBJ: &str = "OBJ";
 /// A slot of a template: one of the family's directions.
 pub const DIR: &str = "DIR";
 
-/// Answers with which parsers refuse a command (lowercase, matched anywhere in the
-/// game's answer): the command was not understood, names nothing in view, or cannot be
-/// done here. TextWorld and Inform: "That's not a verb I recognise.", "You can't see any
-/// such thing.", "You can't go that way."; TextWorld-Express: "Unknown action.";
-/// ScienceWorld: "No known action matches that input."; Infocom: "I don't know the word".
+/// Answers with which parsers say they did not understand a command (lowercase,
+/// matched anywhere in the game's answer): TextWorld-Express's "Unknown action: I'm not
+/// sure what you mean.", ScienceWorld's "No known action matches that input.", Inform's
+/// "That's not a verb I recognise." and "I didn't understand that sentence.", Infocom's
+/// "I beg your pardon?". The agent also reads the answers that refuse a command the
+/// parser understood ("You can't see any such thing.", "It is locked.") as refusals
+/// (`agent::progress::succeeded`).
 pub const REFUSALS: &[&str] = &[
     "unknown action",
     "no known action matches",
-    "not a verb i recognise",
-    "not a verb i recognize",
-    "i didn't understand that",
-    "i don't understand",
-    "i don't know the word",
-    "you can't see any such thing",
-    "you can't go that way",
-    "you can't do that",
-    "that's not something you can",
-    "i only understood you as far as",
+    "not a verb i recogni",
+    "i didn't understand",
     "you used the word",
-    "that sentence isn't one i recognize",
     "i beg your pardon",
-    "there is no such thing",
-    "you don't see that here",
-    "you cannot see",
     "is not here",
 ];
 
@@ -228,13 +218,14 @@ impl CommandGrammar {
         self.templates()[0]
     }
 
-    /// The command that moves one way (`go north`, `move north`, `north`), when the
-    /// family moves by directions: its first template with a [`DIR`] slot.
-    pub fn move_to(self, direction: &str) -> Option<String> {
+    /// The commands that go or open the way one direction (`move north`, `open door to
+    /// north`), in template order; none for a family without directions.
+    pub fn moves(self, direction: &str) -> Vec<String> {
         self.templates()
             .iter()
-            .find(|t| t.split(' ').any(|w| w == DIR))
+            .filter(|t| t.split(' ').any(|w| w == DIR) && !t.starts_with("close "))
             .map(|t| t.replace(DIR, direction))
+            .collect()
     }
 
     /// The grammar a game harness names (TALES's environment names: `TWXCoinCollector`,
@@ -255,7 +246,8 @@ impl CommandGrammar {
     }
 }
 
-/// Whether `answer`, the game's text after a command, refuses it ([`REFUSALS`]).
+/// Whether `answer`, the game's text after a command, says the parser did not
+/// understand it ([`REFUSALS`]).
 pub fn refuses(answer: &str) -> bool {
     let lower = answer.to_lowercase().replace('\u{2019}', "'");
     REFUSALS.iter().any(|r| lower.contains(r))
@@ -287,15 +279,14 @@ impl std::str::FromStr for CommandGrammar {
 mod tests {
     use super::*;
 
-    /// Each family's refusals are read as refusals; ordinary answers are not.
+    /// Each family's parser refusals are read as such; ordinary answers are not.
     #[test]
-    fn refusals_are_recognised_by_family() {
+    fn parser_refusals_are_recognised_by_family() {
         for answer in [
-            "Unknown action.",
+            "Unknown action: I'm not sure what you mean.",
             "No known action matches that input.",
             "That's not a verb I recognise.",
-            "You can\u{2019}t see any such thing.",
-            "I don't know the word \"xyzzy\".",
+            "I didn\u{2019}t understand that sentence.",
         ] {
             assert!(refuses(answer), "{answer}");
         }
@@ -329,10 +320,10 @@ mod tests {
         );
         assert_eq!(CommandGrammar::of_game_name("my-game"), None);
         assert_eq!(
-            CommandGrammar::TextworldExpress.move_to("west").as_deref(),
-            Some("move west")
+            CommandGrammar::TextworldExpress.moves("west"),
+            ["move west", "open door to west"]
         );
-        assert_eq!(CommandGrammar::ScienceWorld.move_to("west"), None);
+        assert!(CommandGrammar::ScienceWorld.moves("west").is_empty());
         for g in CommandGrammar::ALL {
             assert_eq!(g.name().parse::<CommandGrammar>(), Ok(g));
             assert!(!g.templates().is_empty());

@@ -103,7 +103,7 @@ async fn plan_phrases_become_commands_and_refusals_are_remembered() {
         .map(|m| m.content.clone())
         .collect();
     assert!(
-        second.contains("Commands the game refused here (do not send them again):\n- take the apple -> \"-= Hall =- You can't see any such thing.\""),
+        second.contains("Commands whose answer here is known (refused, or nothing new; send them again only after something changed):\n- take the apple -> \"-= Hall =- You can't see any such thing.\""),
         "{second}"
     );
     assert!(
@@ -117,7 +117,7 @@ async fn plan_phrases_become_commands_and_refusals_are_remembered() {
         .map(|m| m.content.clone())
         .collect();
     assert!(
-        retry.contains("the game refused \"take the apple\" here"),
+        retry.contains("the game's answer to \"take the apple\" here is known"),
         "{retry}"
     );
     assert!(retry.contains("understands, as listed above, with each OBJ the name of a thing as the game writes it.\nAnswer:"), "{retry}");

@@ -106,8 +106,8 @@ pub enum Rule {
     /// In free text, the decision writes a command of the game family's language, held
     /// to it by a pattern the server enforces (`agent::commands`).
     GameCommands,
-    /// A command the game refused is kept in working memory and not sent again in the
-    /// same place (`agent::commands`).
+    /// A command the game refused, or answered as before, is kept in working memory
+    /// and not sent again until something changed (`agent::commands`).
     RememberedRefusals,
 }
 
@@ -183,7 +183,7 @@ impl Rule {
                 "in free text, working memory shows the game family's command templates and directions and the commands the game accepted before, and the decision's command is held to them by a pattern the server's grammar enforces (articles dropped where the family's parser does not read them; a `go to` only to a known room other than the current one)"
             }
             Rule::RememberedRefusals => {
-                "a command the game refused (\"Unknown action\", \"That's not a verb I recognise\", \"You can't see any such thing\") is shown in working memory with the game's answer and refused as an answer while the room, inventory and score are those it was refused in"
+                "a command whose answer in the current state is known (the game refused it: \"Unknown action\", \"You can't see any such thing\", \"It is locked\"; or it answered exactly as before) is shown in working memory with the answer, and refused as an answer until the room, inventory or score changes or a command is answered with something new"
             }
         }
     }
