@@ -135,10 +135,10 @@ play() {  # mode agent-arguments...
 for mode in free admissible; do
   play "$mode" --agent agents/llm.py zero-shot --llm "$name" --conversation --act-temp 0
   play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile extended \
-    --ariadne-runs-dir "$out/$mode/runs-extended" --ariadne-args "--length-limits"
+    --ariadne-runs-dir "$out/$mode/runs-extended" --ariadne-args=--length-limits
   if [ "$mode" = free ]; then
     play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile paper \
-      --ariadne-runs-dir "$out/$mode/runs-paper" --ariadne-args "--length-limits"
+      --ariadne-runs-dir "$out/$mode/runs-paper" --ariadne-args=--length-limits
   fi
   zero=$(ls -d "$out/$mode/logs"/tales_LLMAgent_* 2>/dev/null | head -n 1)
   ext="$out/$mode/logs/tales_Ariadne_extended_arigraph"

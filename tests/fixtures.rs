@@ -7,7 +7,10 @@
 //! `extended-rules-4` by the build before memory rules 5, 19e2f0c, `paper-rules-5` and
 //! `extended-rules-5` by the build before memory rules 6, dc76b01, `paper-rules-6` and
 //! `extended-rules-6` by the build before agent revision 9 and memory rules 7, 68db669,
-//! `paper-rules-7` and `extended-rules-7` by the build before memory rules 8, c3d09a8).
+//! `paper-rules-7` and `extended-rules-7` by the build before memory rules 8, c3d09a8,
+//! `paper-agent-9` and `extended-agent-9` by the build before agent revision 10,
+//! f9fb27d). `extended-free-text` plays the walk in free text: the decision held to
+//! TextWorld's language, the commands whose answer is known held back.
 
 mod common;
 
@@ -41,6 +44,10 @@ fn specs() -> Vec<(String, Vec<String>)> {
         (
             "extended".into(),
             vec!["--profile".into(), "extended".into()],
+        ),
+        (
+            "extended-free-text".into(),
+            vec!["--profile".into(), "extended".into(), "--free-text".into()],
         ),
     ];
     for r in 1..=8 {
@@ -181,6 +188,11 @@ fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
         ("paper-rules-7".into(), vec![]),
         (
             "extended-rules-7".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+        ("paper-agent-9".into(), vec![]),
+        (
+            "extended-agent-9".into(),
             vec!["--profile".into(), "extended".into()],
         ),
     ]

@@ -84,6 +84,7 @@ impl CommandGrammar {
                 "take OBJ from OBJ",
                 "drop OBJ",
                 "put OBJ on OBJ",
+                "put OBJ in OBJ",
                 "insert OBJ into OBJ",
                 "open OBJ",
                 "close OBJ",
