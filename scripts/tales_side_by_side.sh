@@ -10,10 +10,11 @@
 #   2. starts one llama.cpp server with the embedded model (Ariadne's own launcher,
 #      ariadne_serve.py: one slot, the whole --ctx), on 127.0.0.1;
 #   3. plays, through TALES's own benchmark.py, at STEPS steps a game (default 20):
-#      in free text (TALES's default) and with --admissible-commands, TALES's zero-shot agent
-#      (agents/llm.py, conversation mode, temperature 0) and Ariadne `extended`; in free text
-#      also Ariadne `paper`. Every agent calls the same server. TALES skips the games a log
-#      directory already holds, so running the script again resumes where it stopped;
+#      TALES's zero-shot agent (agents/llm.py, conversation mode, temperature 0) in free text
+#      (TALES's default) and with --admissible-commands, then Ariadne `extended` in both,
+#      then Ariadne `paper` in free text. Every agent calls the same server. TALES skips the
+#      games a log directory already holds, so running the script again resumes where it
+#      stopped;
 #   4. writes OUT_DIR/table.md: per game and per family mean, TALES's score (the best reached
 #      over the maximum, in %), the step at which the best score was first reached, prompt and
 #      completion tokens per step as TALES's logs count them, and seconds per step; and
@@ -132,14 +133,17 @@ play() {  # mode agent-arguments...
     --envs "${games[@]}" --nb-steps "$steps" "${flag[@]}" --log-dir "$out/$mode/logs" \
     || echo "benchmark.py ended with an error ($mode $*); its finished games are kept" >&2
 }
+# The one-call agent first in both modes (seconds a game), then Ariadne (minutes a game).
 for mode in free admissible; do
   play "$mode" --agent agents/llm.py zero-shot --llm "$name" --conversation --act-temp 0
+done
+for mode in free admissible; do
   play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile extended \
     --ariadne-runs-dir "$out/$mode/runs-extended" --ariadne-args=--length-limits
-  if [ "$mode" = free ]; then
-    play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile paper \
-      --ariadne-runs-dir "$out/$mode/runs-paper" --ariadne-args=--length-limits
-  fi
+done
+play free --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile paper \
+  --ariadne-runs-dir "$out/free/runs-paper" --ariadne-args=--length-limits
+for mode in free admissible; do
   zero=$(ls -d "$out/$mode/logs"/tales_LLMAgent_* 2>/dev/null | head -n 1)
   ext="$out/$mode/logs/tales_Ariadne_extended_arigraph"
   if [ -n "$zero" ] && [ -d "$ext" ]; then

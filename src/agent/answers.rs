@@ -114,65 +114,9 @@ pub const REASON_CHARS_COMPACT: usize = 60;
 /// Longest rationale under revision 2, characters.
 pub const RATIONALE_CHARS_COMPACT: usize = 150;
 
-/// Longest free-text command, characters (Jericho cuts input at 198 bytes; a command
-/// of more than a few words is not one a parser reads).
-pub const COMMAND_CHARS: usize = 120;
-
-/// Interpreter commands a free-text answer may not give: they save, load, restart or
-/// quit the game, write files, or rewind it (the Jericho bridge refuses them too).
-pub const META_COMMANDS: &[&str] = &[
-    "save",
-    "restore",
-    "restart",
-    "quit",
-    "q",
-    "script",
-    "unscript",
-    "transcript",
-    "noscript",
-    "undo",
-];
-
-/// A free-text answer as the command sent to the game: trimmed, inner whitespace
-/// collapsed, a leading prompt sign (`>`) dropped; nothing else changes.
-///
-/// # Errors
-/// An empty command, one of more than one line, or one longer than [`COMMAND_CHARS`]
-/// (the message says which, for the retry).
-pub fn free_command(answer: &str) -> Result<String, String> {
-    let trimmed = answer.trim();
-    if trimmed.contains('\n') {
-        return Err("the action must be one command on one line".into());
-    }
-    let command = trimmed
-        .strip_prefix('>')
-        .unwrap_or(trimmed)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if command.is_empty() {
-        return Err("the action is empty: write one command for the game".into());
-    }
-    let verb = command
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
-    if META_COMMANDS.contains(&verb.as_str()) {
-        return Err(format!(
-            "\"{verb}\" is an interpreter command (save, restore, restart, quit, undo, script); write a command for the game"
-        ));
-    }
-    if command.chars().count() > COMMAND_CHARS {
-        return Err(format!(
-            "the action is longer than {COMMAND_CHARS} characters: write one short command"
-        ));
-    }
-    Ok(command)
-}
-
 /// The decision's schema in free-text mode: the action is any short string.
 pub(super) fn free_action_schema(revision: super::AgentRevision) -> Value {
+    use super::commands::COMMAND_CHARS;
     let mut schema = action_schema(&[], revision);
     schema["properties"]["action"] = json!({"type": "string", "maxLength": COMMAND_CHARS});
     schema
@@ -211,25 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn free_commands_are_cleaned_never_rewritten() {
-        assert_eq!(
-            free_command("  > open   the Mailbox ").unwrap(),
-            "open the Mailbox"
-        );
-        assert_eq!(free_command("north").unwrap(), "north");
-        assert!(free_command("   ").unwrap_err().contains("empty"));
-        assert!(
-            free_command("north\nsouth")
-                .unwrap_err()
-                .contains("one line")
-        );
-        assert!(free_command(&"x".repeat(COMMAND_CHARS + 1)).is_err());
-        assert!(
-            free_command("SAVE game")
-                .unwrap_err()
-                .contains("interpreter command")
-        );
-        assert_eq!(free_command("quietly wait").unwrap(), "quietly wait");
+    fn the_free_text_schema_takes_any_short_command() {
         let schema = free_action_schema(crate::agent::AgentRevision::CURRENT);
         assert!(schema["properties"]["action"].get("enum").is_none());
         assert_eq!(schema["required"], json!(["rationale", "action"]));

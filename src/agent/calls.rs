@@ -7,7 +7,7 @@ use anyhow::Result;
 use minijinja::context;
 
 use super::answers::{self, ActionAnswer, PlanAnswer, action_schema, plan_schema};
-use super::commands::{self, Language};
+use super::commands::{self, Speech};
 use super::reference::answers::{
     ReferenceActionAnswer, ReferencePlanAnswer, reference_action_schema,
     reference_key_items_schema, reference_plan_schema,
@@ -107,17 +107,69 @@ impl Agent {
 
     /// The ReAct decision (paper section 3): a rationale and one action of `offered`
     /// (matched to the admissible list, a repair when only close); a bad answer falls
-    /// back to a default action. In free-text mode (`free_text`) the action is a command
-    /// for the game's parser ([`answers::free_command`]); only the `go to` shortcuts of
-    /// `offered` are shown, and an answer equal to one of `offered` is taken as it.
+    /// back to a default action. In free text ([`Speech::FreeText`]) the action is a
+    /// command for the game's parser ([`commands::free_command`]); only the `go to`
+    /// shortcuts of `offered` are shown, and an answer equal to one of `offered` is taken
+    /// as it.
     pub(super) async fn choose_action(
         &mut self,
         wm: minijinja::Value,
         offered: &[String],
         revision: AgentRevision,
-        free_text: bool,
-        language: Option<&Language>,
+        speech: Speech<'_>,
     ) -> Result<(String, String, ActionSource)> {
+        let answer = self.ask_action(wm, offered, revision, speech).await?;
+        let language = match speech {
+            Speech::FreeText(language) => language,
+            Speech::Admissible => None,
+        };
+        let here = self.progress.here.clone().unwrap_or_default();
+        let refusals = self.settings.remembers_refusals().then_some(&self.commands);
+        if let Speech::FreeText(_) = speech
+            && let Some(a) = &answer
+            && match_admissible(&a.action, offered).is_none()
+            && let Ok((command, repaired)) =
+                commands::free_command(&a.action, language, refusals, &here)
+        {
+            let source = if repaired {
+                self.pending.repairs += 1;
+                ActionSource::Repaired
+            } else {
+                ActionSource::Llm
+            };
+            return Ok((command, a.rationale.clone(), source));
+        }
+        let matched = answer.and_then(|a| {
+            match_admissible(&a.action, offered)
+                .map(|(c, repaired)| (c.to_string(), a.rationale, repaired))
+        });
+        Ok(match (matched, language) {
+            (Some((cmd, rationale, false)), _) => (cmd, rationale, ActionSource::Llm),
+            (Some((cmd, rationale, true)), _) => (cmd, rationale, ActionSource::Repaired),
+            (None, Some(l)) => (
+                self.commands.fallback(
+                    l,
+                    self.actions.last().map(String::as_str),
+                    refusals.is_some(),
+                ),
+                "no valid command from the LLM; a way the observation names, else the game's look command".into(),
+                ActionSource::Fallback,
+            ),
+            (None, None) => self.fallback(offered),
+        })
+    }
+
+    /// The decision's call: the profile's action prompt, its schema (the admissible
+    /// list as an enum, or in free text a short string, held to the game's language's
+    /// pattern under rule `game-commands`), asked again once with why an answer was
+    /// refused.
+    async fn ask_action(
+        &mut self,
+        wm: minijinja::Value,
+        offered: &[String],
+        revision: AgentRevision,
+        speech: Speech<'_>,
+    ) -> Result<Option<ActionAnswer>> {
         let admissible = offered;
         let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
         let reference = self.settings.reference_prompts();
@@ -131,84 +183,43 @@ impl Agent {
             template,
             context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, shared_prefix => revision.shares_prefix(), ..wm },
         )?;
+        let free_text = matches!(speech, Speech::FreeText(_));
         let mut schema = match (reference, free_text) {
             (true, true) => reference_action_schema(None),
             (true, false) => reference_action_schema(Some(admissible)),
             (false, true) => answers::free_action_schema(revision),
             (false, false) => action_schema(admissible, revision),
         };
-        if let Some(l) = language.filter(|_| free_text) {
+        let language = match speech {
+            Speech::FreeText(Some(l)) => Some(l),
+            _ => None,
+        };
+        if let Some(l) = language {
             answers::hold_to_pattern(&mut schema, &l.pattern);
         }
         let here = self.progress.here.clone().unwrap_or_default();
         let refusals = self.settings.remembers_refusals().then_some(&self.commands);
-        let free = |answer: &str| commands::free_command(answer, language, refusals, &here);
         let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
             Some(_) => Ok(()),
-            None if free_text => free(&a.action).map(|_| ()),
+            None if free_text => {
+                commands::free_command(&a.action, language, refusals, &here).map(|_| ())
+            }
             None => Err(format!(
                 "\"{}\" is not one of the admissible actions",
                 clip(&a.action, 100)
             )),
         };
-        let answer: Option<ActionAnswer> = if reference {
+        let ask = Ask::new("action", messages, schema, 250);
+        Ok(if reference {
             self.llm
-                .ask(
-                    &mut self.pending,
-                    Ask::new("action", messages, schema, 250),
-                    |a: &ReferenceActionAnswer| check(&a.as_action()),
-                )
+                .ask(&mut self.pending, ask, |a: &ReferenceActionAnswer| {
+                    check(&a.as_action())
+                })
                 .await?
                 .map(|a| a.as_action())
         } else {
-            self.llm
-                .ask(
-                    &mut self.pending,
-                    Ask::new("action", messages, schema, 250),
-                    check,
-                )
-                .await?
-        };
-        if free_text
-            && let Some(a) = &answer
-            && match_admissible(&a.action, admissible).is_none()
-            && let Ok((command, repaired)) = free(&a.action)
-        {
-            let source = if repaired {
-                self.pending.repairs += 1;
-                ActionSource::Repaired
-            } else {
-                ActionSource::Llm
-            };
-            return Ok((command, a.rationale.clone(), source));
-        }
-        if let Some(l) = language.filter(|_| free_text) {
-            let look = l.fallback(refusals, self.actions.last().map(String::as_str));
-            let why = "no valid command from the LLM; a move the observation names, else the game's look command".to_string();
-            let matched = answer.and_then(|a| {
-                match_admissible(&a.action, admissible).map(|(c, _)| (c.to_string(), a.rationale))
-            });
-            return Ok(match matched {
-                Some((cmd, rationale)) => (cmd, rationale, ActionSource::Llm),
-                None => (look, why, ActionSource::Fallback),
-            });
-        }
-        let (action, rationale, source) = match answer {
-            Some(a) => match match_admissible(&a.action, admissible) {
-                Some((cmd, repaired)) => (
-                    cmd.to_string(),
-                    a.rationale,
-                    if repaired {
-                        ActionSource::Repaired
-                    } else {
-                        ActionSource::Llm
-                    },
-                ),
-                None => self.fallback(admissible),
-            },
-            None => self.fallback(admissible),
-        };
-        Ok((action, rationale, source))
+            self.llm.ask(&mut self.pending, ask, check).await?
+        })
     }
 
     /// The key items of the observation and the current plan, each with its relevance

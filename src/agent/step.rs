@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Result;
 use minijinja::context;
 
-use super::commands::{self, Language};
+use super::commands::{self, Language, Speech};
 use super::{Agent, Decision, HistoryItem, NOTE_CHARS, PLAN_ITEMS_COMPACT};
 use super::{cooking, reference};
 use crate::env::{CommandGrammar, GameState};
@@ -65,11 +65,15 @@ impl Agent {
             self.compact_working_memory(&seen)
         };
         let revision = self.settings.rev();
+        let speech = if free_text {
+            Speech::FreeText(language.as_ref())
+        } else {
+            Speech::Admissible
+        };
         self.revise_any_plan(&wm).await?;
         dropped.extend(self.drop_achieved(state));
-        let (action, rationale, source) = self
-            .choose_action(wm, &offered, revision, free_text, language.as_ref())
-            .await?;
+        let (action, rationale, source) =
+            self.choose_action(wm, &offered, revision, speech).await?;
         let action = match &cooking {
             Some(pairs) => cooking::as_sent(&action, pairs),
             None => action,

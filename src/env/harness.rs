@@ -18,6 +18,10 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::{EnvError, Environment, GameState};
 
+mod game;
+
+pub use game::HarnessGame;
+
 /// The prefix of a harness game (`harness:NAME`).
 pub const PREFIX: &str = "harness:";
 
@@ -26,45 +30,6 @@ pub const PROTOCOL: u64 = 1;
 
 /// The file of a run directory holding every line the harness sent, in order.
 pub const RECORD: &str = "harness.jsonl";
-
-/// A game played by a harness: only its name, for run directories and tables
-/// (`harness:twx-cookingworld` plays as `harness-twx-cookingworld`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct HarnessGame {
-    /// What the harness calls the game: letters, digits, `.`, `_`, `-`.
-    pub name: String,
-}
-
-impl HarnessGame {
-    /// Read the part after `harness:`.
-    ///
-    /// # Errors
-    /// [`EnvError::BadSpec`] for an empty name or one with other characters.
-    pub fn parse(rest: &str) -> Result<Self, EnvError> {
-        let ok = !rest.is_empty()
-            && rest.len() <= 100
-            && rest
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !ok {
-            return Err(EnvError::BadSpec(format!(
-                "harness game name {rest:?}: use 1 to 100 letters, digits, '.', '_' or '-'"
-            )));
-        }
-        Ok(Self { name: rest.into() })
-    }
-
-    /// The name of its run directories.
-    pub fn short_name(&self) -> String {
-        format!("harness-{}", self.name)
-    }
-}
-
-impl std::fmt::Display for HarnessGame {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{PREFIX}{}", self.name)
-    }
-}
 
 /// What the harness says about the game at a reset or after a command.
 #[derive(Debug, Deserialize)]

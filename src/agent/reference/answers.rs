@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::agent::SubGoal;
-use crate::agent::answers::{ActionAnswer, COMMAND_CHARS, key_items_schema_up_to};
+use crate::agent::answers::{ActionAnswer, key_items_schema_up_to};
+use crate::agent::commands::COMMAND_CHARS;
 use crate::llm::bounds::{self, Bounded};
 
 /// The decision's answer as the reference asks for it (`system_action_agent_sub_expl`):

@@ -18,23 +18,21 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::env::CommandGrammar;
-use crate::env::grammar::{DIR, OBJ, refuses};
+use crate::env::grammar::refuses;
 use crate::memory::names::entity_key;
 use crate::text::clip;
 
-/// A thing's name in a command: one to five words of lowercase letters, digits, `'`
-/// and `-`.
-const THING: &str = "[a-z0-9][a-z0-9'-]*( [a-z0-9'-]+){0,4}";
-/// A command of a story whose verbs are its own: one to eight such words.
-const ANY_COMMAND: &str = "[a-z0-9][a-z0-9,.'-]*( [a-z0-9,.'-]+){0,7}";
+mod language;
+
+use language::plain;
+pub use language::{COMMAND_CHARS, Language, META_COMMANDS};
+
 /// Commands the game accepted that working memory shows, the latest.
 pub const ACCEPTED_SHOWN: usize = 12;
 /// Refusals in the current place that working memory shows, the latest.
 pub const REFUSED_SHOWN: usize = 10;
 /// Longest game answer kept with a refusal, characters.
 const REFUSAL_CHARS: usize = 100;
-/// Words a parser of a family [`CommandGrammar::without_articles`] does not read.
-const ARTICLES: [&str; 4] = ["the", "a", "an", "some"];
 
 /// Where the agent is, as far as a refusal goes: a command refused here may be
 /// accepted once the room, the inventory or the score has changed, or a command was
@@ -81,101 +79,6 @@ pub struct GameCommands {
     /// The room the game last named in an observation ("You are in the kitchen."),
     /// for games whose states name none.
     named_room: String,
-}
-
-/// The language a decision is written in this step.
-#[derive(Debug, Clone)]
-pub struct Language {
-    /// The family's.
-    pub grammar: CommandGrammar,
-    /// The whole-answer pattern (`^...$`).
-    pub pattern: String,
-    /// What is played when no answer is a command to send: for each direction the
-    /// observation names, the family's commands that go that way (`move north`, `open
-    /// door to north`), then the family's look command, in this order.
-    pub fallbacks: Vec<String>,
-}
-
-impl Language {
-    /// The language of `grammar`, with the `go to` shortcuts to `targets`; its
-    /// fallbacks go the ways `observation` names, then look.
-    pub fn new(grammar: CommandGrammar, targets: &[String], observation: &str) -> Self {
-        let mut alternatives: Vec<String> = Vec::new();
-        if grammar.closed() {
-            let dirs = format!("({})", grammar.directions().join("|"));
-            for t in grammar.templates() {
-                let words: Vec<String> = t
-                    .split(' ')
-                    .map(|w| match w {
-                        OBJ => format!("({THING})"),
-                        DIR => dirs.clone(),
-                        _ => regex::escape(w),
-                    })
-                    .collect();
-                alternatives.push(words.join(" "));
-            }
-        } else {
-            alternatives.push(ANY_COMMAND.to_string());
-        }
-        let shortcuts: Vec<String> = targets.iter().map(|t| regex::escape(t)).collect();
-        if !shortcuts.is_empty() {
-            alternatives.push(format!("go to ({})", shortcuts.join("|")));
-        }
-        let words: Vec<String> = observation
-            .split(|c: char| !c.is_alphabetic())
-            .map(str::to_lowercase)
-            .collect();
-        let mut fallbacks: Vec<String> = grammar
-            .directions()
-            .iter()
-            .filter(|d| words.iter().any(|w| w == *d))
-            .flat_map(|d| grammar.moves(d))
-            .collect();
-        fallbacks.push(grammar.look().to_string());
-        Self {
-            grammar,
-            pattern: format!("^({})$", alternatives.join("|")),
-            fallbacks,
-        }
-    }
-
-    /// The command played when no answer could be sent: the first fallback the game
-    /// has not refused here and that is not `last`, the command sent before.
-    pub fn fallback(&self, commands: Option<&GameCommands>, last: Option<&str>) -> String {
-        let open = |c: &&String| commands.is_none_or(|k| k.refused_here(c).is_none());
-        self.fallbacks
-            .iter()
-            .filter(open)
-            .find(|c| Some(c.as_str()) != last)
-            .or_else(|| self.fallbacks.iter().find(open))
-            .unwrap_or(&self.fallbacks[self.fallbacks.len() - 1])
-            .clone()
-    }
-
-    /// The answer as the command to send, repaired only where the meaning stays (a
-    /// leading `>`, case, spacing, articles the family's parser does not read), and
-    /// whether it was repaired.
-    ///
-    /// # Errors
-    /// Why the answer is not a command of the language (for the retry).
-    pub fn command(&self, answer: &str) -> Result<(String, bool), String> {
-        let sent = super::answers::free_command(answer)?;
-        let sent = sent.trim_end_matches(['.', '!']).trim_end().to_string();
-        let command = if self.grammar.without_articles() {
-            plain(&sent).join(" ")
-        } else {
-            sent.to_lowercase()
-        };
-        let pattern = Regex::new(&self.pattern).map_err(|e| e.to_string())?;
-        if !pattern.is_match(&command) {
-            return Err(format!(
-                "\"{}\" is not a command of this game: write one of the commands this game understands, with OBJ the name of a thing as the game writes it",
-                clip(&command, 80)
-            ));
-        }
-        let repaired = command != sent;
-        Ok((command, repaired))
-    }
 }
 
 impl GameCommands {
@@ -238,6 +141,21 @@ impl GameCommands {
             .find(|r| r.place == self.here && plain(&r.command) == asked)
     }
 
+    /// The command played when no answer could be sent: the first of `language`'s
+    /// fallbacks whose answer here is not known, other than `last` (the command sent
+    /// before) where there is another; the last resort is the family's look command.
+    pub fn fallback(&self, language: &Language, last: Option<&str>, held: bool) -> String {
+        let open = |c: &&String| !held || self.refused_here(c).is_none();
+        let options = &language.fallbacks;
+        options
+            .iter()
+            .filter(open)
+            .find(|c| Some(c.as_str()) != last)
+            .or_else(|| options.iter().find(open))
+            .or(options.last())
+            .map_or_else(|| language.grammar.look().to_string(), String::clone)
+    }
+
     /// The latest commands the game accepted, oldest first.
     pub fn accepted(&self) -> &[String] {
         let from = self.accepted.len().saturating_sub(ACCEPTED_SHOWN);
@@ -263,15 +181,6 @@ impl GameCommands {
     }
 }
 
-/// A command's words, lowercase, without articles.
-fn plain(command: &str) -> Vec<String> {
-    command
-        .split_whitespace()
-        .map(str::to_lowercase)
-        .filter(|w| !ARTICLES.contains(&w.as_str()))
-        .collect()
-}
-
 /// The room an observation names ("You are in the kitchen.", "This room is called the
 /// hallway.", "-= Kitchen =-"), as an entity key.
 fn named_room(observation: &str) -> Option<String> {
@@ -290,6 +199,16 @@ pub fn templates_text(grammar: CommandGrammar) -> String {
     grammar.templates().join(", ")
 }
 
+/// How the decision's command is written this step.
+#[derive(Debug, Clone, Copy)]
+pub enum Speech<'a> {
+    /// One of the admissible commands (or a `go to` target).
+    Admissible,
+    /// Free text for the game's parser: as written (`None`), or in the game's language
+    /// (rule `game-commands`).
+    FreeText(Option<&'a Language>),
+}
+
 /// A free-text answer as the command to send, and whether it was repaired: held to
 /// `language` when there is one (never a `go to` the room the agent is in, `here`), and
 /// refused when `commands` (rule `remembered-refusals`) holds it as refused here.
@@ -304,7 +223,7 @@ pub fn free_command(
 ) -> Result<(String, bool), String> {
     let (command, repaired) = match language {
         Some(l) => l.command(answer)?,
-        None => (super::answers::free_command(answer)?, false),
+        None => (language::clean(answer)?, false),
     };
     if language.is_some()
         && !here.is_empty()
@@ -408,113 +327,4 @@ impl Shown {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The pattern the server enforces is the one checked here: commands of the family
-    /// pass (repaired only in case, a closing period and articles the family's parser
-    /// does not read); plan phrases and other families' verbs do not.
-    #[test]
-    fn answers_are_held_to_the_family_language() {
-        let twx = Language::new(
-            CommandGrammar::TextworldExpress,
-            &["living room".into()],
-            "You are in the kitchen. To the North you see a closed wooden door.",
-        );
-        assert_eq!(twx.command("take the coin"), Ok(("take coin".into(), true)));
-        assert_eq!(twx.command("Move North."), Ok(("move north".into(), true)));
-        assert_eq!(
-            twx.command("open door to west"),
-            Ok(("open door to west".into(), false))
-        );
-        assert_eq!(
-            twx.command("go to living room"),
-            Ok(("go to living room".into(), false))
-        );
-        for phrase in [
-            "go west",
-            "go to the kitchen",
-            "find an item to cook with",
-            "take the coin from the shower and put it into the box",
-            "go west -> take the coin",
-        ] {
-            let e = twx.command(phrase).expect_err(phrase);
-            assert!(e.contains("is not a command of this game"), "{e}");
-        }
-        // TextWorld reads articles: they stay.
-        let tw = Language::new(CommandGrammar::TextWorld, &[], "");
-        assert_eq!(
-            tw.command("take the coin"),
-            Ok(("take the coin".into(), false))
-        );
-        // A story's verbs are its own: any short lowercase command.
-        let story = Language::new(CommandGrammar::InteractiveFiction, &[], "");
-        assert_eq!(story.command("xyzzy"), Ok(("xyzzy".into(), false)));
-        assert!(story.command("a b c d e f g h i").is_err());
-        assert_eq!(
-            twx.fallbacks,
-            ["move north", "open door to north", "look around"]
-        );
-    }
-
-    /// A refusal holds in its place (room, inventory, score), up to articles, and is
-    /// lifted where the place has changed; `go to` the room the agent is in is refused.
-    #[test]
-    fn refusals_hold_in_their_place() {
-        let lang = Language::new(CommandGrammar::TextworldExpress, &[], "");
-        let mut c = GameCommands::default();
-        c.set_place(None, "", 0, "You are in the kitchen. You see a stove.");
-        c.observe("take coin", "Unknown action: I'm not sure what you mean.");
-        c.observe("look around", "You are in the kitchen.");
-        let e = free_command("take the coin", Some(&lang), Some(&c), "kitchen").unwrap_err();
-        assert!(
-            e.contains("answer to \"take coin\" here is known (\"Unknown action"),
-            "{e}"
-        );
-        assert_eq!(c.accepted(), ["look around"]);
-        assert_eq!(c.refusals_here().len(), 1);
-        // `look around` told something new: the refusal is shown but no longer holds.
-        c.set_place(None, "", 0, "You are in the kitchen.");
-        assert!(free_command("take coin", Some(&lang), Some(&c), "kitchen").is_ok());
-        assert_eq!(c.refusals_here().len(), 1);
-        // The same answer again is nothing new: held until something changes.
-        c.observe("look around", "You are in the kitchen.");
-        c.set_place(None, "", 0, "You are in the kitchen.");
-        let e = free_command("look around", Some(&lang), Some(&c), "kitchen").unwrap_err();
-        assert!(e.contains("nothing new"), "{e}");
-        assert_eq!(
-            lang.fallback(Some(&c), None),
-            "look around",
-            "the last resort"
-        );
-        // Somewhere else the same commands may be sent.
-        c.set_place(None, "", 0, "You move west.\n\nYou are in the pantry.");
-        assert!(free_command("look around", Some(&lang), Some(&c), "pantry").is_ok());
-        assert!(free_command("take coin", Some(&lang), Some(&c), "pantry").is_ok());
-        assert!(c.refusals_here().is_empty());
-        // Without the rule, nothing is refused.
-        c.set_place(None, "", 0, "You are in the kitchen.");
-        assert!(free_command("look around", Some(&lang), None, "kitchen").is_ok());
-        let sw = Language::new(CommandGrammar::ScienceWorld, &[], "");
-        let e = free_command("go to the kitchen", Some(&sw), None, "kitchen").unwrap_err();
-        assert!(e.contains("already in the kitchen"), "{e}");
-    }
-
-    /// Rooms are read from the sentences the families use.
-    #[test]
-    fn rooms_are_read_from_the_observation() {
-        assert_eq!(
-            named_room("You are in the kitchen. In one part").as_deref(),
-            Some("kitchen")
-        );
-        assert_eq!(
-            named_room("This room is called the art studio. In it").as_deref(),
-            Some("art studio")
-        );
-        assert_eq!(
-            named_room("-= Living Room =-\nA room.").as_deref(),
-            Some("living room")
-        );
-        assert_eq!(named_room("Unknown action."), None);
-    }
-}
+mod tests;

@@ -1,0 +1,165 @@
+//! The language a free-text decision is written in (rule `game-commands`): the pattern
+//! a game family's templates make, the repairs that keep a command's meaning, and what
+//! is played when no answer can be sent.
+
+use regex::Regex;
+
+use crate::env::CommandGrammar;
+use crate::env::grammar::{DIR, OBJ};
+use crate::text::clip;
+
+/// A thing's name in a command: one to five words of lowercase letters, digits, `'`
+/// and `-`.
+const THING: &str = "[a-z0-9][a-z0-9'-]*( [a-z0-9'-]+){0,4}";
+/// A command of a story whose verbs are its own: one to eight such words.
+const ANY_COMMAND: &str = "[a-z0-9][a-z0-9,.'-]*( [a-z0-9,.'-]+){0,7}";
+/// Longest free-text command, characters (Jericho cuts input at 198 bytes; a command
+/// of more than a few words is not one a parser reads).
+pub const COMMAND_CHARS: usize = 120;
+
+/// Interpreter commands a free-text answer may not give: they save, load, restart or
+/// quit the game, write files, or rewind it (the Jericho bridge refuses them too).
+pub const META_COMMANDS: &[&str] = &[
+    "save",
+    "restore",
+    "restart",
+    "quit",
+    "q",
+    "script",
+    "unscript",
+    "transcript",
+    "noscript",
+    "undo",
+];
+
+/// A free-text answer as the command sent to the game: trimmed, inner whitespace
+/// collapsed, a leading prompt sign (`>`) dropped; nothing else changes.
+///
+/// # Errors
+/// An empty command, one of more than one line, or one longer than [`COMMAND_CHARS`]
+/// (the message says which, for the retry).
+pub fn clean(answer: &str) -> Result<String, String> {
+    let trimmed = answer.trim();
+    if trimmed.contains('\n') {
+        return Err("the action must be one command on one line".into());
+    }
+    let command = trimmed
+        .strip_prefix('>')
+        .unwrap_or(trimmed)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if command.is_empty() {
+        return Err("the action is empty: write one command for the game".into());
+    }
+    let verb = command
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    if META_COMMANDS.contains(&verb.as_str()) {
+        return Err(format!(
+            "\"{verb}\" is an interpreter command (save, restore, restart, quit, undo, script); write a command for the game"
+        ));
+    }
+    if command.chars().count() > COMMAND_CHARS {
+        return Err(format!(
+            "the action is longer than {COMMAND_CHARS} characters: write one short command"
+        ));
+    }
+    Ok(command)
+}
+
+/// The language a decision is written in this step.
+#[derive(Debug, Clone)]
+pub struct Language {
+    /// The family's.
+    pub grammar: CommandGrammar,
+    /// The whole-answer pattern (`^...$`).
+    pub pattern: String,
+    /// What is played when no answer is a command to send: for each direction the
+    /// observation names, the family's commands that go that way (`move north`, `open
+    /// door to north`), then the family's look command, in this order.
+    pub fallbacks: Vec<String>,
+}
+
+impl Language {
+    /// The language of `grammar`, with the `go to` shortcuts to `targets`; its
+    /// fallbacks go the ways `observation` names, then look.
+    pub fn new(grammar: CommandGrammar, targets: &[String], observation: &str) -> Self {
+        let mut alternatives: Vec<String> = Vec::new();
+        if grammar.closed() {
+            let dirs = format!("({})", grammar.directions().join("|"));
+            for t in grammar.templates() {
+                let words: Vec<String> = t
+                    .split(' ')
+                    .map(|w| match w {
+                        OBJ => format!("({THING})"),
+                        DIR => dirs.clone(),
+                        _ => regex::escape(w),
+                    })
+                    .collect();
+                alternatives.push(words.join(" "));
+            }
+        } else {
+            alternatives.push(ANY_COMMAND.to_string());
+        }
+        let shortcuts: Vec<String> = targets.iter().map(|t| regex::escape(t)).collect();
+        if !shortcuts.is_empty() {
+            alternatives.push(format!("go to ({})", shortcuts.join("|")));
+        }
+        let words: Vec<String> = observation
+            .split(|c: char| !c.is_alphabetic())
+            .map(str::to_lowercase)
+            .collect();
+        let mut fallbacks: Vec<String> = grammar
+            .directions()
+            .iter()
+            .filter(|d| words.iter().any(|w| w == *d))
+            .flat_map(|d| grammar.moves(d))
+            .collect();
+        fallbacks.push(grammar.look().to_string());
+        Self {
+            grammar,
+            pattern: format!("^({})$", alternatives.join("|")),
+            fallbacks,
+        }
+    }
+
+    /// The answer as the command to send, repaired only where the meaning stays (a
+    /// leading `>`, case, spacing, articles the family's parser does not read), and
+    /// whether it was repaired.
+    ///
+    /// # Errors
+    /// Why the answer is not a command of the language (for the retry).
+    pub fn command(&self, answer: &str) -> Result<(String, bool), String> {
+        let sent = clean(answer)?;
+        let sent = sent.trim_end_matches(['.', '!']).trim_end().to_string();
+        let command = if self.grammar.without_articles() {
+            plain(&sent).join(" ")
+        } else {
+            sent.to_lowercase()
+        };
+        let pattern = Regex::new(&self.pattern).map_err(|e| e.to_string())?;
+        if !pattern.is_match(&command) {
+            return Err(format!(
+                "\"{}\" is not a command of this game: write one of the commands this game understands, with OBJ the name of a thing as the game writes it",
+                clip(&command, 80)
+            ));
+        }
+        let repaired = command != sent;
+        Ok((command, repaired))
+    }
+}
+
+/// Words a parser of a family [`CommandGrammar::without_articles`] does not read.
+const ARTICLES: [&str; 4] = ["the", "a", "an", "some"];
+
+/// A command's words, lowercase, without articles.
+pub fn plain(command: &str) -> Vec<String> {
+    command
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .filter(|w| !ARTICLES.contains(&w.as_str()))
+        .collect()
+}

@@ -1,0 +1,129 @@
+//! Free text in the game's language and the answers kept: the pure parts, no LLM.
+use super::language::clean;
+use super::*;
+
+/// The pattern the server enforces is the one checked here: commands of the family
+/// pass (repaired only in case, a closing period and articles the family's parser
+/// does not read); plan phrases and other families' verbs do not.
+#[test]
+fn answers_are_held_to_the_family_language() {
+    let twx = Language::new(
+        CommandGrammar::TextworldExpress,
+        &["living room".into()],
+        "You are in the kitchen. To the North you see a closed wooden door.",
+    );
+    assert_eq!(twx.command("take the coin"), Ok(("take coin".into(), true)));
+    assert_eq!(twx.command("Move North."), Ok(("move north".into(), true)));
+    assert_eq!(
+        twx.command("open door to west"),
+        Ok(("open door to west".into(), false))
+    );
+    assert_eq!(
+        twx.command("go to living room"),
+        Ok(("go to living room".into(), false))
+    );
+    for phrase in [
+        "go west",
+        "go to the kitchen",
+        "find an item to cook with",
+        "take the coin from the shower and put it into the box",
+        "go west -> take the coin",
+    ] {
+        let e = twx.command(phrase).expect_err(phrase);
+        assert!(e.contains("is not a command of this game"), "{e}");
+    }
+    // TextWorld reads articles: they stay.
+    let tw = Language::new(CommandGrammar::TextWorld, &[], "");
+    assert_eq!(
+        tw.command("take the coin"),
+        Ok(("take the coin".into(), false))
+    );
+    // A story's verbs are its own: any short lowercase command.
+    let story = Language::new(CommandGrammar::InteractiveFiction, &[], "");
+    assert_eq!(story.command("xyzzy"), Ok(("xyzzy".into(), false)));
+    assert!(story.command("a b c d e f g h i").is_err());
+    assert_eq!(
+        twx.fallbacks,
+        ["move north", "open door to north", "look around"]
+    );
+}
+
+/// A refusal holds in its place (room, inventory, score), up to articles, and is
+/// lifted where the place has changed; `go to` the room the agent is in is refused.
+#[test]
+fn refusals_hold_in_their_place() {
+    let lang = Language::new(CommandGrammar::TextworldExpress, &[], "");
+    let mut c = GameCommands::default();
+    c.set_place(None, "", 0, "You are in the kitchen. You see a stove.");
+    c.observe("take coin", "Unknown action: I'm not sure what you mean.");
+    c.observe("look around", "You are in the kitchen.");
+    let e = free_command("take the coin", Some(&lang), Some(&c), "kitchen").unwrap_err();
+    assert!(
+        e.contains("answer to \"take coin\" here is known (\"Unknown action"),
+        "{e}"
+    );
+    assert_eq!(c.accepted(), ["look around"]);
+    assert_eq!(c.refusals_here().len(), 1);
+    // `look around` told something new: the refusal is shown but no longer holds.
+    c.set_place(None, "", 0, "You are in the kitchen.");
+    assert!(free_command("take coin", Some(&lang), Some(&c), "kitchen").is_ok());
+    assert_eq!(c.refusals_here().len(), 1);
+    // The same answer again is nothing new: held until something changes.
+    c.observe("look around", "You are in the kitchen.");
+    c.set_place(None, "", 0, "You are in the kitchen.");
+    let e = free_command("look around", Some(&lang), Some(&c), "kitchen").unwrap_err();
+    assert!(e.contains("nothing new"), "{e}");
+    assert_eq!(
+        c.fallback(&lang, None, true),
+        "look around",
+        "the last resort"
+    );
+    // Somewhere else the same commands may be sent.
+    c.set_place(None, "", 0, "You move west.\n\nYou are in the pantry.");
+    assert!(free_command("look around", Some(&lang), Some(&c), "pantry").is_ok());
+    assert!(free_command("take coin", Some(&lang), Some(&c), "pantry").is_ok());
+    assert!(c.refusals_here().is_empty());
+    // Without the rule, nothing is refused.
+    c.set_place(None, "", 0, "You are in the kitchen.");
+    assert!(free_command("look around", Some(&lang), None, "kitchen").is_ok());
+    let sw = Language::new(CommandGrammar::ScienceWorld, &[], "");
+    let e = free_command("go to the kitchen", Some(&sw), None, "kitchen").unwrap_err();
+    assert!(e.contains("already in the kitchen"), "{e}");
+}
+
+/// Rooms are read from the sentences the families use.
+#[test]
+fn rooms_are_read_from_the_observation() {
+    assert_eq!(
+        named_room("You are in the kitchen. In one part").as_deref(),
+        Some("kitchen")
+    );
+    assert_eq!(
+        named_room("This room is called the art studio. In it").as_deref(),
+        Some("art studio")
+    );
+    assert_eq!(
+        named_room("-= Living Room =-\nA room.").as_deref(),
+        Some("living room")
+    );
+    assert_eq!(named_room("Unknown action."), None);
+}
+
+/// A free-text answer is cleaned, never rewritten; interpreter commands are refused.
+#[test]
+fn free_commands_are_cleaned_never_rewritten() {
+    assert_eq!(
+        clean("  > open   the Mailbox ").unwrap(),
+        "open the Mailbox"
+    );
+    assert_eq!(clean("north").unwrap(), "north");
+    assert!(clean("   ").unwrap_err().contains("empty"));
+    assert!(clean("north\nsouth").unwrap_err().contains("one line"));
+    assert!(clean(&"x".repeat(COMMAND_CHARS + 1)).is_err());
+    assert!(
+        clean("SAVE game")
+            .unwrap_err()
+            .contains("interpreter command")
+    );
+    assert_eq!(clean("quietly wait").unwrap(), "quietly wait");
+}
