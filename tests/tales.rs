@@ -27,17 +27,18 @@ agent = Agent(ariadne_bin=binary, ariadne_runs_dir=runs, nb_steps=3, admissible_
 env = gym.make("tales/TWXCoinCollector-v0", disable_env_checker=True, admissible_commands=True)
 obs, info = env.reset(seed=20241001)
 agent.reset(obs, info, "TWXCoinCollector")
-score, done, actions, offered = 0, False, [], []
+score, done, actions, offered, costs = 0, False, [], [], []
 for step in range(3):
     offered.append(list(info["admissible_commands"]))
     action, stats = agent.act(obs, score, done, info)
     actions.append(action)
+    costs.append([stats[k] for k in ("nb_tokens_prompt", "nb_tokens_response", "nb_tokens")])
     obs, _, done, info = env.step(action)
     score = info["score"]
     if done:
         break
 agent.close()
-print(json.dumps({"actions": actions, "offered": offered, "runs": agent.runs, "uid": agent.uid}))
+print(json.dumps({"actions": actions, "offered": offered, "costs": costs, "runs": agent.runs, "uid": agent.uid}))
 "#;
 
 #[test]
@@ -82,6 +83,20 @@ fn tales_plays_ariadne_on_a_textworld_express_game() {
     assert_eq!(steps.len(), actions.len() - 1, "{result}");
     let summary = common::read_json(dir.join("summary.json"));
     assert_eq!(summary["outcome"], "stopped");
+    // TALES's token columns carry every call of each step: its prompt and completion
+    // tokens, and their sum.
+    let costs = result["costs"].as_array().unwrap();
+    for (step, cost) in steps.iter().zip(costs) {
+        let calls = step["llm_calls"].as_array().unwrap();
+        let sum = |k: &str| -> u64 { calls.iter().map(|c| c["usage"][k].as_u64().unwrap()).sum() };
+        let (prompt, completion) = (sum("prompt_tokens"), sum("completion_tokens"));
+        assert!(calls.len() > 1 && prompt > 0, "{step}");
+        assert_eq!(
+            cost,
+            &serde_json::json!([prompt, completion, prompt + completion]),
+            "{result}"
+        );
+    }
     let dead = "http://127.0.0.1:9/v1";
     let replay = Command::new(bin())
         .env("OPENAI_BASE_URL", dead)
