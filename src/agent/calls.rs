@@ -7,7 +7,7 @@ use anyhow::Result;
 use minijinja::context;
 
 use super::answers::{self, ActionAnswer, PlanAnswer, action_schema, plan_schema};
-use super::commands::{self, Speech};
+use super::commands::{self, Forms, LISTED_COMMANDS, Speech};
 use super::reference::answers::{
     ReferenceActionAnswer, ReferencePlanAnswer, reference_action_schema,
     reference_key_items_schema, reference_plan_schema,
@@ -121,7 +121,7 @@ impl Agent {
         let answer = self.ask_action(wm, offered, revision, speech).await?;
         let language = match speech {
             Speech::FreeText(language) => language,
-            Speech::Admissible => None,
+            Speech::Admissible(_) => None,
         };
         let here = self.progress.here.clone().unwrap_or_default();
         let refusals = self.settings.remembers_refusals().then_some(&self.commands);
@@ -179,9 +179,21 @@ impl Agent {
         } else {
             ("action", minijinja::Value::from_serialize(&self.plan))
         };
+        let forms = match speech {
+            Speech::Admissible(Some(g)) if admissible.len() > LISTED_COMMANDS => {
+                Some(Forms::of(g, admissible))
+            }
+            _ => None,
+        };
         let messages = self.llm.prompts.render(
             template,
-            context! { plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts, shared_prefix => revision.shares_prefix(), ..wm },
+            context! {
+                plan => plan, plan_json => plan, admissible => admissible, shortcuts => shortcuts,
+                shared_prefix => revision.shares_prefix(),
+                admissible_forms => forms.as_ref().map(|f| f.forms.clone()),
+                admissible_things => forms.as_ref().map(|f| f.things.clone()),
+                ..wm
+            },
         )?;
         let free_text = matches!(speech, Speech::FreeText(_));
         let mut schema = match (reference, free_text) {

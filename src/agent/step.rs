@@ -65,11 +65,7 @@ impl Agent {
             self.compact_working_memory(&seen)
         };
         let revision = self.settings.rev();
-        let speech = if free_text {
-            Speech::FreeText(language.as_ref())
-        } else {
-            Speech::Admissible
-        };
+        let speech = self.speech(state, free_text, language.as_ref());
         self.revise_any_plan(&wm).await?;
         dropped.extend(self.drop_achieved(state));
         let (action, rationale, source) =
@@ -128,6 +124,25 @@ impl Agent {
             let grammar = state.grammar.unwrap_or(CommandGrammar::InteractiveFiction);
             Language::new(grammar, &targets, &state.observation)
         })
+    }
+
+    /// How this step's command is written: free text (in `language` when there is one),
+    /// or one of the admissible commands (shown as the game's forms when the list is
+    /// long, under rule `game-commands`).
+    fn speech<'a>(
+        &self,
+        state: &GameState,
+        free_text: bool,
+        language: Option<&'a Language>,
+    ) -> Speech<'a> {
+        if free_text {
+            Speech::FreeText(language)
+        } else {
+            let grammar = state
+                .grammar
+                .filter(|_| self.settings.speaks_game_language());
+            Speech::Admissible(grammar)
+        }
     }
 
     /// What working memory shows of the game's language and refusals (rules

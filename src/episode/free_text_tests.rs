@@ -148,3 +148,59 @@ fn free_config() -> EpisodeConfig {
     c.max_steps = 5;
     c
 }
+
+/// [`House`] with a list too long to show one by one: seventy more things to examine.
+struct Crowded(House);
+
+impl Crowded {
+    fn crowd(mut s: GameState) -> GameState {
+        s.admissible_commands
+            .extend((0..70).map(|i| format!("examine pebble {i}")));
+        s.grammar = Some(CommandGrammar::TextWorld);
+        s
+    }
+}
+
+#[async_trait]
+impl Environment for Crowded {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        self.0.reset().await.map(Crowded::crowd)
+    }
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        self.0.step(command).await.map(Crowded::crowd)
+    }
+    async fn close(self: Box<Self>) {}
+}
+
+/// A list longer than `LISTED_COMMANDS` is shown as its forms and things, and the
+/// answer is still held to the whole list.
+#[tokio::test]
+async fn a_long_admissible_list_is_shown_as_forms() {
+    let script = Arc::new(Scripted::default().actions(&["examine pebble 7"]));
+    let mut config = free_config();
+    config.max_steps = 1;
+    let (_, steps, _) = play_in(
+        Crowded(House::new(false)),
+        script.clone(),
+        CancellationToken::new(),
+        config,
+    )
+    .await;
+    assert_eq!(steps[0].command, "examine pebble 7");
+    let action = script
+        .requests()
+        .into_iter()
+        .find(|r| r.purpose == "action")
+        .expect("an action call");
+    let text: String = action.messages.iter().map(|m| m.content.clone()).collect();
+    assert!(text.contains("commands now, too many to list"), "{text}");
+    assert!(text.contains("examine OBJ"), "{text}");
+    assert!(!text.contains("- examine pebble 7"), "{text}");
+    let schema = &action.schema.expect("schema").1;
+    assert_eq!(
+        schema["properties"]["action"]["enum"]
+            .as_array()
+            .map(Vec::len),
+        Some(73)
+    );
+}

@@ -180,7 +180,7 @@ impl Rule {
                 "the planning and action calls share one short system prompt with the working memory first (the action call reuses the plan call's cached prefix), ask for at most 3 sub-goals with short reasons and a one-sentence rationale, instead of the reference's `system_plan_agent` and `system_action_agent_sub_expl` with its numbered working memory"
             }
             Rule::GameCommands => {
-                "in free text, working memory shows the game family's command templates and directions and the commands the game accepted before, and the decision's command is held to them by a pattern the server's grammar enforces (articles dropped where the family's parser does not read them; a `go to` only to a known room other than the current one)"
+                "in free text, working memory shows the game family's command templates and directions and the commands the game accepted before, and the decision's command is held to them by a pattern the server's grammar enforces (articles dropped where the family's parser does not read them; a `go to` only to a known room other than the current one); with admissible commands, a list of more than 60 is shown as the family's forms and the things that fill them, the answer still held to the whole list"
             }
             Rule::RememberedRefusals => {
                 "a command whose answer in the current state is known (the game refused it: \"Unknown action\", \"You can't see any such thing\", \"It is locked\"; or it answered exactly as before) is shown in working memory with the answer, and refused as an answer until the room, inventory or score changes or a command is answered with something new"
@@ -220,7 +220,7 @@ impl Rule {
                 "prompt and answer size are the main cost of a step on the embedded model: the reference's planning prompt alone is about 350 words of instructions, and its answers (a main goal, an emotion, indented JSON) about 200 completion tokens, at about 11 generated tokens/s"
             }
             Rule::GameCommands => {
-                "inside TALES, in free text, the embedded 1.5B model wrote plan phrases and `go to` the room it stood in (`go to the kitchen`, `take the coin from the shower and put it into the box`), which no parser accepts: 0 on every game where a one-call agent on the same model scored"
+                "inside TALES, in free text, the embedded 1.5B model wrote plan phrases and `go to` the room it stood in (`go to the kitchen`, `take the coin from the shower and put it into the box`), which no parser accepts: 0 on every game where a one-call agent on the same model scored; with admissible commands a ScienceWorld state lists hundreds, and the first action request (10,878 tokens) did not fit the embedded server's context"
             }
             Rule::RememberedRefusals => {
                 "in 20 free-text steps of TWXCoinCollector all 20 commands were refused, the same ones up to 5 times in a row"

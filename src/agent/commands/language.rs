@@ -163,3 +163,73 @@ pub fn plain(command: &str) -> Vec<String> {
         .filter(|w| !ARTICLES.contains(&w.as_str()))
         .collect()
 }
+
+/// Most admissible commands the action prompt lists one by one under rule
+/// `game-commands`; a longer list (a ScienceWorld state lists hundreds) is shown as its
+/// forms and things ([`Forms`]), the answer still held to the whole list.
+pub const LISTED_COMMANDS: usize = 60;
+
+/// A long admissible list as its family's forms and the things that fill them: what the
+/// action prompt shows instead of every command (rule `game-commands`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forms {
+    /// The templates at least one command takes, in the family's order; then the
+    /// commands no template matches, as they are.
+    pub forms: Vec<String>,
+    /// The things the commands name, each once, in first-seen order.
+    pub things: Vec<String>,
+}
+
+impl Forms {
+    /// The forms of `commands` in `grammar`'s templates.
+    pub fn of(grammar: CommandGrammar, commands: &[String]) -> Self {
+        let dirs = format!("({})", grammar.directions().join("|"));
+        let templates: Vec<(&str, Option<Regex>)> = grammar
+            .templates()
+            .iter()
+            .map(|t| {
+                let words: Vec<String> = t
+                    .split(' ')
+                    .map(|w| match w {
+                        OBJ => "(.+?)".to_string(),
+                        DIR => dirs.clone(),
+                        _ => regex::escape(w),
+                    })
+                    .collect();
+                (*t, Regex::new(&format!("^{}$", words.join(" "))).ok())
+            })
+            .collect();
+        let mut used = vec![false; templates.len()];
+        let mut out = Forms::default();
+        let mut literal = Vec::new();
+        for c in commands {
+            let hit = templates
+                .iter()
+                .enumerate()
+                .find_map(|(i, (t, re))| re.as_ref()?.captures(c).map(|caps| (i, t, caps)));
+            let Some((i, t, caps)) = hit else {
+                literal.push(c.clone());
+                continue;
+            };
+            used[i] = true;
+            let slots = t
+                .split(' ')
+                .filter(|w| *w == OBJ || *w == DIR)
+                .zip(caps.iter().skip(1));
+            for (slot, cap) in slots {
+                let thing = cap.map_or("", |m| m.as_str()).to_string();
+                if slot == OBJ && !out.things.contains(&thing) {
+                    out.things.push(thing);
+                }
+            }
+        }
+        out.forms = templates
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| *u)
+            .map(|((t, _), _)| t.to_string())
+            .chain(literal)
+            .collect();
+        out
+    }
+}

@@ -25,7 +25,7 @@ use crate::text::clip;
 mod language;
 
 use language::plain;
-pub use language::{COMMAND_CHARS, Language, META_COMMANDS};
+pub use language::{COMMAND_CHARS, Forms, LISTED_COMMANDS, Language, META_COMMANDS};
 
 /// Commands the game accepted that working memory shows, the latest.
 pub const ACCEPTED_SHOWN: usize = 12;
@@ -202,8 +202,10 @@ pub fn templates_text(grammar: CommandGrammar) -> String {
 /// How the decision's command is written this step.
 #[derive(Debug, Clone, Copy)]
 pub enum Speech<'a> {
-    /// One of the admissible commands (or a `go to` target).
-    Admissible,
+    /// One of the admissible commands (or a `go to` target); with the game's language
+    /// (rule `game-commands`), a list longer than [`LISTED_COMMANDS`] is shown as its
+    /// forms.
+    Admissible(Option<CommandGrammar>),
     /// Free text for the game's parser: as written (`None`), or in the game's language
     /// (rule `game-commands`).
     FreeText(Option<&'a Language>),

@@ -1,6 +1,7 @@
 //! Free text in the game's language and the answers kept: the pure parts, no LLM.
 use super::language::clean;
 use super::*;
+use crate::env::CommandGrammar;
 
 /// The pattern the server enforces is the one checked here: commands of the family
 /// pass (repaired only in case, a closing period and articles the family's parser
@@ -126,4 +127,40 @@ fn free_commands_are_cleaned_never_rewritten() {
             .contains("interpreter command")
     );
     assert_eq!(clean("quietly wait").unwrap(), "quietly wait");
+}
+
+/// A long admissible list is shown as its family's forms and the things that fill
+/// them; a command no template matches is kept as it is.
+#[test]
+fn long_lists_are_shown_as_forms_and_things() {
+    let commands: Vec<String> = [
+        "look around",
+        "open door to kitchen",
+        "move apple to table",
+        "move table to apple",
+        "pick up apple",
+        "focus on red box",
+        "go to kitchen",
+        "sing loudly",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let f = Forms::of(CommandGrammar::ScienceWorld, &commands);
+    assert_eq!(
+        f.forms,
+        [
+            "look around",
+            "go to OBJ",
+            "pick up OBJ",
+            "move OBJ to OBJ",
+            "open OBJ",
+            "focus on OBJ",
+            "sing loudly"
+        ]
+    );
+    assert_eq!(
+        f.things,
+        ["door to kitchen", "apple", "table", "red box", "kitchen"]
+    );
 }
