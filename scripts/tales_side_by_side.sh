@@ -69,10 +69,15 @@ name=$(basename "$model" .gguf)
 
 # 2. One model server for every agent; it dies with its parent shell, so it is started under
 # a parent that waits for it, and stopped when this script exits.
+if curl -s -o /dev/null "http://127.0.0.1:$port/health"; then
+  echo "something already answers on port $port: stop it, or give another PORT" >&2
+  exit 1
+fi
 setsid sh -c "'$py' '$home/scripts/ariadne_serve.py' llm --model '$model' --port $port --ctx $ctx --threads $threads --parallel 1 > '$out/server.log' 2>&1; true" &
 server=$!
 trap 'kill -- -$server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
+  kill -0 "$server" 2>/dev/null || break
   curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
   sleep 1
 done
