@@ -204,3 +204,28 @@ async fn a_long_admissible_list_is_shown_as_forms() {
         Some(73)
     );
 }
+
+/// A request longer than the endpoint's context (llama.cpp's 400) is a failed call:
+/// the step plays its fallback and the episode goes on.
+#[tokio::test]
+async fn a_request_too_long_for_the_context_falls_back() {
+    let mut script = Scripted::default();
+    script.too_long_for = Some("action".into());
+    let mut config = free_config();
+    config.max_steps = 2;
+    let (result, steps, summary) = play_in(
+        House::new(false),
+        Arc::new(script),
+        CancellationToken::new(),
+        config,
+    )
+    .await;
+    result.expect("the episode goes on");
+    assert_eq!(steps.len(), 2);
+    assert!(
+        steps
+            .iter()
+            .all(|s| s.action_source == ActionSource::Fallback)
+    );
+    assert!(summary.expect("summary").llm_failures >= 2);
+}

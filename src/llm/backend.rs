@@ -77,6 +77,16 @@ pub enum LlmError {
     },
 }
 
+/// How endpoints say a request is longer than their context window: llama.cpp's server
+/// ("the request exceeds the available context size", `exceed_context_size_error`),
+/// OpenAI's and vLLM's ("maximum context length", `context_length_exceeded`).
+pub const CONTEXT_ERRORS: &[&str] = &[
+    "exceeds the available context size",
+    "exceed_context_size",
+    "maximum context length",
+    "context_length_exceeded",
+];
+
 impl LlmError {
     /// True for a replay whose recorded answers no longer fit the requests.
     pub fn is_replay(&self) -> bool {
@@ -92,6 +102,19 @@ impl LlmError {
                 detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
             }
             LlmError::BadResponse { .. } | LlmError::Replay(_) | LlmError::GaveUp { .. } => false,
+        }
+    }
+
+    /// True when the endpoint refused the request as longer than its context window
+    /// ([`CONTEXT_ERRORS`]): the same request would be refused again, so the call
+    /// counts as failed and its caller's fallback plays, instead of ending the episode.
+    pub fn prompt_too_long(&self) -> bool {
+        match self {
+            LlmError::Api { detail, .. } => {
+                let d = detail.to_lowercase();
+                CONTEXT_ERRORS.iter().any(|m| d.contains(m))
+            }
+            _ => false,
         }
     }
 

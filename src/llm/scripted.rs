@@ -20,6 +20,8 @@ pub struct Scripted {
     pub fail_at: Option<usize>,
     /// Chat call number (1-based) that never answers.
     pub hang_at: Option<usize>,
+    /// A purpose whose calls are refused as longer than the context (llama.cpp's 400).
+    pub too_long_for: Option<String>,
 }
 
 impl Scripted {
@@ -89,6 +91,14 @@ impl ChatBackend for Scripted {
                 what: "chat",
                 endpoint: "scripted".into(),
                 detail: "500 scripted failure".into(),
+            });
+        }
+        if self.too_long_for.as_deref() == Some(request.purpose.as_str()) {
+            return Err(LlmError::Api {
+                what: "chat",
+                endpoint: "scripted".into(),
+                detail: "400 the request exceeds the available context size, try increasing it"
+                    .into(),
             });
         }
         if self.hang_at == Some(n) {

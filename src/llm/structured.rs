@@ -45,7 +45,15 @@ where
 {
     let original = request.messages.clone();
     for attempt in 1..=2u32 {
-        let (answer, answer_chars) = send(backend, &request, attempt, log).await?;
+        let (answer, answer_chars) = match send(backend, &request, attempt, log).await {
+            Ok(sent) => sent,
+            Err(e) if e.prompt_too_long() => {
+                too_long(&request.purpose, &e);
+                log.failures += 1;
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
         log.retries += answer.retries;
         let cut_off = answer.finish_reason.as_deref() == Some("length");
         let judged = judge(&answer, &request, &validate);
@@ -70,6 +78,17 @@ where
         }
     }
     Ok(None)
+}
+
+/// Say once per run that a request was longer than the endpoint's context, and what to
+/// raise.
+fn too_long(purpose: &str, e: &LlmError) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "ariadne: warning: a `{purpose}` request was longer than the chat endpoint's context ({e}); such a call counts as failed and its fallback plays. Raise the context (--ctx for the embedded model; llama.cpp: --ctx-size; vLLM: --max-model-len)"
+        );
+    });
 }
 
 /// One call of `request` (its `attempt`, from 1): the answer with its content,
