@@ -89,17 +89,9 @@ impl Language {
     pub fn new(grammar: CommandGrammar, targets: &[String], observation: &str) -> Self {
         let mut alternatives: Vec<String> = Vec::new();
         if grammar.closed() {
-            let dirs = format!("({})", grammar.directions().join("|"));
+            let thing = format!("({THING})");
             for t in grammar.templates() {
-                let words: Vec<String> = t
-                    .split(' ')
-                    .map(|w| match w {
-                        OBJ => format!("({THING})"),
-                        DIR => dirs.clone(),
-                        _ => regex::escape(w),
-                    })
-                    .collect();
-                alternatives.push(words.join(" "));
+                alternatives.push(template_pattern(grammar, t, &thing));
             }
         } else {
             alternatives.push(ANY_COMMAND.to_string());
@@ -183,20 +175,12 @@ pub struct Forms {
 impl Forms {
     /// The forms of `commands` in `grammar`'s templates.
     pub fn of(grammar: CommandGrammar, commands: &[String]) -> Self {
-        let dirs = format!("({})", grammar.directions().join("|"));
         let templates: Vec<(&str, Option<Regex>)> = grammar
             .templates()
             .iter()
             .map(|t| {
-                let words: Vec<String> = t
-                    .split(' ')
-                    .map(|w| match w {
-                        OBJ => "(.+?)".to_string(),
-                        DIR => dirs.clone(),
-                        _ => regex::escape(w),
-                    })
-                    .collect();
-                (*t, Regex::new(&format!("^{}$", words.join(" "))).ok())
+                let pattern = template_pattern(grammar, t, "(.+?)");
+                (*t, Regex::new(&format!("^{pattern}$")).ok())
             })
             .collect();
         let mut used = vec![false; templates.len()];
@@ -232,4 +216,19 @@ impl Forms {
             .collect();
         out
     }
+}
+
+/// The pattern of one of `grammar`'s templates: its words as they are, [`OBJ`] as
+/// `thing`, [`DIR`] as the family's directions (one group each).
+fn template_pattern(grammar: CommandGrammar, template: &str, thing: &str) -> String {
+    let dirs = format!("({})", grammar.directions().join("|"));
+    let words: Vec<String> = template
+        .split(' ')
+        .map(|w| match w {
+            OBJ => thing.to_string(),
+            DIR => dirs.clone(),
+            _ => regex::escape(w),
+        })
+        .collect();
+    words.join(" ")
 }
