@@ -126,6 +126,17 @@ impl Agent {
         })
     }
 
+    /// The room working memory names: the game's, or under rule `game-commands` the
+    /// one its observations last named when its states name none (a harness's game).
+    fn shown_room<'a>(&'a self, state: &GameState, room: &'a str) -> &'a str {
+        let named = self.commands.named_room();
+        if state.room.is_none() && self.settings.speaks_game_language() && !named.is_empty() {
+            named
+        } else {
+            room
+        }
+    }
+
     /// How this step's command is written: free text (in `language` when there is one),
     /// or one of the admissible commands (shown as the game's forms when the list is
     /// long, under rule `game-commands`).
@@ -313,7 +324,7 @@ impl Agent {
             show_score => self.settings.show_score,
             score => state.score,
             max_score => state.max_score,
-            room => &around.room,
+            room => self.shown_room(state, &around.room),
             inventory => clip(&state.inventory, 400),
             observation => &state.observation,
             unexplored => &around.exits,

@@ -183,7 +183,7 @@ impl Rule {
                 "in free text, working memory shows the game family's command templates and directions and the commands the game accepted before, and the decision's command is held to them by a pattern the server's grammar enforces (articles dropped where the family's parser does not read them; a `go to` only to a known room other than the current one); with admissible commands, a list of more than 60 is shown as the family's forms and the things that fill them, the answer still held to the whole list"
             }
             Rule::RememberedRefusals => {
-                "a command whose answer in the current state is known (the game refused it: \"Unknown action\", \"You can't see any such thing\", \"It is locked\"; or it answered exactly as before) is shown in working memory with the answer, and refused as an answer until the room, inventory or score changes or a command is answered with something new"
+                "a command whose answer in the current state is known (the game refused it: \"Unknown action\", \"You can't see any such thing\", \"It is locked\"; or its answer repeats a text the game already showed in that state, as a `look` that repeats the room) is shown in working memory with the answer, and refused as an answer until the room, inventory or score changes or a command is answered with something new"
             }
         }
     }

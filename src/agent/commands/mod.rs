@@ -10,7 +10,7 @@
 //! of the family does not read). Under `remembered-refusals`, a command the game
 //! answered with a refusal (the parser did not understand it,
 //! [`crate::env::grammar::refuses`], or refused to do it, [`super::progress::succeeded`])
-//! is a fact kept for the
+//! or answered with nothing new, is a fact kept for the
 //! episode: shown in working memory, and refused as an answer while the agent is in the
 //! same place (room, inventory and score) it was refused in.
 
@@ -70,8 +70,9 @@ pub struct Refusal {
 pub struct GameCommands {
     accepted: Vec<String>,
     refused: Vec<Refusal>,
-    /// Each accepted command's answer in its place (command words without articles).
-    answered: Vec<(Place, Vec<String>, String)>,
+    /// The texts the game showed in each place: the observations decided on and the
+    /// answers to accepted commands, whitespace collapsed.
+    seen: Vec<(Place, String)>,
     /// Accepted commands answered with something new so far.
     changes: u32,
     /// Where the command being decided is sent from.
@@ -93,30 +94,36 @@ impl GameCommands {
             score,
             changes: self.changes,
         };
+        self.seen.push((self.here.clone(), collapse(seen)));
     }
 
-    /// Record what the game answered to `command`: a refusal, or an answer the same
-    /// command got before in the same state, is kept with its place; any other answer
-    /// is a change, and the command joins the commands that worked.
+    /// The room the game last named in an observation (empty when none was named).
+    pub fn named_room(&self) -> &str {
+        &self.named_room
+    }
+
+    /// Record what the game answered to `command`: a refusal, or a text the game already
+    /// showed in the same state (a `look` that repeats the room's description), is kept
+    /// with its place; any other answer is a change, and the command joins the commands
+    /// that worked.
     pub fn observe(&mut self, command: &str, answer: &str) {
         if command.is_empty() {
             return;
         }
-        let text = answer.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = collapse(answer);
         let quoted = format!("\"{}\"", clip(&text, REFUSAL_CHARS));
         if refuses(answer) || !super::progress::succeeded(answer) {
             self.refuse(command, quoted);
             return;
         }
-        let words = plain(command);
         let known = self
-            .answered
+            .seen
             .iter()
-            .any(|(p, c, a)| p.same_state(&self.here) && *c == words && *a == text);
+            .any(|(p, t)| p.same_state(&self.here) && *t == text);
         if known {
             self.refuse(command, format!("nothing new: {quoted}"));
         } else {
-            self.answered.push((self.here.clone(), words, text));
+            self.seen.push((self.here.clone(), text));
             self.changes += 1;
         }
         self.accepted.retain(|c| c != command);
@@ -179,6 +186,11 @@ impl GameCommands {
         out.reverse();
         out
     }
+}
+
+/// A text with its whitespace collapsed.
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The room an observation names ("You are in the kitchen.", "This room is called the

@@ -164,3 +164,24 @@ fn long_lists_are_shown_as_forms_and_things() {
         ["door to kitchen", "apple", "table", "red box", "kitchen"]
     );
 }
+
+/// A look that repeats what the game already showed in this state is nothing new: the
+/// refusals before it still hold (TWXMapReader: `move west` refused in the shower, then
+/// `look around` repeats the shower's description).
+#[test]
+fn a_look_that_repeats_the_room_changes_nothing() {
+    let lang = Language::new(CommandGrammar::TextworldExpress, &[], "");
+    let mut c = GameCommands::default();
+    let shower = "You are in the shower. There is also a coin.\nTo the East you see the bar.";
+    c.set_place(None, "", 0, shower);
+    c.observe("move west", "Unknown action: I'm not sure what you mean.");
+    c.set_place(None, "", 0, "Unknown action: I'm not sure what you mean.");
+    c.observe("look around", shower);
+    c.set_place(None, "", 0, shower);
+    assert_eq!(c.named_room(), "shower");
+    for held in ["move west", "look around"] {
+        let e = free_command(held, Some(&lang), Some(&c), "shower").unwrap_err();
+        assert!(e.contains("is known"), "{held}: {e}");
+    }
+    assert!(free_command("take coin", Some(&lang), Some(&c), "shower").is_ok());
+}
