@@ -119,13 +119,10 @@ impl Agent {
         speech: Speech<'_>,
     ) -> Result<(String, String, ActionSource)> {
         let answer = self.ask_action(wm, offered, revision, speech).await?;
-        let language = match speech {
-            Speech::FreeText(language) => language,
-            Speech::Admissible(_) => None,
-        };
-        let here = self.progress.here.clone().unwrap_or_default();
+        let language = speech.language();
+        let here = self.room_here();
         let refusals = self.settings.remembers_refusals().then_some(&self.commands);
-        if let Speech::FreeText(_) = speech
+        if speech.is_free_text()
             && let Some(a) = &answer
             && match_admissible(&a.action, offered).is_none()
             && let Ok((command, repaired)) =
@@ -157,6 +154,15 @@ impl Agent {
             ),
             (None, None) => self.fallback(offered),
         })
+    }
+
+    /// The entity key of the room the agent is in: the game's, else the one its
+    /// observations last named (empty when neither is known).
+    fn room_here(&self) -> String {
+        self.progress
+            .here
+            .clone()
+            .unwrap_or_else(|| self.commands.named_room().to_string())
     }
 
     /// The decision's call: the profile's action prompt, its schema (the admissible
@@ -195,21 +201,18 @@ impl Agent {
                 ..wm
             },
         )?;
-        let free_text = matches!(speech, Speech::FreeText(_));
+        let free_text = speech.is_free_text();
         let mut schema = match (reference, free_text) {
             (true, true) => reference_action_schema(None),
             (true, false) => reference_action_schema(Some(admissible)),
             (false, true) => answers::free_action_schema(revision),
             (false, false) => action_schema(admissible, revision),
         };
-        let language = match speech {
-            Speech::FreeText(Some(l)) => Some(l),
-            _ => None,
-        };
+        let language = speech.language();
         if let Some(l) = language {
             answers::hold_to_pattern(&mut schema, &l.pattern);
         }
-        let here = self.progress.here.clone().unwrap_or_default();
+        let here = self.room_here();
         let refusals = self.settings.remembers_refusals().then_some(&self.commands);
         let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
             Some(_) => Ok(()),

@@ -223,6 +223,21 @@ pub enum Speech<'a> {
     FreeText(Option<&'a Language>),
 }
 
+impl<'a> Speech<'a> {
+    /// The language a free-text command is held to, if any.
+    pub fn language(self) -> Option<&'a Language> {
+        match self {
+            Speech::FreeText(language) => language,
+            Speech::Admissible(_) => None,
+        }
+    }
+
+    /// Whether the command is free text.
+    pub fn is_free_text(self) -> bool {
+        matches!(self, Speech::FreeText(_))
+    }
+}
+
 /// A free-text answer as the command to send, and whether it was repaired: held to
 /// `language` when there is one (never a `go to` the room the agent is in, `here`), and
 /// refused when `commands` (rule `remembered-refusals`) holds it as refused here.
