@@ -72,6 +72,10 @@ struct Agent {
 
 impl Agent {
     fn start(work: &Path, server: &Scripted) -> Self {
+        Self::start_with(work, server, &["--name", "two-rooms", "--max-steps", "6"])
+    }
+
+    fn start_with(work: &Path, server: &Scripted, args: &[&str]) -> Self {
         common::setup_bridge();
         let mut child = Command::new(bin())
             .current_dir(work)
@@ -79,7 +83,8 @@ impl Agent {
             .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
             .env("OPENAI_API_KEY", "sk-test")
             .env_remove("ARIADNE_MODEL")
-            .args(["agent", "--name", "two-rooms", "--max-steps", "6"])
+            .arg("agent")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -330,4 +335,50 @@ fn a_setup_error_is_one_fatal_json_line() {
             "{stdout}"
         );
     }
+}
+
+/// A TALES game in free text under the extended profile: the language comes from the
+/// game's name (`TWXCoinCollector`), the model's `Take the Coin.` is sent as the game
+/// reads it, a refusal is not sent again, and the run replays with the same language.
+#[test]
+fn a_free_text_game_named_by_tales_is_played_in_its_language_and_replays() {
+    let server = Scripted::start(&["take the coin and leave the kitchen", "Take the Coin."]);
+    let work = tempfile::tempdir().unwrap();
+    let args = [
+        "--name",
+        "TWXCoinCollector",
+        "--max-steps",
+        "4",
+        "--profile",
+        "extended",
+    ];
+    let mut agent = Agent::start_with(work.path(), &server, &args);
+    let seen = "You are in the kitchen. There is also a coin.";
+    agent.say(
+        &json!({"protocol": 1, "type": "reset", "observation": seen, "score": 0, "max_score": 100})
+            .to_string(),
+    );
+    let first = agent.heard();
+    assert_eq!(first["command"], "take coin", "{first}");
+    assert!(
+        first["usage"]["prompt_tokens"].as_u64().unwrap() > 0,
+        "{first}"
+    );
+    agent.say(
+        &json!({"protocol": 1, "type": "step", "observation": "You take the coin.", "score": 100,
+                "done": true, "won": true})
+        .to_string(),
+    );
+    let end = agent.heard();
+    assert_eq!(end["outcome"], "won", "{end}");
+    let (status, stderr) = agent.finish();
+    assert!(status.success(), "{stderr}");
+    let dir = work.path().join(end["run"].as_str().unwrap());
+    let out = replay(&dir);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

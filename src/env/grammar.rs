@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// A game family's command language (`textworld`, `textworld-express`, `scienceworld`,
 /// `interactive-fiction`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String", into = "&'static str")]
 pub enum CommandGrammar {
     /// TextWorld's generated games (`tw-*`, the paper's Treasure Hunt, Cleaning and
     /// Cooking): an Inform 7 parser over a fixed verb set.
@@ -136,16 +136,18 @@ impl CommandGrammar {
     }
 
     /// The grammar a game harness names (TALES's environment names: `TWXCoinCollector`,
-    /// `ScienceWorldBoil`, `JerichoEnvZork1`, `TWCookingLevel1`), or `None`.
+    /// `ScienceWorldBoil`, `JerichoEnvZork1`, `TWCookingLevel1`; any case, so
+    /// `twx-cookingworld` too), or `None`.
     pub fn of_game_name(name: &str) -> Option<Self> {
-        let prefixed = |p: &str| name.len() > p.len() && name.starts_with(p);
-        if prefixed("TWX") {
+        let name = name.to_lowercase();
+        let prefixed = |p: &str| name.starts_with(p);
+        if prefixed("twx") {
             Some(CommandGrammar::TextworldExpress)
-        } else if prefixed("ScienceWorld") {
+        } else if prefixed("scienceworld") {
             Some(CommandGrammar::ScienceWorld)
-        } else if prefixed("Jericho") {
+        } else if prefixed("jericho") {
             Some(CommandGrammar::InteractiveFiction)
-        } else if prefixed("TW") {
+        } else if prefixed("tw") {
             Some(CommandGrammar::TextWorld)
         } else {
             None
@@ -166,6 +168,19 @@ impl std::fmt::Display for CommandGrammar {
     }
 }
 
+impl TryFrom<String> for CommandGrammar {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<CommandGrammar> for &'static str {
+    fn from(g: CommandGrammar) -> &'static str {
+        g.name()
+    }
+}
+
 impl std::str::FromStr for CommandGrammar {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -173,12 +188,7 @@ impl std::str::FromStr for CommandGrammar {
         Self::ALL
             .into_iter()
             .find(|g| g.name() == s.trim())
-            .ok_or_else(|| {
-                format!(
-                    "unknown command grammar {s:?}; the grammars are {}",
-                    names.join(", ")
-                )
-            })
+            .ok_or_else(|| format!("`grammar` must be one of {}, got {s:?}", names.join(", ")))
     }
 }
 
@@ -332,6 +342,22 @@ mod tests {
             Some(CommandGrammar::TextWorld)
         );
         assert_eq!(CommandGrammar::of_game_name("my-game"), None);
+        assert_eq!(
+            CommandGrammar::of_game_name("twx-cookingworld"),
+            Some(CommandGrammar::TextworldExpress)
+        );
+        // The names the protocol and manifests use are the names serde reads and writes.
+        for g in CommandGrammar::ALL {
+            let json = serde_json::to_value(g).unwrap();
+            assert_eq!(json, g.name());
+            assert_eq!(serde_json::from_value::<CommandGrammar>(json).unwrap(), g);
+        }
+        let e = serde_json::from_value::<CommandGrammar>("text-world".into()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`grammar` must be one of textworld,"),
+            "{e}"
+        );
         assert_eq!(
             CommandGrammar::TextworldExpress.moves("west"),
             ["move west", "open door to west"]

@@ -107,6 +107,9 @@ fn read_message(line: &str, reset: bool) -> Result<Seen, String> {
         }
         None => return Err("`type` is missing".into()),
     }
+    if !reset && v.get("grammar").is_some_and(|g| !g.is_null()) {
+        return Err("`grammar` is read at the reset only (a game keeps its language)".into());
+    }
     field_types(&v)?;
     serde_json::from_value(v).map_err(|e| format!("{e}"))
 }

@@ -125,31 +125,65 @@ impl Language {
     /// # Errors
     /// Why the answer is not a command of the language (for the retry).
     pub fn command(&self, answer: &str) -> Result<(String, bool), String> {
-        let sent = clean(answer)?;
-        let sent = sent.trim_end_matches(['.', '!']).trim_end().to_string();
+        let cleaned = clean(answer)?;
+        let sent = cleaned
+            .trim_matches(QUOTES)
+            .trim_end_matches(['.', '!', '?'])
+            .trim_matches(QUOTES)
+            .trim();
         let command = if self.grammar.without_articles() {
             plain(&sent).join(" ")
         } else {
             sent.to_lowercase()
         };
         let pattern = Regex::new(&self.pattern).map_err(|e| e.to_string())?;
-        if !pattern.is_match(&command) {
+        if !pattern.is_match(&command) || self.joins_commands(&command) {
             return Err(format!(
                 "\"{}\" is not a command of this game: write one of the commands this game understands, with OBJ the name of a thing as the game writes it",
-                clip(&command, 80)
+                clip(answer.trim(), 80)
             ));
         }
-        let repaired = command != sent;
+        let repaired = command != answer.trim();
         Ok((command, repaired))
     }
+
+    /// Whether `command` reads as more than one command or a plan (`open door and go
+    /// north`, `take coin in shower put coin`, `examine room to find coin`): past its
+    /// first word it has a verb of the family's templates or a word no generated
+    /// family's thing is named with ([`JOINERS`]). Only for the generated families,
+    /// whose things are named without them.
+    fn joins_commands(&self, command: &str) -> bool {
+        if !self.grammar.closed() {
+            return false;
+        }
+        let verbs: Vec<&str> = self
+            .grammar
+            .templates()
+            .iter()
+            .filter_map(|t| t.split(' ').next())
+            .collect();
+        command
+            .split(' ')
+            .skip(1)
+            .any(|w| JOINERS.contains(&w) || verbs.contains(&w))
+    }
 }
+
+/// Quotes and backticks a model puts around a command.
+const QUOTES: &[char] = &['"', '\'', '`'];
+
+/// Words that join commands or state a purpose, never part of a thing's name in the
+/// generated families.
+const JOINERS: [&str; 7] = ["and", "then", "find", "so", "after", "before", "until"];
 
 /// Words a parser of a family [`CommandGrammar::without_articles`] does not read.
 const ARTICLES: [&str; 4] = ["the", "a", "an", "some"];
 
-/// A command's words, lowercase, without articles.
+/// A command's words, lowercase, without articles and without a closing period or
+/// exclamation or question mark.
 pub fn plain(command: &str) -> Vec<String> {
     command
+        .trim_end_matches(['.', '!', '?'])
         .split_whitespace()
         .map(str::to_lowercase)
         .filter(|w| !ARTICLES.contains(&w.as_str()))

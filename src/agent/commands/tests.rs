@@ -185,3 +185,31 @@ fn a_look_that_repeats_the_room_changes_nothing() {
     }
     assert!(free_command("take coin", Some(&lang), Some(&c), "shower").is_ok());
 }
+
+/// Quotes and a closing mark are dropped, and any change to the answer is counted as
+/// a repair; a refused command with a closing period is the same command.
+#[test]
+fn repairs_are_counted_and_closing_marks_do_not_hide_a_refusal() {
+    let twx = Language::new(CommandGrammar::TextworldExpress, &[], "");
+    for (answer, sent) in [
+        ("take coin.", "take coin"),
+        ("> take coin", "take coin"),
+        ("look  around", "look around"),
+        ("\"take coin\"", "take coin"),
+        ("take coin?", "take coin"),
+    ] {
+        assert_eq!(
+            twx.command(answer),
+            Ok((sent.to_string(), true)),
+            "{answer}"
+        );
+    }
+    assert_eq!(twx.command("take coin"), Ok(("take coin".into(), false)));
+    let mut c = GameCommands::default();
+    c.set_place(None, "", 0, "You are in the kitchen.");
+    c.observe(
+        "open door to north",
+        "Unknown action: I'm not sure what you mean.",
+    );
+    assert!(c.refused_here("Open the door to North.").is_some());
+}

@@ -144,3 +144,22 @@ fn names_are_checked() {
     assert!(HarnessGame::parse("").is_err());
     assert!(HarnessGame::parse("a/b").is_err());
 }
+
+/// The reset may name the game's language, by the names the documents give; a step may
+/// not, and a name that is no grammar is refused with the names that are.
+#[test]
+fn the_grammar_is_named_at_the_reset_only() {
+    let reset =
+        r#"{"protocol": 1, "type": "reset", "observation": "x", "grammar": "scienceworld"}"#;
+    let seen = read_message(reset, true).expect("a known grammar");
+    assert_eq!(seen.grammar, Some(crate::env::CommandGrammar::ScienceWorld));
+    let step = r#"{"protocol": 1, "type": "step", "observation": "x", "grammar": "textworld"}"#;
+    let e = read_message(step, false).unwrap_err();
+    assert!(e.contains("read at the reset only"), "{e}");
+    let bad = r#"{"protocol": 1, "type": "reset", "observation": "x", "grammar": "zork"}"#;
+    let e = read_message(bad, true).unwrap_err();
+    assert!(
+        e.contains("`grammar` must be one of textworld, textworld-express, scienceworld"),
+        "{e}"
+    );
+}

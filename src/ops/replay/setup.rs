@@ -243,9 +243,13 @@ pub(super) async fn replay_env(
     log_dir: &Path,
 ) -> Result<Box<dyn crate::env::Environment>> {
     Ok(match game {
-        GameSpec::Harness(_) => Box::new(crate::env::harness::HarnessEnv::recorded(
-            &crate::env::harness::record_in(&opts.run),
-        )?),
+        GameSpec::Harness(_) => {
+            let mut env = crate::env::harness::HarnessEnv::recorded(
+                &crate::env::harness::record_in(&opts.run),
+            )?;
+            env.grammar = game.grammar();
+            Box::new(env)
+        }
         _ => {
             game.start(
                 py,
