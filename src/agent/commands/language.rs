@@ -132,7 +132,7 @@ impl Language {
             .trim_matches(QUOTES)
             .trim();
         let command = if self.grammar.without_articles() {
-            plain(&sent).join(" ")
+            plain(sent).join(" ")
         } else {
             sent.to_lowercase()
         };
