@@ -140,6 +140,17 @@ fn reset(game: &Game) -> String {
     .to_string()
 }
 
+/// `dir` replays exactly with no endpoint reachable.
+fn assert_replays(dir: &Path) {
+    let out = replay(dir);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `ariadne replay` of `dir` with no endpoint reachable.
 fn replay(dir: &Path) -> std::process::Output {
     let dead = "http://127.0.0.1:9/v1";
@@ -232,13 +243,7 @@ fn a_harness_plays_ariadne_to_the_end_and_the_run_replays() {
     // Every line the harness sent, the two refused ones and the one after `done` too.
     let sent = std::fs::read_to_string(dir.join("harness.jsonl")).unwrap();
     assert_eq!(sent.lines().count(), 6);
-    let out = replay(&dir);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_replays(&dir);
     // The replay reads the recorded lines: another observation there is a divergence.
     std::fs::write(
         dir.join("harness.jsonl"),
@@ -286,13 +291,7 @@ fn a_harness_that_closes_its_input_ends_the_episode_with_its_steps_kept() {
         work.path().join(dir)
     };
     assert_eq!(read_jsonl(&dir.join("steps.jsonl")).len(), 1);
-    let out = replay(&dir);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_replays(&dir);
 }
 
 #[test]
@@ -374,11 +373,5 @@ fn a_free_text_game_named_by_tales_is_played_in_its_language_and_replays() {
     let (status, stderr) = agent.finish();
     assert!(status.success(), "{stderr}");
     let dir = work.path().join(end["run"].as_str().unwrap());
-    let out = replay(&dir);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_replays(&dir);
 }
