@@ -159,7 +159,6 @@ done
 # 4. The table.
 "$py" - "$out" "$steps" > "$out/table.md" <<'EOF'
 import glob, json, os, sys
-from collections import defaultdict
 
 out, steps = sys.argv[1], int(sys.argv[2])
 AGENTS = [("zero-shot", "tales_LLMAgent_"), ("Ariadne extended", "tales_Ariadne_extended_"),
@@ -186,7 +185,7 @@ def episode(summary_file):
 print(f"TALES, {steps} steps a game: score (best reached over the maximum, %), step of the first best score, "
       "prompt / completion tokens per step, seconds per step.\n")
 for mode, flag in (("free", 0), ("admissible", 1)):
-    cells, families = {}, defaultdict(lambda: defaultdict(list))
+    cells = {}
     games = set()
     for label, prefix in AGENTS:
         for d in glob.glob(f"{out}/{mode}/logs/{prefix}*"):
@@ -194,7 +193,6 @@ for mode, flag in (("free", 0), ("admissible", 1)):
                 game = os.path.basename(os.path.dirname(f))
                 e = episode(f)
                 cells[(game, label)] = e
-                families[family(game)][label].append(e["score"])
                 games.add(game)
     labels = [l for l, _ in AGENTS if any(k[1] == l for k in cells)]
     if not labels:
@@ -213,10 +211,14 @@ for mode, flag in (("free", 0), ("admissible", 1)):
             failed = "" if e["status"] == "finished" else f" [{e['status']}]"
             row.append(f"{e['score']:.0f}{first}; {e['prompt']:.0f} / {e['completion']:.0f} tok; {e['seconds']:.1f} s{failed}")
         print(f"| {game} | " + " | ".join(row) + " |")
-    for fam in sorted(families):
-        means = [f"{sum(families[fam][l]) / len(families[fam][l]):.1f} ({len(families[fam][l])} games)"
-                 if families[fam][l] else "" for l in labels]
-        print(f"| **{fam} mean** | " + " | ".join(means) + " |")
+    # A family's mean is taken over the games every agent of the table played, so that
+    # the agents are compared on the same games.
+    for fam in sorted({family(g) for g in games}):
+        common = [g for g in games if family(g) == fam and all((g, l) in cells for l in labels)]
+        if not common:
+            continue
+        means = [f"{sum(cells[(g, l)]['score'] for g in common) / len(common):.1f}" for l in labels]
+        print(f"| **{fam} mean** ({len(common)} games every agent played) | " + " | ".join(means) + " |")
     print()
 EOF
 cat "$out/table.md"
