@@ -106,7 +106,7 @@ impl LlmError {
     }
 
     /// True when the endpoint refused the request as longer than its context window
-    /// ([`CONTEXT_ERRORS`]): the same request would be refused again, so the call
+    /// (`CONTEXT_ERRORS`): the same request would be refused again, so the call
     /// counts as failed and its caller's fallback plays, instead of ending the episode.
     pub fn prompt_too_long(&self) -> bool {
         match self {
