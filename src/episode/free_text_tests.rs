@@ -12,12 +12,24 @@ use crate::env::{CommandGrammar, EnvError};
 use crate::llm::scripted::Scripted;
 use crate::trajectory::ActionSource;
 
+/// [`House`] with each state it shows changed by a function of the test's.
+struct Changed(House, fn(GameState) -> GameState);
+
+#[async_trait]
+impl Environment for Changed {
+    async fn reset(&mut self) -> Result<GameState, EnvError> {
+        self.0.reset().await.map(self.1)
+    }
+    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
+        self.0.step(command).await.map(self.1)
+    }
+    async fn close(self: Box<Self>) {}
+}
+
 /// [`House`] in free text: no admissible list, TextWorld's language, and the parser's
 /// refusal where the house would answer "Nothing happens.".
-struct Parser(House);
-
-impl Parser {
-    fn speak(mut s: GameState) -> GameState {
+fn parser() -> Changed {
+    Changed(House::new(false), |mut s| {
         s.admissible_commands.clear();
         s.free_text = true;
         s.grammar = Some(CommandGrammar::TextWorld);
@@ -25,18 +37,7 @@ impl Parser {
             .observation
             .replace("Nothing happens.", "You can't see any such thing.");
         s
-    }
-}
-
-#[async_trait]
-impl Environment for Parser {
-    async fn reset(&mut self) -> Result<GameState, EnvError> {
-        self.0.reset().await.map(Parser::speak)
-    }
-    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
-        self.0.step(command).await.map(Parser::speak)
-    }
-    async fn close(self: Box<Self>) {}
+    })
 }
 
 /// Plan phrases become commands the game parses or are asked again; a refused command
@@ -59,7 +60,7 @@ async fn plan_phrases_become_commands_and_refusals_are_remembered() {
         "take apple",
     ]));
     let (result, steps, _) = play_in(
-        Parser(House::new(false)),
+        parser(),
         script.clone(),
         CancellationToken::new(),
         free_config(),
@@ -132,13 +133,7 @@ async fn without_the_rules_answers_are_sent_as_written() {
     config.max_steps = 2;
     config.agent.game_commands = false;
     config.agent.remembered_refusals = false;
-    let (_, steps, _) = play_in(
-        Parser(House::new(false)),
-        script,
-        CancellationToken::new(),
-        config,
-    )
-    .await;
+    let (_, steps, _) = play_in(parser(), script, CancellationToken::new(), config).await;
     let commands: Vec<&str> = steps.iter().map(|s| s.command.as_str()).collect();
     assert_eq!(commands, ["Take the apple.", "take apple"]);
 }
@@ -150,26 +145,13 @@ fn free_config() -> EpisodeConfig {
 }
 
 /// [`House`] with a list too long to show one by one: seventy more things to examine.
-struct Crowded(House);
-
-impl Crowded {
-    fn crowd(mut s: GameState) -> GameState {
+fn crowded() -> Changed {
+    Changed(House::new(false), |mut s| {
         s.admissible_commands
             .extend((0..70).map(|i| format!("examine pebble {i}")));
         s.grammar = Some(CommandGrammar::TextWorld);
         s
-    }
-}
-
-#[async_trait]
-impl Environment for Crowded {
-    async fn reset(&mut self) -> Result<GameState, EnvError> {
-        self.0.reset().await.map(Crowded::crowd)
-    }
-    async fn step(&mut self, command: &str) -> Result<GameState, EnvError> {
-        self.0.step(command).await.map(Crowded::crowd)
-    }
-    async fn close(self: Box<Self>) {}
+    })
 }
 
 /// A list longer than `LISTED_COMMANDS` is shown as its forms and things, and the
@@ -179,13 +161,7 @@ async fn a_long_admissible_list_is_shown_as_forms() {
     let script = Arc::new(Scripted::default().actions(&["examine pebble 7"]));
     let mut config = free_config();
     config.max_steps = 1;
-    let (_, steps, _) = play_in(
-        Crowded(House::new(false)),
-        script.clone(),
-        CancellationToken::new(),
-        config,
-    )
-    .await;
+    let (_, steps, _) = play_in(crowded(), script.clone(), CancellationToken::new(), config).await;
     assert_eq!(steps[0].command, "examine pebble 7");
     let action = script
         .requests()
