@@ -28,7 +28,8 @@
 # are TALES's. Its `llm` package is pointed at the server by OUT_DIR/llm/extra-openai-models.yaml.
 #
 # Environment: ARIADNE_BIN (default: target/release/ariadne, built if missing), STEPS (20),
-# PORT (8642), CTX (16384), THREADS (2). Games default to the ten of the acceptance list.
+# PORT (8642), CTX (16384), THREADS (2), PLAYS (the plays in order, default `zero-free
+# zero-admissible extended-free extended-admissible paper-free`). Games default to the ten of the acceptance list.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -138,16 +139,19 @@ play() {  # mode agent-arguments...
     --envs "${games[@]}" --nb-steps "$steps" "${flag[@]}" --log-dir "$out/$mode/logs" \
     || echo "benchmark.py ended with an error ($mode $*); its finished games are kept" >&2
 }
-# The one-call agent first in both modes (seconds a game), then Ariadne (minutes a game).
-for mode in free admissible; do
-  play "$mode" --agent agents/llm.py zero-shot --llm "$name" --conversation --act-temp 0
+# The one-call agent first in both modes (seconds a game), then Ariadne (minutes a game);
+# PLAYS chooses which plays, in which order.
+for p in ${PLAYS:-zero-free zero-admissible extended-free extended-admissible paper-free}; do
+  agent=${p%%-*}
+  mode=${p#*-}
+  case "$agent" in
+    zero) play "$mode" --agent agents/llm.py zero-shot --llm "$name" --conversation --act-temp 0 ;;
+    extended|paper)
+      play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile "$agent" \
+        --ariadne-runs-dir "$out/$mode/runs-$agent" --ariadne-args=--length-limits ;;
+    *) echo "unknown play $p in PLAYS (zero-free, zero-admissible, extended-free, extended-admissible, paper-free, paper-admissible)" >&2 ;;
+  esac
 done
-for mode in free admissible; do
-  play "$mode" --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile extended \
-    --ariadne-runs-dir "$out/$mode/runs-extended" --ariadne-args=--length-limits
-done
-play free --agent "$home/scripts/tales_ariadne.py" ariadne --ariadne-profile paper \
-  --ariadne-runs-dir "$out/free/runs-paper" --ariadne-args=--length-limits
 for mode in free admissible; do
   zero=$(ls -d "$out/$mode/logs"/tales_LLMAgent_* 2>/dev/null | head -n 1)
   ext="$out/$mode/logs/tales_Ariadne_extended_arigraph"

@@ -365,6 +365,12 @@ pub struct LlmArgs {
     /// Chat model name sent to the endpoint.
     #[arg(long, env = "ARIADNE_MODEL", help_heading = "LLM")]
     pub model: Option<String>,
+    /// A chat model per call kind, KIND=MODEL,... (kinds: extraction, outdated,
+    /// key-items, explore, plan, action, summary, importance, reflection, lesson,
+    /// qa-answer); the others use --model. The reference's split: extraction, outdated,
+    /// key-items and explore on one model, plan and action on another.
+    #[arg(long, env = "ARIADNE_MODEL_FOR", help_heading = "LLM")]
+    pub model_for: Option<String>,
     /// OpenAI-compatible base URL for embeddings. Unset: the embedded e5 server.
     #[arg(long, env = "ARIADNE_EMBED_BASE_URL", help_heading = "LLM")]
     pub embed_base_url: Option<String>,

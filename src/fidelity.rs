@@ -10,6 +10,7 @@
 
 mod elements;
 mod later;
+mod step;
 
 pub use elements::elements;
 pub use later::{LATER_HEADING, LaterOption, later_options, later_table};

@@ -30,6 +30,8 @@ pub struct ConfigFile {
     pub base_url: Option<String>,
     /// See `--model`.
     pub model: Option<String>,
+    /// See `--model-for`: a table of call kind to model (`[model_for]`, `plan = "A"`).
+    pub model_for: Option<std::collections::BTreeMap<String, String>>,
     /// See `--embed-base-url`.
     pub embed_base_url: Option<String>,
     /// See `--embed-model`.

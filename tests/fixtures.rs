@@ -9,7 +9,8 @@
 //! `extended-rules-6` by the build before agent revision 9 and memory rules 7, 68db669,
 //! `paper-rules-7` and `extended-rules-7` by the build before memory rules 8, c3d09a8,
 //! `paper-agent-9` and `extended-agent-9` by the build before agent revision 10,
-//! f9fb27d). `extended-free-text` plays the walk in free text: the decision held to
+//! f9fb27d, `paper-agent-10` and `extended-agent-10` by the build before agent revision
+//! 11, efd2413). `extended-free-text` plays the walk in free text: the decision held to
 //! TextWorld's language, the commands whose answer is known held back.
 
 mod common;
@@ -193,6 +194,11 @@ fn recorded_by_older_builds() -> Vec<(String, Vec<String>)> {
         ("paper-agent-9".into(), vec![]),
         (
             "extended-agent-9".into(),
+            vec!["--profile".into(), "extended".into()],
+        ),
+        ("paper-agent-10".into(), vec![]),
+        (
+            "extended-agent-10".into(),
             vec!["--profile".into(), "extended".into()],
         ),
     ]

@@ -86,6 +86,50 @@ fn replay_of_an_unmodified_run_matches_every_step_without_network() {
     );
 }
 
+/// `--model-for` sends each call kind to its model (the server sees the names), records
+/// the split in the manifest, and the run replays exactly.
+#[test]
+fn a_model_per_call_kind_reaches_the_endpoint_and_replays() {
+    let work = tempfile::tempdir().unwrap();
+    let server = Scripted::start(WALK);
+    let args = [
+        game("simple.z8"),
+        "--max-steps".into(),
+        "3".into(),
+        "--quiet".into(),
+        "--model".into(),
+        "D".into(),
+        "--model-for".into(),
+        "plan=A,action=A,extraction=B".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = play(work.path(), &server.base_url, &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let chats = server.script.lock().unwrap().chats.clone();
+    let mut seen = std::collections::BTreeMap::new();
+    for body in &chats {
+        let name = common::purpose(body).to_string();
+        seen.entry(name)
+            .or_insert_with(std::collections::BTreeSet::new)
+            .insert(body["model"].as_str().unwrap_or("").to_string());
+    }
+    let one = |m: &str| std::collections::BTreeSet::from([m.to_string()]);
+    assert_eq!(seen["plan"], one("A"), "{seen:?}");
+    assert_eq!(seen["action"], one("A"), "{seen:?}");
+    assert_eq!(seen["extract_triplets"], one("B"), "{seen:?}");
+    assert_eq!(seen["key_items"], one("D"), "{seen:?}");
+    let dir = run_dir(work.path());
+    let manifest: Value = common::read_json(dir.join("manifest.json"));
+    assert_eq!(
+        manifest["llm"]["chat"]["models"],
+        serde_json::json!({"extraction": "B", "plan": "A", "action": "A"})
+    );
+    let out = replay(work.path(), &[dir.to_str().unwrap(), "--quiet"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("every step matches the log"), "{stdout}");
+}
+
 /// A run with one of PersonalAI's strategies records it in its manifest and replays
 /// exactly (the strategy reads only recorded vectors; no new embedding is asked).
 #[test]

@@ -3,6 +3,7 @@
 //! (agent revision 9) or in Ariadne's compact form (rule `compact-prompts`, and runs
 //! of earlier revisions).
 
+use crate::llm::bounds::answer_tokens;
 use anyhow::Result;
 use minijinja::context;
 
@@ -12,7 +13,6 @@ use super::reference::answers::{
     ReferenceActionAnswer, ReferencePlanAnswer, reference_action_schema,
     reference_key_items_schema, reference_plan_schema,
 };
-use super::reference::plan_json;
 use super::{ActionSource, Agent, AgentRevision, GO_TO, PlanHeader, has_words, match_admissible};
 use crate::env::GameState;
 use crate::llm::Ask;
@@ -37,7 +37,12 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                Ask::new("plan", messages, plan_schema(revision), 400),
+                Ask::new(
+                    "plan",
+                    messages,
+                    plan_schema(revision),
+                    answer_tokens::PLAN_COMPACT,
+                ),
                 |p: &PlanAnswer| {
                     if p.plan.is_empty() {
                         Err("the plan is empty".into())
@@ -69,14 +74,20 @@ impl Agent {
     /// The planning call as the reference makes it (`system_plan_agent`; agent revision
     /// 9 without rule `compact-prompts`): the answer's steps become the plan, its main
     /// goal and emotion are kept to show the plan back as the reference does. A bad
-    /// answer, or one with no sub-goal, keeps the plan as it was.
+    /// answer, or one with no sub-goal, keeps the plan as it was; from agent revision 11
+    /// its text is shown back as the plan, as the reference shows any answer.
     pub(super) async fn revise_reference_plan(&mut self, wm: &minijinja::Value) -> Result<()> {
         let messages = self.llm.prompts.render("plan_reference", wm.clone())?;
         let answer: Option<ReferencePlanAnswer> = self
             .llm
             .ask(
                 &mut self.pending,
-                Ask::new("plan", messages, reference_plan_schema(), 600),
+                Ask::new(
+                    "plan",
+                    messages,
+                    reference_plan_schema(),
+                    answer_tokens::PLAN,
+                ),
                 |p: &ReferencePlanAnswer| {
                     if p.sub_goals().iter().any(|g| has_words(&g.sub_goal)) {
                         Ok(())
@@ -86,7 +97,19 @@ impl Agent {
                 },
             )
             .await?;
+        if answer.is_none() && self.settings.reference_step() {
+            // The reference takes the planner's text as the plan whatever it says
+            // (`pipeline_arigraph.py:216-218`).
+            self.plan_text = self
+                .pending
+                .calls
+                .iter()
+                .rev()
+                .find(|c| c.purpose == "plan" && !c.answer.trim().is_empty())
+                .map(|c| c.answer.clone());
+        }
         if let Some(p) = answer {
+            self.plan_text = None;
             let sub_goals = p.sub_goals();
             let kept: Vec<_> = sub_goals
                 .iter()
@@ -180,7 +203,7 @@ impl Agent {
         let shortcuts: Vec<&String> = offered.iter().filter(|a| a.starts_with(GO_TO)).collect();
         let reference = self.settings.reference_prompts();
         let (template, plan) = if reference {
-            let plan = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+            let plan = self.plan_shown();
             ("action_reference", minijinja::Value::from(plan))
         } else {
             ("action", minijinja::Value::from_serialize(&self.plan))
@@ -224,7 +247,7 @@ impl Agent {
                 clip(&a.action, 100)
             )),
         };
-        let ask = Ask::new("action", messages, schema, 250);
+        let ask = Ask::new("action", messages, schema, answer_tokens::ACTION);
         Ok(if reference {
             self.llm
                 .ask(&mut self.pending, ask, |a: &ReferenceActionAnswer| {
@@ -265,20 +288,25 @@ impl Agent {
                 inventory => &state.inventory,
                 goal => &self.goal,
                 plan => &self.plan,
-                plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
+                plan_json => self.plan_shown(),
             },
         )?;
         let answer: Option<answers::KeyItemsAnswer> = self
             .llm
             .ask(
                 &mut self.pending,
-                Ask::new("key_items", messages, schema, 300),
+                Ask::new("key_items", messages, schema, answer_tokens::KEY_ITEMS),
                 |_| Ok(()),
             )
             .await?;
         let mut items: Vec<KeyItem> = Vec::new();
         for it in answer.map(|a| a.items).unwrap_or_default() {
-            let entity = it.entity.trim().to_string();
+            // The reference lowercases them (`pipeline_arigraph.py:90`).
+            let entity = if self.settings.reference_step() {
+                it.entity.trim().to_lowercase()
+            } else {
+                it.entity.trim().to_string()
+            };
             if !entity.is_empty() && !items.iter().any(|k| k.entity == entity) {
                 items.push(KeyItem {
                     entity,
@@ -300,7 +328,7 @@ impl Agent {
         } else {
             "explore"
         };
-        let plan_json = plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+        let plan_json = self.plan_shown();
         let messages = self.llm.prompts.render(
             template,
             context! { plan => &self.plan, plan_json => plan_json },
@@ -309,16 +337,33 @@ impl Agent {
             .llm
             .ask(
                 &mut self.pending,
-                Ask::new("explore", messages, answers::explore_schema(), 20),
+                Ask::new(
+                    "explore",
+                    messages,
+                    answers::explore_schema(),
+                    answer_tokens::EXPLORE,
+                ),
                 |_| Ok(()),
             )
             .await?;
-        Ok(answer.is_none_or(|a| a.explore))
+        // No usable answer: the reference finds no "True" in it and does not explore
+        // (from agent revision 11); before, the exits were shown.
+        let unusable = !self.settings.reference_step();
+        Ok(answer.map_or(unusable, |a| a.explore))
     }
 
     /// No valid answer after the retry: take the first admissible command that differs
     /// from the last action ("look" when the list is empty).
+    /// From agent revision 11 under the reference's prompts, `look`, as the reference
+    /// plays for an answer it cannot read (`pipeline_arigraph.py:193-198`).
     pub(super) fn fallback(&self, admissible: &[String]) -> (String, String, ActionSource) {
+        if self.settings.reference_step() {
+            return (
+                "look".into(),
+                "no valid answer from the LLM; the reference's look".into(),
+                ActionSource::Fallback,
+            );
+        }
         let last = self.actions.last();
         let action = admissible
             .iter()

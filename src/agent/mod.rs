@@ -130,6 +130,9 @@ pub struct Agent {
     /// The planner's main goal and emotion from its last answer under the reference's
     /// prompts (shown back with the plan as the reference shows its `plan0`).
     plan_header: Option<PlanHeader>,
+    /// The planner's last answer as text, when it could not be read as a plan: the
+    /// reference shows it back as the plan (agent revision 11).
+    plan_text: Option<String>,
     /// The observation of the step being decided, as the reference shows it.
     seen: String,
     /// A Cooking game under agent revision 9: its `cook` commands are offered as the
@@ -204,6 +207,7 @@ impl Agent {
             last_gain_step: 0,
             progress: progress::Progress::default(),
             plan_header: None,
+            plan_text: None,
             seen: String::new(),
             cooking_verbs: false,
             whole_history: Vec::new(),
@@ -251,24 +255,38 @@ impl Agent {
     /// `command` is what was sent to the game (a move of a `go to` route, or the action
     /// itself); loops are detected on commands, so "go to kitchen" and "go south" from
     /// the same room are one move.
+    ///
+    /// From agent revision 11 `step` numbers the decision: the later moves of a `go to`
+    /// route (the same step again) update its one history entry with the game's last
+    /// answer, as the reference keeps one entry per decision (`pipeline_arigraph.py:117-119`).
     pub fn observe_result(&mut self, step: u32, action: &str, command: &str, after: &GameState) {
-        self.memory.observe_result(step, action, &after.observation);
-        self.history.push_back(HistoryItem {
-            step,
-            action: action.to_string(),
-            feedback: if self.settings.feedback_chars == 0 {
-                after.observation.clone()
-            } else {
-                clip(&after.observation, self.settings.feedback_chars)
-            },
-            reward: after.reward,
-            seen: self.seen.clone(),
-        });
-        if self.memory.design() == crate::memory::MemoryDesign::FullHistory {
-            self.whole_history.push(format!(
-                "\nObservation: {}\nAction taken: {action}",
-                self.seen
-            ));
+        let feedback = if self.settings.feedback_chars == 0 {
+            after.observation.clone()
+        } else {
+            clip(&after.observation, self.settings.feedback_chars)
+        };
+        let continued = self
+            .history
+            .back_mut()
+            .filter(|h| self.settings.rev().counts_decisions() && h.step == step);
+        if let Some(entry) = continued {
+            entry.feedback = feedback;
+            entry.reward += after.reward;
+        } else {
+            self.memory.observe_result(step, action, &after.observation);
+            self.history.push_back(HistoryItem {
+                step,
+                action: action.to_string(),
+                feedback,
+                reward: after.reward,
+                seen: self.seen.clone(),
+            });
+            if self.memory.design() == crate::memory::MemoryDesign::FullHistory {
+                self.whole_history.push(format!(
+                    "\nObservation: {}\nAction taken: {action}",
+                    self.seen
+                ));
+            }
         }
         while self.history.len() > self.settings.history {
             self.history.pop_front();
@@ -337,5 +355,7 @@ impl Agent {
         self.settings.follow(rules);
         self.memory.hand_over(rules);
         self.explorer.hand_over(rules);
+        self.explorer
+            .route_as_reference(self.settings.reference_routes());
     }
 }

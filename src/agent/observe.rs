@@ -24,7 +24,7 @@ impl Agent {
     ) -> Result<UpdateReport> {
         let room = state.room.clone().unwrap_or_else(|| "unknown".into());
         let recent = self.recent_as_reference();
-        let plan = super::reference::plan_json(&self.goal, &self.plan, self.plan_header.as_ref());
+        let plan = self.plan_shown();
         let seen = Observed {
             step,
             observation: &state.observation,

@@ -62,6 +62,9 @@ pub struct AgentSettings {
     /// compact plan and action prompts of 2-8 ([`AgentSettings::reference_prompts`]).
     /// 10: rules `game-commands` and `remembered-refusals` take effect
     /// ([`AgentSettings::speaks_game_language`], [`AgentSettings::remembers_refusals`]).
+    /// 11: the agent's steps count decisions (a `go to` route is one, its moves one
+    /// entry of the recent history), and without rule `checked-routes` a route is played
+    /// as the reference plays it ([`AgentSettings::reference_routes`]).
     #[serde(default = "first_revision")]
     pub revision: AgentRevision,
     /// A `go to` route counts as one step against the step cap, as in the reference code
@@ -103,6 +106,13 @@ pub struct AgentSettings {
     /// runs recorded before it.
     #[serde(default)]
     pub remembered_refusals: bool,
+    /// Rule `checked-routes`: from revision 11, a route stops at a move that arrives
+    /// elsewhere than the map said and tells the agent so, rooms crossed mid-route count
+    /// as visited, and routes run over every spatial fact. Off (the paper's profile
+    /// from revision 11): the reference's routes ([`AgentSettings::reference_routes`]).
+    /// Runs recorded before revision 11 check routes whatever this says.
+    #[serde(default)]
+    pub checked_routes: bool,
 }
 
 /// Recent steps in working memory under the paper's profile (the reference code's
@@ -165,6 +175,24 @@ impl AgentSettings {
         self.compact_prompts = rules.compact_prompts;
         self.game_commands = rules.game_commands;
         self.remembered_refusals = rules.remembered_refusals;
+        self.checked_routes = rules.checked_routes;
+    }
+
+    /// A `go to` is routed and played as the reference does it
+    /// (`pipeline_arigraph.py:141-161`, `graphs/parent_graph.py:131-203`): over the
+    /// compass facts that join two rooms the agent decided in, every move of the route
+    /// sent, the last answer the observation, no room of the route counted as visited:
+    /// revision 11 or later without rule `checked-routes`.
+    pub fn reference_routes(&self) -> bool {
+        self.rev().counts_decisions() && !self.checked_routes
+    }
+
+    /// The reference's step around the calls of its prompts (`pipeline_arigraph.py`):
+    /// its observation cleaning, lowercased key items, its reading of unexplored exits
+    /// (`none` for a room with none): revision 11 or later under the reference's
+    /// prompts.
+    pub fn reference_step(&self) -> bool {
+        self.rev().counts_decisions() && self.reference_prompts()
     }
 
     /// Free-text decisions are written in the game's language (rule `game-commands`,
@@ -189,7 +217,7 @@ impl AgentSettings {
 }
 
 /// The current revision of the agent (see [`AgentSettings::revision`]).
-pub const REVISION: u32 = 10;
+pub const REVISION: u32 = 11;
 
 /// An agent revision ([`AgentSettings::revision`]), stored as its number
 /// (`"revision": 9` in a manifest): a number this build does not know is refused when
@@ -219,6 +247,9 @@ pub enum AgentRevision {
     /// Free-text commands in the game's language and remembered refusals, under their
     /// rules (`game-commands`, `remembered-refusals`).
     R10,
+    /// Steps count decisions (a route is one history entry); the reference's routes and
+    /// step around its prompts under the paper's profile.
+    R11,
 }
 
 impl TryFrom<u32> for AgentRevision {
@@ -242,9 +273,9 @@ impl std::fmt::Display for AgentRevision {
 
 impl AgentRevision {
     /// Every revision, oldest first.
-    pub const ALL: [AgentRevision; 10] = {
+    pub const ALL: [AgentRevision; 11] = {
         use AgentRevision::*;
-        [R1, R2, R3, R4, R5, R6, R7, R8, R9, R10]
+        [R1, R2, R3, R4, R5, R6, R7, R8, R9, R10, R11]
     };
 
     /// The number a file records.
@@ -256,7 +287,7 @@ impl AgentRevision {
     }
 
     /// The revision new runs record.
-    pub const CURRENT: AgentRevision = AgentRevision::R10;
+    pub const CURRENT: AgentRevision = AgentRevision::R11;
 
     /// One system prompt for the plan and action calls with the working memory first
     /// (the action call reuses the plan call's cached prompt), compact answers, cycles
@@ -300,6 +331,11 @@ impl AgentRevision {
     /// as the rules say (from 10).
     pub fn learns_commands(self) -> bool {
         self >= Self::R10
+    }
+    /// The agent's steps are its decisions: a `go to` route is one step of its memory and
+    /// one entry of its recent history, as in the reference (from 11).
+    pub fn counts_decisions(self) -> bool {
+        self >= Self::R11
     }
 
     /// The revision of a recorded number.
@@ -348,6 +384,7 @@ impl Default for AgentSettings {
             compact_prompts: false,
             game_commands: false,
             remembered_refusals: false,
+            checked_routes: false,
         }
     }
 }

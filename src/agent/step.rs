@@ -29,6 +29,8 @@ impl Agent {
     ) -> Result<Decision> {
         let started = Instant::now();
         self.pending = CallLog::default();
+        let as_seen = self.as_seen(state);
+        let state = as_seen.as_ref();
         let update = self.remember(step, state, last_action).await?;
         let around = self.surroundings(state).await?;
         let (retrieval, what_if) = self.retrieve_for(step, state).await?;
@@ -203,7 +205,12 @@ impl Agent {
         // A game that travels by its own skills (NetHack) reports its unexplored exits
         // itself; Ariadne's compass map has none to give and no route to walk.
         let unexplored = if explore && !state.skills {
-            map.unexplored(self.explorer.explored())
+            match self.memory.graph() {
+                Some(graph) if self.settings.reference_step() => {
+                    crate::nav::exits::unexplored(graph, self.explorer.visited())
+                }
+                _ => map.unexplored(self.explorer.explored()),
+            }
         } else {
             Vec::new()
         };
@@ -271,7 +278,12 @@ impl Agent {
     fn reference_working_memory(&self, seen: &Seen<'_>) -> minijinja::Value {
         let (state, around) = (seen.state, seen.around);
         let reported = state.skills.then_some(around.exits.as_slice());
-        let exits = reference::exits_text(self.explorer.visited(), &around.unexplored, reported);
+        let exits = reference::exits_text(
+            self.explorer.visited(),
+            &around.unexplored,
+            reported,
+            self.settings.reference_step(),
+        );
         let note = self.progress.note.as_ref().map(|(step, action, text)| {
             format!(
                 "Latest note read (step {step}, \"{action}\"): {}",

@@ -24,7 +24,7 @@ pub struct MemoryArgs {
     /// Rules of the extended profile to turn off, a comma-separated list (plan-progress,
     /// loop-breaking, repeat-warning, kept-note, verdict-guard, known-facts,
     /// admitted-exits, move-overrides, short-history, compact-prompts, game-commands,
-    /// remembered-refusals).
+    /// remembered-refusals, checked-routes).
     #[arg(long, value_name = "RULES", help_heading = "Agent")]
     pub without: Option<String>,
     /// The similarity cut-off of the semantic search (default 0.75, the reference

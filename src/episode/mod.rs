@@ -14,6 +14,7 @@
 mod build;
 pub mod game;
 pub mod record;
+mod route;
 mod trials;
 
 use std::path::PathBuf;
@@ -22,13 +23,11 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{Agent, AgentSettings, Decision, GO_TO};
+use crate::agent::{Agent, AgentSettings, Decision};
 use crate::cancel::CancellationToken;
 use crate::env::{Environment, GameSpec, GameState};
 use crate::llm::Llm;
-use crate::memory::names::entity_key;
 use crate::memory::{MemoryDesign, MemorySettings};
-use crate::nav::Direction;
 use crate::trajectory::{self, Goal, Outcome, Start, StepRecord, StepSink, Summary};
 
 pub use record::RouteStep;
@@ -156,6 +155,9 @@ struct Run<'a> {
     /// Decisions made (a `go to` route is one); the step cap counts these under
     /// [`AgentSettings::route_one_step`].
     decisions: u32,
+    /// The step number the agent knows the decision in flight by: the decision's number
+    /// from agent revision 11 (the reference's `Game step #N`), else the step record's.
+    agent_step: u32,
     summary: Summary,
 }
 
@@ -177,15 +179,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
     let started = Instant::now();
     let state = env.reset().await?;
     let goal = goal_for(config, &state);
-    let mut agent = Agent::new(
-        llm,
-        build::memory(config.design, config.memory.clone(), lessons),
-        goal.text.clone(),
-        config.agent.clone(),
-    );
-    agent.what_if = what_if;
-    agent.cooking_verbs = config.game.reference_cooking() && config.agent.rev().reference_prompts();
-    agent.explorer = crate::nav::Explorer::new(&config.memory).retiring(config.memory.retire);
+    let agent = new_agent(config, llm, lessons, goal.text.clone(), what_if);
     for s in sinks.iter_mut() {
         s.started(&Start {
             first: &state,
@@ -209,6 +203,7 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
         tracker: Default::default(),
         finished: 0,
         decisions: 0,
+        agent_step: 0,
         summary,
     };
     let (outcome, error) = match run.play().await {
@@ -244,6 +239,28 @@ pub async fn run(ep: Episode<'_>) -> Result<EpisodeResult> {
     Ok(EpisodeResult { summary, agent })
 }
 
+/// The agent of an episode under `config`, with its memory, goal and explorer.
+fn new_agent(
+    config: &EpisodeConfig,
+    llm: crate::llm::Llm,
+    lessons: Vec<String>,
+    goal: String,
+    what_if: Option<MemorySettings>,
+) -> crate::agent::Agent {
+    let mut agent = crate::agent::Agent::new(
+        llm,
+        build::memory(config.design, config.memory.clone(), lessons),
+        goal,
+        config.agent.clone(),
+    );
+    agent.what_if = what_if;
+    agent.cooking_verbs = config.game.reference_cooking() && config.agent.rev().reference_prompts();
+    agent.explorer = crate::nav::Explorer::new(&config.memory)
+        .retiring(config.memory.retire)
+        .routing_as_reference(config.agent.reference_routes());
+    agent
+}
+
 impl Run<'_> {
     /// What the step cap counts: decisions when a route is one step (the reference
     /// code's), else the commands sent.
@@ -275,6 +292,12 @@ impl Run<'_> {
         while self.counted() < self.config.max_steps {
             let step = self.finished + 1;
             self.decisions += 1;
+            self.agent_step = if self.config.agent.rev().counts_decisions() {
+                self.decisions
+            } else {
+                step
+            };
+            let agent_step = self.agent_step;
             if let Some(h) = self.config.handover.as_ref().filter(|h| h.step + 1 == step) {
                 self.agent.hand_over(&h.profile.resolved());
             }
@@ -291,10 +314,14 @@ impl Run<'_> {
                 match &given {
                     Some(cmd) => {
                         self.agent
-                            .observe(step, &self.state, &self.last_action, cmd)
+                            .observe(agent_step, &self.state, &self.last_action, cmd)
                             .await
                     }
-                    None => self.agent.step(step, &self.state, &self.last_action).await,
+                    None => {
+                        self.agent
+                            .step(agent_step, &self.state, &self.last_action)
+                            .await
+                    }
                 }
             };
             let decision = tokio::select! {
@@ -307,73 +334,6 @@ impl Run<'_> {
             }
         }
         Ok(Outcome::StepCap)
-    }
-
-    /// Carry out a decision: one command, or the moves of a `go to` route (each a step).
-    async fn act(&mut self, decision: Decision, started: Instant) -> Result<Flow> {
-        let target = decision
-            .action
-            .strip_prefix(GO_TO)
-            .filter(|t| decision.go_to_targets.iter().any(|g| g == t))
-            .map(str::to_string);
-        let Some(target) = target else {
-            let command = decision.action.clone();
-            return self.send(decision, command, None, None, started).await;
-        };
-        let from = self.state.room.clone().unwrap_or_default();
-        let Some(route) = self.agent.route(&from, &target).filter(|r| !r.is_empty()) else {
-            // Nothing is sent; the agent is told, as the game would tell it.
-            let mut after = self.state.clone();
-            after.observation = format!("There is no known route from {from} to {target}.");
-            after.reward = 0;
-            let record = record::build(
-                self.finished + 1,
-                &self.state,
-                decision,
-                record::Played {
-                    command: String::new(),
-                    route: None,
-                    after: &after,
-                    moved: record::Moved::default(),
-                },
-                started,
-                &self.agent,
-            );
-            self.finish(record, after)?;
-            return Ok(Flow::Next);
-        };
-        let length = route.len();
-        let mut decision = Some(decision);
-        for (i, m) in route.into_iter().enumerate() {
-            if i > 0 && !self.config.agent.route_one_step && self.finished >= self.config.max_steps
-            {
-                return Ok(Flow::Next);
-            }
-            let d = decision
-                .take()
-                .unwrap_or_else(|| record::continuation(&target));
-            let route_step = RouteStep {
-                target: target.clone(),
-                index: i + 1,
-                length,
-            };
-            let t0 = if i == 0 { started } else { Instant::now() };
-            let flow = self
-                .send(
-                    d,
-                    m.direction.command(),
-                    Some(m.to.clone()),
-                    Some(route_step),
-                    t0,
-                )
-                .await?;
-            match flow {
-                Flow::Next => {}
-                Flow::RouteStopped => return Ok(Flow::Next),
-                Flow::End(_) => return Ok(flow),
-            }
-        }
-        Ok(Flow::Next)
     }
 
     /// Send one command, record the step, and tell whether the game is over.
@@ -400,31 +360,13 @@ impl Run<'_> {
             ..Default::default()
         };
         let mut after = after;
-        let mut stopped = false;
-        if let (Some(dir), Some(from), Some(to)) = (
-            Direction::of_command(&command),
-            self.state.room.clone(),
-            after.room.clone(),
-        ) {
-            let (added, removed) = self.agent.record_move(&from, dir, &to, expected.as_deref());
-            moved.added = added;
-            moved.removed = removed;
-            if let Some(exp) = &expected
-                && entity_key(exp) != entity_key(&to)
-            {
-                stopped = true;
-                let went = if entity_key(&from) == entity_key(&to) {
-                    "you did not move".to_string()
-                } else {
-                    format!("you arrived in {to}")
-                };
-                after.observation = format!(
-                    "The route stopped: going {} from {from} was expected to reach {exp}, but {went}. The game said: {}",
-                    dir.as_str(),
-                    after.observation
-                );
-            }
-        }
+        let stopped = self.check_move(
+            &command,
+            expected.as_deref(),
+            route.is_some(),
+            &mut after,
+            &mut moved,
+        );
         let record = record::build(
             self.finished + 1,
             &self.state,
@@ -468,8 +410,13 @@ impl Run<'_> {
         for s in self.sinks.iter_mut() {
             s.step(&record)?;
         }
+        let step = if self.config.agent.rev().counts_decisions() {
+            self.agent_step
+        } else {
+            record.step
+        };
         self.agent
-            .observe_result(record.step, &record.action, &record.command, &after);
+            .observe_result(step, &record.action, &record.command, &after);
         self.summary.add_step(&record);
         self.summary.reach(&after);
         self.finished = record.step;
@@ -481,5 +428,7 @@ impl Run<'_> {
 
 #[cfg(test)]
 mod free_text_tests;
+#[cfg(test)]
+mod reference_tests;
 #[cfg(test)]
 mod tests;

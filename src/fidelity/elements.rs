@@ -36,6 +36,7 @@ pub fn elements(profile: Profile) -> Vec<Element> {
     rows.extend(told_rows());
     rows.extend(agent_rows(&rules));
     rows.extend(moving_rows());
+    rows.extend(super::step::step_rows(&rules));
     rows.extend(game_rows());
     rows.extend(baseline_rows(&t));
     rows.extend(qa_rows(&t));
@@ -131,26 +132,17 @@ fn memory_rows(rules: &Rules) -> Vec<Element> {
             "Outdated-edge detection",
             "section 2, Appendix E; `graphs/contriever_graph.py:36-44` (`update`), `:165-171` (`delete_triplets`), `prompts/prompts.py:1-33` (`prompt_refining_items`)",
             format!(
-                "candidates: the alive edges incident to a vertex of a new triplet (E_s^rel) except those whose text holds {} (the reference's `words_to_exclude`, matched as it matches them, inside words too); the reference's prompt line for line (`prompts/outdated_reference.md`) with the new triplets not yet in the graph; the answer's replacement pairs delete each outdated triplet that matches an alive fact exactly, unless both its ends are rooms the agent has been in; temperature {}",
+                "candidates: the alive edges incident to a vertex of a new triplet (E_s^rel) except those whose text holds {} (the reference's `words_to_exclude`, matched as it matches them, inside words too); the reference's prompt line for line (`prompts/outdated_reference.md`) with the new triplets not yet in the graph; the answer's replacement pairs delete each outdated triplet that names an alive fact, unless both its ends are rooms the agent has been in; temperature {}",
                 excluded_words(),
                 t.outdated
             ),
             &join([
-                Some("form: the replacement pairs as JSON arrays (`{\"replacing\": [[old, new], ...]}`) where the reference parses `[[old -> new], ...]`; no call when no fact is a candidate (the reference asks with an empty list); an existing fact identical to a new triplet is not offered (deleting and adding it again changes nothing); the reference's temperature 0.001 is 0 here".into()),
+                Some("form: the replacement pairs as JSON arrays (`{\"replacing\": [[old, new], ...]}`) where the reference parses `[[old -> new], ...]`; an outdated triplet names a fact when its parts name the fact's vertices and relation canonically (case, a leading article, spaces), where the reference compares its text exactly with the lowercased text it stored: Ariadne stores the canonical names, not the text the reference would compare; no call when no fact is a candidate (the reference asks with an empty list); an existing fact identical to a new triplet is not offered (deleting and adding it again changes nothing); the reference's temperature 0.001 is 0 here".into()),
                 note(Rule::VerdictGuard),
                 Some("`--outdated-scope subject` offers only edges whose subject is a new triplet's subject".into()),
             ]),
         ),
-        row(
-            "Moves made",
-            "`graphs/contriever_graph.py:48-51` (`update`: a change of location adds the move both ways)",
-            "a move that changed the room adds `b, is <dir> of, a` and the way back; these facts name a direction, so they are never candidates of the outdated check".into(),
-            &join([
-                Some("the moves of a `go to` route add them too (the reference adds none for a route)".into()),
-                note(Rule::AdmittedExits),
-                note(Rule::MoveOverrides),
-            ]),
-        ),
+        moves_row(rules),
         row(
             "Semantic search",
             "Algorithm 2; `graphs/contriever_graph.py:58-67`, `utils/retriever_search_drafts.py:60-90` (`graph_retr_search`)",
@@ -164,7 +156,7 @@ fn memory_rows(rules: &Rules) -> Vec<Element> {
             "Retrieval queries",
             "not in the paper; `agents/parent_agent.py:57-69` (`item_processing_scores`), `pipeline_arigraph.py:89`, `graphs/contriever_graph.py:58-69`",
             format!(
-                "one call with the reference's prompt line for line (`prompts/key_items_reference.md`, its system prompt `default_system_prompt`) over the observation with its `Game step #N` header and the plan as the reference shows it: the key entities, each with a relevance of 1 or 2, each searched to the depth of its relevance; the facts extracted at the same step are searched through but left out of what is retrieved; temperature {} (the reference's default, `agents/parent_agent.py:16`)",
+                "one call with the reference's prompt line for line (`prompts/key_items_reference.md`, its system prompt `default_system_prompt`) over the observation with its `Game step #N` header and the plan as the reference shows it: the key entities, lowercased (`pipeline_arigraph.py:90`), each with a relevance of 1 or 2, each searched to the depth of its relevance; the facts extracted at the same step are searched through but left out of what is retrieved; temperature {} (the reference's default, `agents/parent_agent.py:16`)",
                 t.other
             ),
             &format!(
@@ -264,7 +256,7 @@ fn agent_rows(rules: &Rules) -> Vec<Element> {
         )
     } else {
         format!(
-            "the last {PAPER_HISTORY} observations (each `Game step #N`, the observation, its inventory) with the action taken"
+            "the last {PAPER_HISTORY} observations (each `Game step #N`, the observation, its inventory) with the action taken, one per decision (a `go to` route is one, `N` counts decisions)"
         )
     };
     vec![
@@ -281,7 +273,7 @@ fn agent_rows(rules: &Rules) -> Vec<Element> {
                 )
             },
             &join([
-                Some("form: lists are written as Python writes them (`['a, b, c']`); the plan shown back is the planner's last answer re-serialised (the reference shows its text as sent); RAG's and Reflexion's entries show the observation without its inventory line".into()),
+                Some("form: lists are written as Python writes them (`['a, b, c']`); the plan shown back is the planner's last answer re-serialised (the reference shows its text as sent), its text when it could not be read; RAG's and Reflexion's entries show the observation without its inventory line".into()),
                 note(Rule::ShortHistory),
                 note(Rule::KeptNote),
             ]),
@@ -311,61 +303,81 @@ fn agent_rows(rules: &Rules) -> Vec<Element> {
                 note(Rule::CompactPrompts),
             ]),
         ),
-        row(
-            "ReAct decision",
-            "section 3; `prompts/system_prompts.py:50-65` (`system_action_agent_sub_expl`), `pipeline_arigraph.py:175-201` (`choose_action`)",
-            format!(
-                "{}, the action one of the admissible commands and `go to` targets; temperature {} with exploration, {} without it (`pipeline_arigraph.py:189`) and for every baseline (`pipeline_fullhist.py:126`, `pipeline_summary.py:135`, `pipeline_smartrag.py:142`)",
-                if rules.compact_prompts {
-                    "Ariadne's compact prompt (rule `compact-prompts`, `prompts/action.md`), answered with a one-sentence `rationale` and the `action`"
-                } else {
-                    "the reference's prompt line for line (`prompts/action_reference.md`), answered with `reason_for_action` and `action_to_take`"
-                },
-                t.action,
-                t.sampled_action
-            ),
-            &join([
-                Some("form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-198`)".into()),
-                Some("free text (`--free-text`, or a game that lists no admissible commands; the reference always has the list): the action is any command of at most 120 characters on one line, sent as written, trimmed".into()),
-                note(Rule::LoopBreaking),
-                note(Rule::CompactPrompts),
-                note(Rule::GameCommands),
-                note(Rule::RememberedRefusals),
-            ]),
-        ),
+        decision_row(rules),
     ]
 }
 
-/// The agent's other rows: navigation, exploration and sampling (section 3, Appendices
-/// A and B).
+/// The row of the moves the agent made (section 2's graph update of a location change).
+fn moves_row(rules: &Rules) -> Element {
+    let note = |r: Rule| rule_note(rules, r);
+    row(
+        "Moves made",
+        "`graphs/contriever_graph.py:48-51` (`update`: a change of location adds the move both ways)",
+        format!(
+            "a move that changed the room adds `b, is <dir> of, a` and the way back; these facts name a direction, so they are never candidates of the outdated check; {}",
+            if rules.checked_routes {
+                "the moves of a `go to` route add them too (rule `checked-routes`; the reference adds none for a route)"
+            } else {
+                "the moves of a `go to` route add none (the reference's)"
+            }
+        ),
+        &join([note(Rule::AdmittedExits), note(Rule::MoveOverrides)]),
+    )
+}
+
+/// The row of the ReAct decision (section 3).
+fn decision_row(rules: &Rules) -> Element {
+    let t = Temperatures::REFERENCE;
+    let note = |r: Rule| rule_note(rules, r);
+    row(
+        "ReAct decision",
+        "section 3; `prompts/system_prompts.py:50-65` (`system_action_agent_sub_expl`), `pipeline_arigraph.py:175-201` (`choose_action`)",
+        format!(
+            "{}, the action one of the admissible commands and `go to` targets; temperature {} with exploration, {} without it (`pipeline_arigraph.py:189`) and for every baseline (`pipeline_fullhist.py:126`, `pipeline_summary.py:135`, `pipeline_smartrag.py:142`)",
+            if rules.compact_prompts {
+                "Ariadne's compact prompt (rule `compact-prompts`, `prompts/action.md`), answered with a one-sentence `rationale` and the `action`"
+            } else {
+                "the reference's prompt line for line (`prompts/action_reference.md`), answered with `reason_for_action` and `action_to_take`"
+            },
+            t.action,
+            t.sampled_action
+        ),
+        &join([
+            Some(if rules.compact_prompts {
+                "form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then the first admissible command other than the last action is played (the reference plays `look` for an answer it cannot parse, `pipeline_arigraph.py:193-198`)".into()
+            } else {
+                "form: a JSON-schema enum holds the action to the list; an answer outside it is asked again once, then `look` is played, as the reference plays it for an answer it cannot parse (`pipeline_arigraph.py:193-198`)".into()
+            }),
+            Some("free text (`--free-text`, or a game that lists no admissible commands; the reference always has the list): the action is any command of at most 120 characters on one line, sent as written, trimmed".into()),
+            note(Rule::LoopBreaking),
+            note(Rule::CompactPrompts),
+            note(Rule::GameCommands),
+            note(Rule::RememberedRefusals),
+        ]),
+    )
+}
+
+/// The agent's sampling row (navigation and exploration are in [`super::step`]).
 fn moving_rows() -> Vec<Element> {
     let t = Temperatures::REFERENCE;
-    vec![
-        row(
-            "Navigation",
-            "section 3, Appendix A; `pipeline_arigraph.py:110`, `:141-172` (`process_action_get_reward`), `graphs/parent_graph.py:157-203` (`find_path`)",
-            "`go to <room>` for rooms the agent has been in, routed over the spatial triplets; a route is one step against the step cap, each move logged".into(),
-            "only rooms a route reaches now are offered (the reference offers every visited location and answers an unreachable one with its path-finding message); routes are A* over unit costs where the reference searches breadth first: both give a shortest route; `--no-go-to` removes it",
+    vec![row(
+        "Sampling",
+        "`pipeline_arigraph.py:100, 189, 216`, `graphs/contriever_graph.py:29, 42`, `agents/parent_agent.py:16`, `pipeline_summary.py:167`, `pipeline_smartrag.py:189`",
+        format!(
+            "a temperature per call: extraction {}, outdated check {}, exploration check {}, plan {}, action {} ({} without exploration and for the baselines), summary {}, importance {}, key items {}, reflections and lessons {}",
+            t.extraction,
+            t.outdated,
+            t.explore,
+            t.plan,
+            t.action,
+            t.sampled_action,
+            t.summary,
+            t.importance,
+            t.other,
+            t.other
         ),
-        row(
-            "Exploration",
-            "Appendix B; `prompts/system_prompts.py:6-7` (`if_exp_prompt`), `pipeline_arigraph.py:100-106`, `:221-227` (`get_unexpl_exits`)",
-            format!(
-                "every step one call with the reference's prompt (`prompts/explore_reference.md`) says whether the previous plan needs exploring; only then does item 7 list, per visited room, the exits the graph knows (`room, has exit, dir`) that no move has taken; temperature {}",
-                t.explore
-            ),
-            "form: the answer is JSON `{\"explore\": true|false}` where the reference looks for \"True\" in its text; a call with no usable answer shows the exits (the reference's reading gives no exits); `--no-exploration` is the paper's ablation (no call, no exits)",
-        ),
-        row(
-            "Sampling",
-            "`pipeline_arigraph.py:100, 189, 216`, `graphs/contriever_graph.py:29, 42`, `agents/parent_agent.py:16`, `pipeline_summary.py:167`, `pipeline_smartrag.py:189`",
-            format!(
-                "a temperature per call: extraction {}, outdated check {}, exploration check {}, plan {}, action {} ({} without exploration and for the baselines), summary {}, importance {}, key items {}, reflections and lessons {}",
-                t.extraction, t.outdated, t.explore, t.plan, t.action, t.sampled_action, t.summary, t.importance, t.other, t.other
-            ),
-            "the reference has no reflection or lesson call: they take its default, 0.7; `--temperature T` sets every call to T (recorded in the manifest)",
-        ),
-    ]
+        "the reference has no reflection or lesson call: they take its default, 0.7; `--temperature T` sets every call to T (recorded in the manifest)",
+    )]
 }
 
 /// The rows of what the reference does for one family of games.

@@ -55,6 +55,39 @@ pub const LESSON_CHARS: usize = 600;
 /// Longest rejected answer echoed back in the retry prompt, characters.
 pub const ECHO_CHARS: usize = 2000;
 
+/// The completion budget of each call, tokens (`max_tokens`; the reference sets none,
+/// `agents/parent_agent.py:16-54`): a bound on runaway answers. An answer cut at it is
+/// never parsed; it is asked again once with twice the budget
+/// ([`crate::llm::structured`]).
+pub mod answer_tokens {
+    /// Triplet extraction.
+    pub const EXTRACTION: u32 = 500;
+    /// The outdated check as the reference asks it (replacement pairs).
+    pub const OUTDATED: u32 = 400;
+    /// The outdated check over numbered facts (Ariadne's form, and `ariadne qa`'s).
+    pub const OUTDATED_NUMBERED: u32 = 200;
+    /// The retrieval's key items.
+    pub const KEY_ITEMS: u32 = 300;
+    /// The exploration check.
+    pub const EXPLORE: u32 = 20;
+    /// The reference's plan.
+    pub const PLAN: u32 = 600;
+    /// Ariadne's compact plan (rule `compact-prompts`).
+    pub const PLAN_COMPACT: u32 = 400;
+    /// The decision.
+    pub const ACTION: u32 = 250;
+    /// The summary baseline.
+    pub const SUMMARY: u32 = 400;
+    /// Simulacra's importance rating.
+    pub const IMPORTANCE: u32 = 20;
+    /// Simulacra's reflections.
+    pub const REFLECTION: u32 = 300;
+    /// Reflexion's lesson.
+    pub const LESSON: u32 = 250;
+    /// The answer of `ariadne qa`.
+    pub const QA_ANSWER: u32 = 600;
+}
+
 /// A structured answer whose model-written strings and lists can be bounded.
 pub trait Bounded {
     /// Cut or drop whatever exceeds the bounds above; one note per cut or drop (e.g.

@@ -26,6 +26,10 @@ pub struct EndpointConfig {
     pub api_key: Option<String>,
     /// Model name sent with each request.
     pub model: String,
+    /// The model of each call kind that has one of its own (`--model-for`); the others
+    /// use `model`. Empty in runs recorded before it.
+    #[serde(default, skip_serializing_if = "super::ModelsPerCall::is_empty")]
+    pub models: super::ModelsPerCall,
     /// How structured answers are requested.
     pub json_mode: JsonMode,
     /// Sampling temperature (0 = greedy) of every call, unless `temperatures` is set.
@@ -184,7 +188,7 @@ impl OpenAiBackend {
     /// The JSON body of a chat request (exposed for tests and the manifest).
     pub fn chat_body(&self, request: &ChatRequest) -> Value {
         let mut body = json!({
-            "model": self.chat_cfg.model,
+            "model": self.chat_cfg.models.model(&request.purpose, &self.chat_cfg.model),
             "messages": request.messages,
             "temperature": super::temperatures::as_decimal(
                 self.chat_cfg

@@ -20,6 +20,8 @@ pub struct LlmSettings {
     pub base_url: Option<String>,
     /// Chat model name (the local model's name when embedded).
     pub model: String,
+    /// A model per call kind (`--model-for`), for those that have their own.
+    pub models: crate::llm::ModelsPerCall,
     /// API key from `OPENAI_API_KEY` (never serialized).
     #[serde(skip)]
     pub api_key: Option<String>,
@@ -205,6 +207,7 @@ fn chat_config(settings: &LlmSettings, servers: &Servers, seed: u64) -> Endpoint
         },
         api_key: settings.api_key.clone(),
         model: settings.model.clone(),
+        models: settings.models.clone(),
         json_mode: settings.json_mode,
         temperature: settings.temperature,
         temperatures: settings.temperatures,
@@ -253,6 +256,7 @@ fn describe(
             "base_url": chat.base_url,
             "embedded": servers.llm.is_some(),
             "model": chat.model,
+            "models": (!chat.models.is_empty()).then_some(&chat.models),
             "local_model": servers.llm.as_ref().map(|server| json!({
                 "name": settings.local_model.name,
                 "file": settings.local_model.file,

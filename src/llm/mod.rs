@@ -11,6 +11,7 @@
 //! - [`connect`]: endpoints from settings, local servers started as needed.
 //! - [`replay`]: the "cassette" backend that serves a logged run's answers.
 //! - [`prompts`]: the prompt templates, loaded once.
+//! - [`models`]: a chat model per call kind (`--model-for`).
 //! - [`embeddings`]: an embeddings response read and checked strictly.
 //! - [`json_text`]: the JSON values of an answer's text, read tolerantly and within bounds.
 
@@ -23,6 +24,7 @@ pub mod embeddings;
 pub mod http;
 pub mod json_text;
 pub mod local;
+pub mod models;
 pub mod prompts;
 pub mod record;
 pub mod replay;
@@ -40,6 +42,7 @@ pub use backend::{
     Usage, check_temperature,
 };
 pub use client::{EmbedConfig, EndpointConfig, OpenAiBackend};
+pub use models::{CallKind, ModelsPerCall};
 pub use record::{CallLog, CallRecord, EmbedRecord, VectorRecord};
 pub use temperatures::Temperatures;
 

@@ -25,6 +25,9 @@ pub struct Explorer {
     /// What a move override does to the facts it contradicts (see
     /// `MemorySettings::retire`; the default, delete, is the paper's).
     retire: Option<Retire>,
+    /// Routes as the reference makes them ([`SpatialMap::between_visited`]), and no room
+    /// of a route counted as visited (agent revision 11 without rule `checked-routes`).
+    reference_routes: bool,
 }
 
 impl Explorer {
@@ -83,13 +86,35 @@ impl Explorer {
         self
     }
 
+    /// The same explorer, routing as the reference does when `reference` holds (see
+    /// `AgentSettings::reference_routes`).
+    pub fn routing_as_reference(mut self, reference: bool) -> Self {
+        self.route_as_reference(reference);
+        self
+    }
+
+    /// Route as the reference does from now on when `reference` holds.
+    pub fn route_as_reference(&mut self, reference: bool) {
+        self.reference_routes = reference;
+    }
+
+    /// Whether routes are the reference's.
+    pub fn routes_as_reference(&self) -> bool {
+        self.reference_routes
+    }
+
     fn grounded(&self) -> bool {
         self.revision().grounds_moves()
     }
 
     /// The `go to` targets from `here` on `map`: reachable rooms (from rules 2, only
     /// rooms the agent has been in, so a door named in a spatial triplet is no target).
+    /// Under the reference's routes, every room the agent decided in, the current one
+    /// included (`pipeline_arigraph.py:110`: `go to {loc}` for every location).
     pub fn go_to_targets(&self, map: &SpatialMap, here: &str) -> Vec<String> {
+        if self.reference_routes {
+            return self.visited.iter().cloned().collect();
+        }
         map.reachable_from(&entity_key(here))
             .into_iter()
             .filter(|r| !self.grounded() || self.visited.contains(r))
@@ -114,6 +139,7 @@ impl Explorer {
     /// The spatial map as `graph` holds it now (an empty map without a graph).
     pub fn map(&self, graph: Option<&AriGraph>) -> SpatialMap {
         match graph {
+            Some(g) if self.reference_routes => SpatialMap::between_visited(g, &self.visited),
             Some(g) => SpatialMap::from_graph(g, &self.visited),
             None => SpatialMap::from_graph(&AriGraph::new(), &BTreeSet::new()),
         }

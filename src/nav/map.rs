@@ -24,6 +24,17 @@ impl SpatialMap {
     /// has been in (from the game's room header); rooms named by spatial triplets are
     /// added. `has exit` triplets count only for known rooms.
     pub fn from_graph(graph: &AriGraph, visited: &BTreeSet<String>) -> Self {
+        Self::read(graph, visited, false)
+    }
+
+    /// The map the reference routes over (`graphs/parent_graph.py:131-154`,
+    /// `compute_spatial_graph`): only the compass facts that join two rooms of
+    /// `visited` (the rooms the agent decided in), no exit without its destination.
+    pub fn between_visited(graph: &AriGraph, visited: &BTreeSet<String>) -> Self {
+        Self::read(graph, visited, true)
+    }
+
+    fn read(graph: &AriGraph, visited: &BTreeSet<String>, between_visited: bool) -> Self {
         let mut map = SpatialMap {
             rooms: visited.clone(),
             ..SpatialMap::default()
@@ -35,6 +46,10 @@ impl SpatialMap {
         });
         for id in ids {
             let t = graph.triplet(id);
+            let joins_visited = visited.contains(&t.subject) && visited.contains(&t.object);
+            if between_visited && !joins_visited {
+                continue;
+            }
             if let Some(dir) = relation_direction(&t.relation) {
                 // t.subject is `dir` of t.object: from object go dir -> subject.
                 map.add_edge(&t.object, dir, &t.subject);

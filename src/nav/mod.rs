@@ -12,9 +12,11 @@
 //! A triplet removed as outdated is gone from the map, so A* never routes over it.
 //!
 //! - [`map`]: the [`SpatialMap`], A* routes and breadth-first reachability;
+//! - [`exits`]: the unexplored exits as the reference reads them from the facts;
 //! - [`explorer`]: what the agent learned by moving (rooms visited, exits taken), recorded
 //!   in the graph as ground truth.
 
+pub mod exits;
 pub mod explorer;
 pub mod map;
 
@@ -57,4 +59,27 @@ pub struct Move {
     pub direction: Direction,
     /// Room expected on arrival.
     pub to: String,
+}
+
+/// What the reference answers a `go to` it cannot route (`graphs/parent_graph.py:157-168`,
+/// `:190-191`, `find_path`), from `from` to `target`, with `visited` the rooms the agent
+/// decided in (entity keys): the agent is there already, a room it has not been in, or
+/// no known way.
+pub fn no_route(from: &str, target: &str, visited: &std::collections::BTreeSet<String>) -> String {
+    use crate::memory::names::entity_key;
+    let (a, b) = (entity_key(from), entity_key(target));
+    if a == b {
+        return "You are already there".into();
+    }
+    if !visited.contains(&a) || !visited.contains(&b) {
+        let rooms: Vec<String> = visited
+            .iter()
+            .map(|r| crate::llm::prompts::py_repr(r))
+            .collect();
+        return format!(
+            "Destination is unknown. Please, choose another destination or explore new paths and locations. Available locations: [{}]. Your choice: from {a} to {b}",
+            rooms.join(", ")
+        );
+    }
+    "Destination isn't available according to had knowledges. Please, choose another destination or explore new paths and locations.".into()
 }

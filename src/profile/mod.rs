@@ -109,11 +109,14 @@ pub enum Rule {
     /// A command the game refused, or answered as before, is kept in working memory
     /// and not sent again until something changed (`agent::commands`).
     RememberedRefusals,
+    /// A `go to` route stops where a move arrives elsewhere than the map said, and the
+    /// map routes over every spatial fact (`episode`, `nav::explorer`).
+    CheckedRoutes,
 }
 
 impl Rule {
     /// Every rule, in the order tables list them.
-    pub const ALL: [Rule; 12] = [
+    pub const ALL: [Rule; 13] = [
         Rule::PlanProgress,
         Rule::LoopBreaking,
         Rule::RepeatWarning,
@@ -126,6 +129,7 @@ impl Rule {
         Rule::CompactPrompts,
         Rule::GameCommands,
         Rule::RememberedRefusals,
+        Rule::CheckedRoutes,
     ];
 
     /// The rule's name (`--without NAME`, the manifest's `rules` list).
@@ -143,6 +147,7 @@ impl Rule {
             Rule::CompactPrompts => "compact-prompts",
             Rule::GameCommands => "game-commands",
             Rule::RememberedRefusals => "remembered-refusals",
+            Rule::CheckedRoutes => "checked-routes",
         }
     }
 
@@ -185,6 +190,9 @@ impl Rule {
             Rule::RememberedRefusals => {
                 "a command whose answer in the current state is known (the game refused it: \"Unknown action\", \"You can't see any such thing\", \"It is locked\"; or its answer repeats a text the game already showed in that state, as a `look` that repeats the room) is shown in working memory with the answer, and refused as an answer until the room, inventory or score changes or a command is answered with something new"
             }
+            Rule::CheckedRoutes => {
+                "a `go to` route stops at a move that arrives elsewhere than the map said, and the agent's next observation says where the route stopped and what the game answered; routes run over every spatial fact of the graph, unvisited rooms included, a room crossed mid-route counts as visited, a route's moves are written into the graph as moves made, and the `go to` targets are the rooms a route reaches now (the reference routes over compass facts joining two rooms it decided in, plays every move and shows the last answer)"
+            }
         }
     }
 
@@ -225,12 +233,18 @@ impl Rule {
             Rule::RememberedRefusals => {
                 "in 20 free-text steps of TWXCoinCollector all 20 commands were refused, the same ones up to 5 times in a row"
             }
+            Rule::CheckedRoutes => {
+                "a route built on a spatial fact the extractor misread sends every later move from a room the map did not expect; stopped, the agent learns where the map was wrong instead of walking on (Ariadne's design since its first release, not yet measured against the reference's routes)"
+            }
         }
     }
 
     /// Where it comes from.
     pub fn source(self) -> &'static str {
-        "Ariadne, measured on the embedded model"
+        match self {
+            Rule::CheckedRoutes => "Ariadne's design, not yet measured",
+            _ => "Ariadne, measured on the embedded model",
+        }
     }
 }
 
@@ -294,6 +308,8 @@ pub struct Rules {
     pub game_commands: bool,
     /// [`Rule::RememberedRefusals`].
     pub remembered_refusals: bool,
+    /// [`Rule::CheckedRoutes`].
+    pub checked_routes: bool,
 }
 
 impl Rules {
@@ -311,6 +327,7 @@ impl Rules {
         compact_prompts: false,
         game_commands: false,
         remembered_refusals: false,
+        checked_routes: false,
     };
 
     /// Every rule.
@@ -327,6 +344,7 @@ impl Rules {
         compact_prompts: true,
         game_commands: true,
         remembered_refusals: true,
+        checked_routes: true,
     };
 
     fn slot(&mut self, rule: Rule) -> &mut bool {
@@ -343,6 +361,7 @@ impl Rules {
             Rule::CompactPrompts => &mut self.compact_prompts,
             Rule::GameCommands => &mut self.game_commands,
             Rule::RememberedRefusals => &mut self.remembered_refusals,
+            Rule::CheckedRoutes => &mut self.checked_routes,
         }
     }
 

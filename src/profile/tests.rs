@@ -16,7 +16,7 @@ fn unknown_versions_are_refused_by_name() {
     let e = MemoryRevision::from_number(RULES + 1).unwrap_err();
     assert!(e.contains("versions 1 to 8") && !e.contains('\n'), "{e}");
     let e = AgentRevision::from_number(0).unwrap_err();
-    assert!(e.contains("revisions 1 to 10"), "{e}");
+    assert!(e.contains("revisions 1 to 11"), "{e}");
 }
 
 /// The settings hold the versions typed and store them as their numbers; a file

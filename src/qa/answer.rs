@@ -1,6 +1,7 @@
 //! Answering one question with one memory: gather its context, ask the answer call,
 //! score the prediction.
 
+use crate::llm::bounds::answer_tokens;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -90,7 +91,12 @@ pub async fn answer(llm: &Llm, plan: &QaPlan, memory: QaMemory, q: &Question) ->
     let answer: Option<AnswerQa> = llm
         .ask(
             &mut log,
-            Ask::new("qa_answer", messages, answer_schema(), 600),
+            Ask::new(
+                "qa_answer",
+                messages,
+                answer_schema(),
+                answer_tokens::QA_ANSWER,
+            ),
             |_| Ok(()),
         )
         .await?;

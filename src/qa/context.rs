@@ -228,7 +228,7 @@ async fn ask_key_items(
                 "qa_key_items",
                 messages,
                 key_items_schema_up_to(MAX_RELEVANCE),
-                300,
+                crate::llm::bounds::answer_tokens::KEY_ITEMS,
             ),
             |_| Ok(()),
         )

@@ -28,9 +28,11 @@ impl Resolver {
         crate::llm::check_temperature(temperature)
             .map_err(|e| UserError::new(format!("temperature: {e}")))?;
         let l = limits(args, cfg)?;
+        let models = models_per_call(args, cfg, e.base_url.is_some())?;
         Ok(LlmSettings {
             base_url: e.base_url,
             model: e.model,
+            models,
             api_key: e.api_key,
             embed_base_url: e.embed_base_url,
             embed_model: args
@@ -104,6 +106,31 @@ fn endpoints(args: &LlmArgs, cfg: &ConfigFile) -> Result<Endpoints> {
         embed_api_key,
         local_model,
     })
+}
+
+/// The model per call kind: `--model-for` (or `ARIADNE_MODEL_FOR`), else the config
+/// file's `[model_for]` table; only with a remote chat endpoint (the embedded server
+/// holds one model).
+///
+/// # Errors
+/// A list or table that does not parse, or one given without `--base-url`.
+fn models_per_call(
+    args: &LlmArgs,
+    cfg: &ConfigFile,
+    remote: bool,
+) -> Result<crate::llm::ModelsPerCall> {
+    let models = match (&args.model_for, &cfg.model_for) {
+        (Some(list), _) => crate::llm::ModelsPerCall::parse(list),
+        (None, Some(table)) => crate::llm::ModelsPerCall::of_table(table),
+        (None, None) => Ok(Default::default()),
+    }
+    .map_err(UserError::new)?;
+    if !models.is_empty() && !remote {
+        bail!(UserError::new(
+            "--model-for needs a remote chat endpoint (--base-url or OPENAI_BASE_URL): the embedded server holds one model"
+        ));
+    }
+    Ok(models)
 }
 
 /// A URL given as `what` must be http(s).

@@ -91,11 +91,14 @@ pub(super) fn extras(retrieval: &Retrieval, note: Option<String>, warnings: &[St
 
 /// The reference's unexplored exits (`get_unexpl_exits`): a line per visited room,
 /// `Unexplored exits for ROOM: ['east', ...]`, each after a newline; the exits a game
-/// reports itself (NetHack), `reported`, grouped by their room the same way.
+/// reports itself (NetHack), `reported`, grouped by their room the same way. With
+/// `none`, a room without one reads `none`, as the reference prints it
+/// (`utils/utils.py:356-358`); else `[]` (agent revisions 9 and 10).
 pub(super) fn exits_text(
     visited: &std::collections::BTreeSet<String>,
     unexplored: &[UnexploredExit],
     reported: Option<&[String]>,
+    none: bool,
 ) -> String {
     let mut out = String::new();
     // A game that reports its exits itself (NetHack: `level 1 room 0: doorway at (x,
@@ -123,15 +126,56 @@ pub(super) fn exits_text(
             .filter(|u| entity_key(&u.room) == *room)
             .map(|u| py_repr(u.direction.as_str()))
             .collect();
-        out.push_str(&format!(
-            "\nUnexplored exits for {room}: [{}]",
-            dirs.join(", ")
-        ));
+        let listed = if dirs.is_empty() && none {
+            "none".to_string()
+        } else {
+            format!("[{}]", dirs.join(", "))
+        };
+        out.push_str(&format!("\nUnexplored exits for {room}: {listed}"));
     }
     out
 }
 
+/// The observation as the reference cleans it before anything reads it
+/// (`utils/utils.py:235-245`, `observation_processing`): cut at the first `>` (the
+/// game's prompt), `livingroom` and `Livingroom` written as two words, `Recipe #1` as
+/// `Recipe`. A text that begins with `>` is kept whole (the reference would keep
+/// nothing of it; its games never send one).
+pub(super) fn cleaned(text: &str) -> String {
+    let cut = match text.find('>') {
+        Some(0) | None => text,
+        Some(i) => &text[..i],
+    };
+    cut.replace("livingroom", "living room")
+        .replace("Livingroom", "Living room")
+        .replace("Recipe #1", "Recipe")
+}
+
 impl Agent {
+    /// `state` as the agent reads it: from agent revision 11 under the reference's
+    /// prompts, its observation cleaned as [`cleaned`] says (the room keeps the game's
+    /// name: routes and the step records know it so).
+    pub(super) fn as_seen<'a>(
+        &self,
+        state: &'a crate::env::GameState,
+    ) -> std::borrow::Cow<'a, crate::env::GameState> {
+        if !self.settings.reference_step() {
+            return std::borrow::Cow::Borrowed(state);
+        }
+        let mut out = state.clone();
+        out.observation = cleaned(&state.observation);
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// The plan as the reference shows it back: the planner's text when its last
+    /// answer could not be read (agent revision 11), else [`plan_json`].
+    pub(super) fn plan_shown(&self) -> String {
+        match &self.plan_text {
+            Some(text) => text.clone(),
+            None => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
+        }
+    }
+
     /// The last steps as the reference's working memory shows them: `Observation:
     /// ...\nAction taken: ...` per step, oldest first, joined by newlines
     /// (`pipeline_arigraph.py`: `"\n".join(history)`).
@@ -201,10 +245,40 @@ impl Agent {
             facts => retrieval.triplets.iter().map(|t| t.triplet.as_str()).collect::<Vec<_>>(),
             episodes_k => self.memory.episodes_shown(),
             episodes => episodes,
-            plan_json => plan_json(&self.goal, &self.plan, self.plan_header.as_ref()),
+            plan_json => self.plan_shown(),
             explore => explore,
             exits => exits,
             extras => extras,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn observations_are_cleaned_as_the_reference_cleans_them() {
+        assert_eq!(
+            cleaned("-= Livingroom =-\nRecipe #1 is here, in the livingroom.\n\n> "),
+            "-= Living room =-\nRecipe is here, in the living room.\n\n"
+        );
+        assert_eq!(
+            cleaned("> look\nYou see a door."),
+            "> look\nYou see a door."
+        );
+    }
+
+    #[test]
+    fn a_room_without_unexplored_exits_prints_none_from_revision_11() {
+        let visited: std::collections::BTreeSet<String> = ["kitchen".to_string()].into();
+        assert_eq!(
+            exits_text(&visited, &[], None, true),
+            "\nUnexplored exits for kitchen: none"
+        );
+        assert_eq!(
+            exits_text(&visited, &[], None, false),
+            "\nUnexplored exits for kitchen: []"
+        );
     }
 }

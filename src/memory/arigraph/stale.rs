@@ -2,6 +2,7 @@
 //! for stale theses (arXiv:2506.17001, Appendix B), as `--thesis` runs under
 //! [`crate::memory::PersonalAiForm::Paper`].
 
+use crate::llm::bounds::answer_tokens;
 use std::collections::HashSet;
 
 use anyhow::Result;
@@ -132,7 +133,12 @@ impl AriGraphMemory {
         let answer: Option<Replacing> = llm
             .ask(
                 log,
-                Ask::new("outdated", messages, replacing_schema(), 400),
+                Ask::new(
+                    "outdated",
+                    messages,
+                    replacing_schema(),
+                    answer_tokens::OUTDATED,
+                ),
                 |_| Ok(()),
             )
             .await?;
@@ -179,7 +185,12 @@ impl AriGraphMemory {
         let outdated: Option<Outdated> = llm
             .ask(
                 log,
-                Ask::new(purpose, messages, outdated_schema(n), 200),
+                Ask::new(
+                    purpose,
+                    messages,
+                    outdated_schema(n),
+                    answer_tokens::OUTDATED_NUMBERED,
+                ),
                 |o: &Outdated| match o.outdated.iter().find(|&&i| i == 0 || i > n) {
                     Some(bad) => Err(format!("{bad} is not the number of an {what} (1..{n})")),
                     None => Ok(()),

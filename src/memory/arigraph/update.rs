@@ -3,6 +3,7 @@
 //! triplet and thesis extraction, the outdated-edge candidates and verdicts, merging the
 //! new triplets, closing retired facts (AriadneMem) and thesis vertices (PersonalAI).
 
+use crate::llm::bounds::answer_tokens;
 use std::collections::HashSet;
 
 use anyhow::Result;
@@ -68,7 +69,12 @@ impl AriGraphMemory {
             let items: Option<ExtractionItems> = llm
                 .ask(
                     log,
-                    Ask::new("extract_triplets", messages, schema, 500),
+                    Ask::new(
+                        "extract_triplets",
+                        messages,
+                        schema,
+                        answer_tokens::EXTRACTION,
+                    ),
                     |_| Ok(()),
                 )
                 .await?;
@@ -76,7 +82,12 @@ impl AriGraphMemory {
         } else {
             llm.ask(
                 log,
-                Ask::new("extract_triplets", messages, schema, 500),
+                Ask::new(
+                    "extract_triplets",
+                    messages,
+                    schema,
+                    answer_tokens::EXTRACTION,
+                ),
                 |_| Ok(()),
             )
             .await?

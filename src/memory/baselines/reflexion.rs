@@ -3,6 +3,7 @@
 //! lesson (Shinn et al. 2023) written by the LLM from that trial's actions and results
 //! and given to every later trial.
 
+use crate::llm::bounds::answer_tokens;
 use anyhow::Result;
 use serde::Deserialize;
 use serde_json::json;
@@ -179,7 +180,7 @@ pub async fn write_lesson(
     let answer: Option<LessonAnswer> = llm
         .ask(
             &mut log,
-            Ask::new("lesson", messages, schema, 250),
+            Ask::new("lesson", messages, schema, answer_tokens::LESSON),
             |_: &LessonAnswer| Ok(()),
         )
         .await?;

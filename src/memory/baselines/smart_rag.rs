@@ -12,6 +12,7 @@
 //! is the only pipeline of its that scores so, and it has no reflections, which the
 //! paper's Simulacra has ([`super::simulacra`] keeps Generative Agents' reflections).
 
+use crate::llm::bounds::answer_tokens;
 use minijinja::context;
 use serde::Deserialize;
 use serde_json::json;
@@ -79,7 +80,7 @@ pub async fn rate(
     let answer: Result<Option<Rating>, LlmError> = llm
         .ask(
             log,
-            Ask::new("importance", messages, schema, 20),
+            Ask::new("importance", messages, schema, answer_tokens::IMPORTANCE),
             |a: &Rating| {
                 if (1..=10).contains(&a.importance) {
                     Ok(())

@@ -1,5 +1,6 @@
 //! Summary (paper section 4.1): an LLM-maintained running summary, rewritten every step.
 
+use crate::llm::bounds::answer_tokens;
 use anyhow::Result;
 use minijinja::context;
 use serde::Deserialize;
@@ -93,7 +94,7 @@ impl MemoryModule for Summary {
         let answer: Option<SummaryAnswer> = llm
             .ask(
                 log,
-                Ask::new("summary", messages, schema, 400),
+                Ask::new("summary", messages, schema, answer_tokens::SUMMARY),
                 |_: &SummaryAnswer| Ok(()),
             )
             .await?;

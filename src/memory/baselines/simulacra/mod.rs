@@ -1,5 +1,6 @@
 //! Simulacra (Generative Agents, Park et al. 2023; paper section 4.1).
 
+use crate::llm::bounds::answer_tokens;
 use anyhow::Result;
 use minijinja::context;
 use serde::Deserialize;
@@ -152,7 +153,7 @@ impl MemoryModule for Simulacra {
         let answer: Option<ImportanceAnswer> = llm
             .ask(
                 log,
-                Ask::new("importance", messages, schema, 20),
+                Ask::new("importance", messages, schema, answer_tokens::IMPORTANCE),
                 |a: &ImportanceAnswer| {
                     if (1..=10).contains(&a.importance) {
                         Ok(())
@@ -324,7 +325,7 @@ impl Simulacra {
             let answer: Option<ReflectionAnswer> = llm
                 .ask(
                     log,
-                    Ask::new("reflection", messages, schema, 300),
+                    Ask::new("reflection", messages, schema, answer_tokens::REFLECTION),
                     |_: &ReflectionAnswer| Ok(()),
                 )
                 .await?;
