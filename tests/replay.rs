@@ -104,7 +104,11 @@ fn a_model_per_call_kind_reaches_the_endpoint_and_replays() {
     ];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = play(work.path(), &server.base_url, &args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let chats = server.script.lock().unwrap().chats.clone();
     let mut seen = std::collections::BTreeMap::new();
     for body in &chats {

@@ -10,12 +10,12 @@ use crate::env::suite::{CLEAN_MAX_SCORE, STEP_CAP};
 use crate::llm::Temperatures;
 use crate::llm::bounds::{KEY_ITEMS, PLAN_ITEMS, REASON_CHARS, SUB_GOAL_CHARS, SUMMARY_CHARS};
 use crate::memory::baselines::simulacra::REFLECTION_THRESHOLD;
-use crate::memory::baselines::smart_rag::RECENCY_DECAY;
+use crate::memory::baselines::smart_rag::{RECENCY_DECAY, UNRATED_IMPORTANCE};
 use crate::memory::baselines::summary::FIRST_SUMMARY;
 use crate::memory::retrieval::PAPER_CUTOFF;
 use crate::memory::{MemorySettings, RAG_ENTRIES, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED};
 use crate::profile::{Profile, Rule, Rules};
-use crate::qa::{MAX_RELEVANCE, QA_EPISODES, TOP_PARAGRAPHS};
+use crate::qa::{ANSWER_CHARS, MAX_RELEVANCE, QA_EPISODES, REASONING_CHARS, TOP_PARAGRAPHS};
 use crate::trajectory::bench::{BEST_OF, PAPER_ATTEMPTS};
 
 /// The words that keep a fact out of the outdated check, quoted and listed.
@@ -90,7 +90,9 @@ fn baseline_rows(t: &Temperatures) -> Vec<Element> {
                 "the reference's ranked memory: every past observation with an importance its prompt rates from 1 to 10 under the plan of its step (`prompts/importance_reference.md`, temperature {}) and the embedding of the observation with the plan; ranked by min-max normalised {RECENCY_DECAY}^Δsteps + importance + cosine to this step's embedding, the best {RAG_ENTRIES}, shown with the last {PAPER_HISTORY} steps; reflections as Generative Agents writes them when the importance since the last reaches {REFLECTION_THRESHOLD}",
                 t.importance
             ),
-            "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning; the last steps shown are the last 5, in order (the reference takes step 1 and the last 4, `pipeline_smartrag.py:88-89`)",
+            &format!(
+                "the reflections are the paper's (the reference has none): one call of Ariadne's wording over the 15 most recent memories (Generative Agents asks three questions first); the importance of a step is rated at the next step, with the plan its step made, as the reference rates it after planning; a rating that cannot be read counts as {UNRATED_IMPORTANCE} (the reference's `int(re.findall(...)[0])` stops the run, `pipeline_smartrag.py:190`); the last steps shown are the last 5, in order (the reference takes step 1 and the last 4, `pipeline_smartrag.py:88-89`)"
+            ),
         ),
         row(
             "Reflexion",
@@ -209,7 +211,7 @@ fn qa_rows(t: &Temperatures) -> Vec<Element> {
                 "the reference's prompt whole (`prompts/qa_answer.md`: its layout and indentation, the retrieved triplets and the chosen paragraphs as Python lists), system prompt \"You are a helpful assistant\"; temperature {}",
                 t.other
             ),
-            "form: the chain of thought and the direct answer as JSON fields, where the reference splits a text answer at `Direct answer:`; `--thesis`, `--bridge` and `--retire close` add their lines when asked for",
+            &format!("form: the chain of thought and the direct answer as JSON fields, where the reference splits a text answer at `Direct answer:`; the chain of thought is cut at {REASONING_CHARS} characters and the answer at {ANSWER_CHARS} (bounds on runaway answers; the reference cuts neither); `--thesis`, `--bridge` and `--retire close` add their lines when asked for"),
         ),
         row(
             "QA embedding model",

@@ -24,6 +24,10 @@ use crate::llm::{Ask, CallLog, Llm, LlmError};
 /// past_obs[1])`).
 pub const RECENCY_DECAY: f64 = 0.99;
 
+/// The importance of a step whose rating could not be read (the middle of 1-10; the
+/// reference's `int(re.findall(r"\d+", score)[0])` stops the run, `pipeline_smartrag.py:190`).
+pub const UNRATED_IMPORTANCE: f64 = 5.0;
+
 /// The reference's min-max normalization (`smart_rag`'s `minmax`): `(x - min) / (max -
 /// min + 1e-9)`, so equal values all give 0.
 pub fn min_max(xs: &[f64]) -> Vec<f64> {
@@ -90,7 +94,7 @@ pub async fn rate(
             },
         )
         .await;
-    Ok(answer?.map_or(5.0, |a| a.importance as f64))
+    Ok(answer?.map_or(UNRATED_IMPORTANCE, |a| a.importance as f64))
 }
 
 #[cfg(test)]

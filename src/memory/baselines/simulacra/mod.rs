@@ -164,7 +164,9 @@ impl MemoryModule for Simulacra {
             )
             .await?;
         // No valid answer: the midpoint, counted as a failure in the log.
-        let importance = answer.map_or(5.0, |a| a.importance as f64);
+        let importance = answer.map_or(super::smart_rag::UNRATED_IMPORTANCE, |a| {
+            a.importance as f64
+        });
         if let Some(vector) = embed_one(llm, log, &text, EmbedKind::Passage).await? {
             self.entries.push(Entry {
                 step: seen.step,
