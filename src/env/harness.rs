@@ -144,7 +144,7 @@ fn field_types(v: &Value) -> Result<(), String> {
                 .is_some_and(|items| items.iter().all(Value::is_string)),
         };
         if !fits {
-            let shown: String = x.to_string().chars().take(80).collect();
+            let shown: String = crate::text::first_chars(&x.to_string(), 80);
             return Err(format!("`{field}` must be {must}, got {shown}"));
         }
     }

@@ -133,7 +133,7 @@ fn dot_semantic(out: &mut String, graph: &AriGraph) {
 fn dot_episodes(out: &mut String, graph: &AriGraph) {
     for e in graph.episodes() {
         let name = format!("step {}", e.step);
-        let tip: String = e.observation.chars().take(200).collect();
+        let tip: String = crate::text::first_chars(&e.observation, 200);
         out.push_str(&format!(
             "  {} [shape=box, style=dashed, tooltip={}];\n",
             quote(&name),

@@ -281,7 +281,7 @@ impl Queries<'_> {
 
     /// One query text: the observation and the plan (RAG, Simulacra).
     pub fn joined(&self, max_chars: usize) -> String {
-        let mut q: String = self.observation.chars().take(max_chars).collect();
+        let mut q: String = crate::text::first_chars(self.observation, max_chars);
         if !self.plan.is_empty() {
             q.push_str("\nPlan: ");
             q.push_str(&self.plan.join("; "));

@@ -14,7 +14,8 @@ pub const CYTOSCAPE_JS: &str = include_str!("../../vendor/cytoscape/cytoscape.mi
 /// Cytoscape.js's license, copied into the page beside the library.
 const CYTOSCAPE_LICENSE: &str = include_str!("../../vendor/cytoscape/LICENSE");
 
-/// The page's markup; `@@NAME@@` marks where the parts go.
+/// The page's markup, a minijinja template: the title is escaped as HTML, the style,
+/// data, library and script are inserted as they are (`| safe`).
 const TEMPLATE: &str = include_str!("assets/page.html");
 
 /// The page's style.
@@ -27,22 +28,6 @@ const SCRIPTS: [&str; 4] = [
     include_str!("assets/panel.js"),
     include_str!("assets/charts.js"),
 ];
-
-/// Escape text for an HTML element or attribute.
-pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 /// JSON that can sit inside a `<script>` element: every `<` is written `\u003c` (only
 /// strings can hold one), so no text of the run can close the element.
@@ -60,45 +45,26 @@ pub fn render(data: &PageData) -> Result<String> {
         data.run.game, data.run.design, data.run.run_id
     );
     let json = script_json(data)?;
+    fill(&title, &json)
+}
+
+/// The page of `title` (escaped as HTML) around the run's `json` (see [`script_json`]).
+fn fill(title: &str, json: &str) -> Result<String> {
     let license = format!(
         "/*! Cytoscape.js, vendored (see vendor/README.md).\n{}*/\n",
         CYTOSCAPE_LICENSE.replace("*/", "* /")
     );
-    let mut html = String::with_capacity(
-        TEMPLATE.len() + STYLE.len() + json.len() + CYTOSCAPE_JS.len() + 64 * 1024,
-    );
-    let mut rest = TEMPLATE;
-    while let Some(start) = rest.find("@@") {
-        html.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find("@@") else {
-            html.push_str(&rest[start..]);
-            rest = "";
-            break;
-        };
-        match &after[..end] {
-            "TITLE" => html.push_str(&escape_html(&title)),
-            "STYLE" => html.push_str(STYLE),
-            "DATA" => html.push_str(&json),
-            "LIBRARY" => {
-                html.push_str(&license);
-                html.push_str(CYTOSCAPE_JS);
-            }
-            "SCRIPT" => {
-                for s in SCRIPTS {
-                    html.push_str(s);
-                    html.push('\n');
-                }
-            }
-            other => {
-                html.push_str("@@");
-                html.push_str(other);
-                html.push_str("@@");
-            }
-        }
-        rest = &after[end + 2..];
-    }
-    html.push_str(rest);
+    let script: String = SCRIPTS.iter().map(|s| format!("{s}\n")).collect();
+    let mut env = minijinja::Environment::new();
+    env.set_keep_trailing_newline(true);
+    env.add_template("page.html", TEMPLATE)?;
+    let html = env.get_template("page.html")?.render(minijinja::context! {
+        title => title,
+        style => STYLE,
+        data => json,
+        library => format!("{license}{CYTOSCAPE_JS}"),
+        script => script,
+    })?;
     Ok(html)
 }
 
@@ -118,11 +84,18 @@ mod tests {
     }
 
     #[test]
-    fn html_escaping() {
-        assert_eq!(
-            escape_html(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+    fn the_title_is_escaped_and_the_parts_are_whole() {
+        let html = fill("<b>'run' & \"game\"</b>", r#"{"a": "\u003c/script>"}"#).unwrap();
+        assert!(
+            html.contains(
+                "<title>&lt;b&gt;&#x27;run&#x27; &amp; &quot;game&quot;&lt;&#x2f;b&gt;</title>"
+            ),
+            "{}",
+            &html[..400]
         );
+        assert!(html.contains(r#"{"a": "\u003c/script>"}"#));
+        assert!(html.contains(CYTOSCAPE_JS) && html.contains(STYLE));
+        assert!(SCRIPTS.iter().all(|s| html.contains(s)));
     }
 
     #[test]
@@ -131,11 +104,11 @@ mod tests {
             assert!(!s.to_ascii_lowercase().contains("</script"));
         }
         for part in [
-            "@@TITLE@@",
-            "@@STYLE@@",
-            "@@DATA@@",
-            "@@LIBRARY@@",
-            "@@SCRIPT@@",
+            "{{ title }}",
+            "{{ style | safe }}",
+            "{{ data | safe }}",
+            "{{ library | safe }}",
+            "{{ script | safe }}",
         ] {
             assert!(TEMPLATE.contains(part), "{part}");
         }

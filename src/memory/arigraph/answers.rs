@@ -81,7 +81,7 @@ pub(super) fn read_theses(field: Option<&Value>) -> (Vec<String>, bool, u32) {
         }
         if text.chars().count() > thesis::THESIS_CHARS {
             trimmed += 1;
-            out.push(text.chars().take(thesis::THESIS_CHARS).collect());
+            out.push(crate::text::first_chars(&text, thesis::THESIS_CHARS));
         } else {
             out.push(text);
         }
@@ -160,7 +160,7 @@ pub(super) fn read_written_theses(
         };
         let text = if text.chars().count() > thesis::THESIS_CHARS {
             trimmed += 1;
-            text.chars().take(thesis::THESIS_CHARS).collect()
+            crate::text::first_chars(&text, thesis::THESIS_CHARS)
         } else {
             text
         };

@@ -141,7 +141,7 @@ impl AriGraphMemory {
     ) -> Retrieval {
         let (queries, depths): (Vec<String>, Vec<u32>) = queries_at
             .iter()
-            .map(|(q, d)| (q.chars().take(settings.query_chars).collect::<String>(), *d))
+            .map(|(q, d)| (crate::text::first_chars(q, settings.query_chars), *d))
             .filter(|(q, _)| !q.trim().is_empty())
             .unzip();
         // Queries without a vector are skipped; `asked` keeps each searched query's

@@ -55,7 +55,7 @@ fn slug(game: &str) -> String {
             }
         })
         .collect();
-    s.trim_matches('-').chars().take(60).collect()
+    crate::text::first_chars(s.trim_matches('-'), 60)
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {

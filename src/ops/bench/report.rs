@@ -226,36 +226,75 @@ fn cut_prompts(cells: &[Cell], games: &[String], variants: &[Variant]) -> String
 
 /// The results as CSV, one line per cell.
 pub fn csv(cells: &[Cell]) -> String {
-    let mut out = String::from(
-        "game,memory,episodes,failed,best3,mean,std,win_rate,steps,llm_calls,prompt_tokens_per_step,completion_tokens_per_step,wall_s,wm_precision,wm_recall,wm_final_precision,wm_final_recall,wm_wrong_deletions,wm_stated_recall\n",
-    );
     let opt = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+    let mut out = csv::Writer::from_writer(Vec::new());
     for c in cells {
-        out.push_str(&format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.2},{:.2},{},{},{:.2},{},{},{},{},{},{}
-",
-            c.game,
-            c.memory,
-            c.episodes,
-            c.failed,
-            c.best3,
-            c.mean,
-            c.std,
-            c.win_rate,
-            c.steps,
-            c.llm_calls,
-            show(c.prompt_tokens_per_step, 1),
-            show(c.completion_tokens_per_step, 1),
-            c.wall_s,
-            opt(c.wm_precision),
-            opt(c.wm_recall),
-            opt(c.wm_final_precision),
-            opt(c.wm_final_recall),
-            opt(c.wm_wrong_deletions),
-            opt(c.wm_stated_recall)
-        ));
+        let row = CsvRow {
+            game: &c.game,
+            memory: &c.memory,
+            episodes: c.episodes,
+            failed: c.failed,
+            best3: format!("{:.4}", c.best3),
+            mean: format!("{:.4}", c.mean),
+            std: format!("{:.4}", c.std),
+            win_rate: format!("{:.4}", c.win_rate),
+            steps: format!("{:.2}", c.steps),
+            llm_calls: format!("{:.2}", c.llm_calls),
+            prompt_tokens_per_step: show(c.prompt_tokens_per_step, 1),
+            completion_tokens_per_step: show(c.completion_tokens_per_step, 1),
+            wall_s: format!("{:.2}", c.wall_s),
+            wm_precision: opt(c.wm_precision),
+            wm_recall: opt(c.wm_recall),
+            wm_final_precision: opt(c.wm_final_precision),
+            wm_final_recall: opt(c.wm_final_recall),
+            wm_wrong_deletions: opt(c.wm_wrong_deletions),
+            wm_stated_recall: opt(c.wm_stated_recall),
+        };
+        // Writing to memory cannot fail but for a row that does not serialize.
+        if out.serialize(row).is_err() {
+            continue;
+        }
     }
-    out
+    if cells.is_empty() {
+        // The header alone: the first line of an empty row.
+        let _ = out.serialize(CsvRow::default());
+    }
+    let text = out
+        .into_inner()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
+    if cells.is_empty() {
+        return text
+            .lines()
+            .next()
+            .map(|h| format!("{h}\n"))
+            .unwrap_or_default();
+    }
+    text
+}
+
+/// One line of `results.csv`: the header is the field names, in this order.
+#[derive(serde::Serialize, Default)]
+struct CsvRow<'a> {
+    game: &'a str,
+    memory: &'a str,
+    episodes: usize,
+    failed: usize,
+    best3: String,
+    mean: String,
+    std: String,
+    win_rate: String,
+    steps: String,
+    llm_calls: String,
+    prompt_tokens_per_step: String,
+    completion_tokens_per_step: String,
+    wall_s: String,
+    wm_precision: String,
+    wm_recall: String,
+    wm_final_precision: String,
+    wm_final_recall: String,
+    wm_wrong_deletions: String,
+    wm_stated_recall: String,
 }
 
 /// The NetHack episodes per setting over the bench's seeds (the cells of

@@ -115,15 +115,15 @@ pub fn write_results(dir: &Path, plan: &QaPlan, records: &[QaRecord]) -> Result<
         dir.join("results.json"),
         serde_json::to_string_pretty(&rows)? + "\n",
     )?;
-    let names: Vec<&str> = COLUMNS.iter().map(|(_, n)| *n).collect();
-    let mut csv = names.join(",") + "\n";
+    let mut csv = csv::Writer::from_path(dir.join("results.csv"))?;
+    csv.write_record(COLUMNS.iter().map(|(_, n)| *n))?;
     for r in &rows {
-        let line: Vec<String> = cells(r, 4)
-            .into_iter()
-            .map(|c| if c == "-" { String::new() } else { c })
-            .collect();
-        csv.push_str(&(line.join(",") + "\n"));
+        csv.write_record(
+            cells(r, 4)
+                .into_iter()
+                .map(|c| if c == "-" { String::new() } else { c }),
+        )?;
     }
-    std::fs::write(dir.join("results.csv"), csv)?;
+    csv.flush()?;
     Ok(rows)
 }
