@@ -220,6 +220,80 @@ fn top_level_modules_import_each_other_in_one_direction() {
     assert!(found.is_empty(), "top-level import cycles: {found:?}");
 }
 
+/// The module path of a file: `src/memory/strategies/beam.rs` is `memory::strategies::beam`,
+/// a `mod.rs` its folder's module.
+fn module_of(file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .components()
+        .skip(1)
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if parts
+        .last()
+        .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+    {
+        parts.pop();
+    }
+    parts
+}
+
+/// Sibling modules (two children of one module, a file or a folder each) import each other
+/// in one direction only: `memory::thesis` and `memory::strategies` may not both use the
+/// other, whichever of their files the uses sit in. A module's own `mod.rs` and its
+/// children are parent and child, not siblings.
+fn sibling_cycles(g: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<String>> {
+    let mut siblings: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in g {
+        let a = module_of(from);
+        for to in targets {
+            let b = module_of(to);
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            if common == 0 || common >= a.len() || common >= b.len() {
+                continue;
+            }
+            let name = |m: &[String]| m[..=common].join("::");
+            siblings.entry(name(&a)).or_default().insert(name(&b));
+        }
+    }
+    cycles(&siblings)
+}
+
+#[test]
+fn sibling_modules_import_each_other_in_one_direction() {
+    let g = Crate::read().file_graph();
+    let found = sibling_cycles(&g);
+    assert!(
+        found.is_empty(),
+        "modules that import each other (move what both use into a module of its own): {found:?}"
+    );
+    // The check can fail: two sibling folders whose files use each other.
+    let mut circle: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    circle.insert(
+        "src/memory/thesis.rs".into(),
+        ["src/memory/strategies/traversal.rs".into()].into(),
+    );
+    circle.insert(
+        "src/memory/strategies/water_circles.rs".into(),
+        ["src/memory/thesis.rs".into()].into(),
+    );
+    circle.insert(
+        "src/memory/mod.rs".into(),
+        ["src/memory/thesis.rs".into()].into(),
+    );
+    assert_eq!(
+        sibling_cycles(&circle),
+        [vec![
+            "memory::strategies".to_string(),
+            "memory::thesis".to_string()
+        ]]
+    );
+}
+
 #[test]
 fn functions_are_short_and_take_few_arguments() {
     let c = Crate::read();

@@ -30,6 +30,7 @@ pub mod guard;
 pub mod hyper;
 pub mod ids;
 pub mod int_dot;
+pub mod matched;
 pub mod names;
 pub mod paths;
 pub mod relations;
@@ -39,6 +40,7 @@ pub mod scan;
 pub mod settings;
 pub mod similarity;
 pub mod strategies;
+pub mod strategy;
 pub mod temporal;
 pub mod thesis;
 pub mod vectors;
@@ -55,7 +57,7 @@ pub use revision::{MemoryRevision, RECENT_OBSERVATIONS, REFERENCE_EXCLUDED, RULE
 pub use settings::{
     AriadneMemForm, ExtractionPrompt, MemorySettings, OutdatedScope, PersonalAiForm, RAG_ENTRIES,
 };
-pub use strategies::Strategy;
+pub use strategy::Strategy;
 pub use temporal::Retire;
 pub use vertex_kind::VertexKind;
 

@@ -5,8 +5,12 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::forms::{AriadneMemForm, PersonalAiForm};
-use super::{HopScope, MemoryRevision, Retire, Strategy, VertexKind, baselines, retrieval};
+use super::{HopScope, MemoryRevision, Retire, Strategy, VertexKind, retrieval};
 
+/// Importance accumulated since the last reflection that triggers the next one, as in
+/// Generative Agents (Park et al. 2023, section 4.2: 150); runs recorded before
+/// [`crate::memory::MemorySettings::reflection_threshold`] existed used 40.
+pub const REFLECTION_THRESHOLD: f64 = 150.0;
 /// Retrieval and extraction parameters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MemorySettings {
@@ -348,7 +352,7 @@ impl Default for MemorySettings {
             move_overrides: Some(false),
             rag_entries: Some(RAG_ENTRIES),
             rag_with_action: true,
-            reflection_threshold: baselines::simulacra::REFLECTION_THRESHOLD,
+            reflection_threshold: REFLECTION_THRESHOLD,
             summary_words: None,
             personalai: PersonalAiForm::Paper,
             ariadnemem: AriadneMemForm::Paper,

@@ -14,7 +14,7 @@
 //! - after the semantic step of retrieval (any `--retrieval` strategy) up to
 //!   [`MAX_THESES`] theses are retrieved ([`rank`]): the candidates are the theses whose
 //!   hyper-edge holds an *anchor* — a vertex of a retrieved triplet or a vertex matched
-//!   to a query ([`super::strategies::matched_vertices`]) — ranked, as WaterCircles
+//!   to a query ([`super::matched::matched_vertices`]) — ranked, as WaterCircles
 //!   ranks thesis and episodic items, by the number of anchors they hold, then by cosine
 //!   similarity to the nearest query, then oldest first, then by id. They are shown in
 //!   working memory as "Statements remembered" and recorded as `retrieval.theses`.
@@ -32,8 +32,8 @@
 use std::collections::BTreeSet;
 
 use super::graph::{AriGraph, ThesisId, TripletId};
+use super::matched::{MATCHED_VERTICES, matched_vertices};
 use super::similarity::best_cosine;
-use super::strategies::{MATCHED_VERTICES, matched_vertices};
 
 /// Most theses asked for in one extraction and most retrieved for one step, in runs of
 /// the first adaptation ([`super::PersonalAiForm::Adapted`]).

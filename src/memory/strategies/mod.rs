@@ -27,11 +27,10 @@ pub mod astar;
 pub mod beam;
 pub mod bfs;
 pub mod mixed;
-mod strategy;
 mod traversal;
 pub mod water_circles;
 
-pub use strategy::Strategy;
+pub use crate::memory::strategy::Strategy;
 pub(crate) use traversal::push_new;
 pub use traversal::{
     MATCHED_VERTICES, filter, found, matched_vertices, neighbours, similarity, vertex_similarity,

@@ -19,10 +19,7 @@ use crate::memory::{
 
 /// Generative Agents' recency decay per step.
 pub const RECENCY_DECAY: f64 = 0.995;
-/// Importance accumulated since the last reflection that triggers the next one, as in
-/// Generative Agents (Park et al. 2023, section 4.2: 150); runs recorded before
-/// [`crate::memory::MemorySettings::reflection_threshold`] existed used 40.
-pub const REFLECTION_THRESHOLD: f64 = 150.0;
+pub use crate::memory::settings::REFLECTION_THRESHOLD;
 
 /// One memory of the stream.
 #[derive(Debug, Clone)]
