@@ -294,6 +294,56 @@ fn sibling_modules_import_each_other_in_one_direction() {
     );
 }
 
+/// The names by which code asks which memory design it has.
+const DESIGN_NAMES: [&str; 4] = [
+    "MemoryDesign",
+    "memory::baselines",
+    "memory::arigraph",
+    "judge::oracle",
+];
+
+/// The design names `text` uses.
+fn names_a_design(text: &str) -> Vec<&'static str> {
+    DESIGN_NAMES
+        .into_iter()
+        .filter(|n| text.contains(n))
+        .collect()
+}
+
+/// The agent never asks which memory it has: what a design puts in working memory is
+/// the design's (`MemoryModule::layout`, `MemoryModule::past`).
+#[test]
+fn the_agent_never_names_a_memory_design() {
+    let mut found = Vec::new();
+    let mut read = 0;
+    let mut stack = vec![PathBuf::from("src/agent")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src/agent").flatten() {
+            let path = entry.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.is_some_and(|n| n.ends_with(".rs") && !n.ends_with("tests.rs")) {
+                read += 1;
+                let text = std::fs::read_to_string(&path).expect("source");
+                for n in names_a_design(&text) {
+                    found.push(format!("{} names {n}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(read > 10, "only {read} files of src/agent read");
+    assert!(
+        found.is_empty(),
+        "the agent asks which memory it has:\n{}",
+        found.join("\n")
+    );
+    assert_eq!(
+        names_a_design("if self.memory.design() == crate::memory::MemoryDesign::FullHistory {"),
+        ["MemoryDesign"]
+    );
+}
+
 #[test]
 fn functions_are_short_and_take_few_arguments() {
     let c = Crate::read();

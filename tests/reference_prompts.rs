@@ -50,11 +50,17 @@ fn fixture() -> Fixture {
     serde_json::from_str(&text).expect("the fixture is JSON")
 }
 
-/// Every variable of the reference templates, as `{}`.
+/// Every variable of the reference templates, as `{}`; the layout as the design's memory
+/// names it (`memory::layout::Layout`: RAG's is `ranked`).
 fn context(design: &str) -> Value {
     let marker = "{}";
+    let layout = match design {
+        "full-history" | "summary" => design,
+        "rag" => "ranked",
+        _ => "graph",
+    };
     json!({
-        "design": design,
+        "layout": layout,
         "graph": design == "arigraph",
         "past_relevant": design == "rag",
         "goal": marker, "history_len": marker, "recent": marker, "past": [marker],

@@ -138,10 +138,6 @@ pub struct Agent {
     /// A Cooking game under agent revision 9: its `cook` commands are offered as the
     /// reference offers them (`agent/cooking.rs`).
     pub cooking_verbs: bool,
-    /// Every past step as the reference's full-history baseline shows it
-    /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`); kept for that
-    /// design only.
-    whole_history: Vec<String>,
     /// The commands the game accepted and refused (rules `game-commands`,
     /// `remembered-refusals`).
     commands: commands::GameCommands,
@@ -210,7 +206,6 @@ impl Agent {
             plan_text: None,
             seen: String::new(),
             cooking_verbs: false,
-            whole_history: Vec::new(),
             commands: commands::GameCommands::default(),
             explorer: Explorer::default(),
             what_if: None,
@@ -281,12 +276,6 @@ impl Agent {
                 reward: after.reward,
                 seen: self.seen.clone(),
             });
-            if self.memory.design() == crate::memory::MemoryDesign::FullHistory {
-                self.whole_history.push(format!(
-                    "\nObservation: {}\nAction taken: {action}",
-                    self.seen
-                ));
-            }
         }
         while self.history.len() > self.settings.history {
             self.history.pop_front();

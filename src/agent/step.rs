@@ -214,7 +214,10 @@ impl Agent {
         } else {
             Vec::new()
         };
-        let go_to_targets = if self.settings.go_to && state.room.is_some() && !state.skills {
+        // Only a design with a graph has a map to route over (the reference's baselines
+        // offer no `go to`).
+        let routable = self.memory.graph().is_some() && state.room.is_some() && !state.skills;
+        let go_to_targets = if self.settings.go_to && routable {
             self.explorer.go_to_targets(&map, &here)
         } else {
             Vec::new()

@@ -30,6 +30,7 @@ pub mod guard;
 pub mod hyper;
 pub mod ids;
 pub mod int_dot;
+pub mod layout;
 pub mod matched;
 pub mod names;
 pub mod paths;
@@ -337,6 +338,19 @@ pub trait MemoryModule: Send + Sync {
     /// The knowledge graph, for designs that have one.
     fn graph(&self) -> Option<&AriGraph> {
         None
+    }
+
+    /// How the reference's pipeline of this design lays out working memory
+    /// ([`layout::Layout`]; the graph's by default).
+    fn layout(&self) -> layout::Layout {
+        layout::Layout::Graph
+    }
+
+    /// The past entries this design shows as item 2 of the reference's working memory,
+    /// given this step's `retrieval` and the `recent` steps; empty for a design that
+    /// shows the recent steps themselves.
+    fn past(&self, _retrieval: &Retrieval, _recent: &[layout::RecentStep<'_>]) -> Vec<String> {
+        Vec::new()
     }
 
     /// How many episodic memories a step's retrieval returns at most (AriGraph's k of

@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 
 use super::{Agent, PlanHeader, SubGoal};
 use crate::llm::prompts::py_repr;
+use crate::memory::Retrieval;
+use crate::memory::layout::{Layout, RecentStep};
 use crate::memory::names::entity_key;
-use crate::memory::{MemoryDesign, Retrieval};
 use crate::nav::UnexploredExit;
 
 /// The plan as the reference shows it back to its planner and action selector: before
@@ -197,45 +198,25 @@ impl Agent {
         explore: bool,
         extras: String,
     ) -> minijinja::Value {
-        let design = self.memory.design();
+        let layout = self.memory.layout();
         let episodes: Vec<String> = retrieval
             .episodes
             .iter()
             .map(|e| format!("Game step #{}\n{}", e.step, e.observation))
             .collect();
-        // The baselines' past entries: full history shows every step; the retrieval
-        // baselines their retrieved entries (reflections first) and the last steps
-        // (`pipeline_smartrag.py`: `Observations: ...\nAction taken: ...`), each once.
-        let past_relevant = matches!(
-            design,
-            MemoryDesign::Rag | MemoryDesign::Reflexion | MemoryDesign::Simulacra
-        );
-        let past: Vec<String> = if design == MemoryDesign::FullHistory {
-            self.whole_history.clone()
-        } else if past_relevant {
-            let mut past: Vec<String> = retrieval.notes.clone();
-            let last = self
-                .history
-                .iter()
-                .map(|h| format!("Observations: {}\nAction taken: {}", h.seen, h.action));
-            for entry in retrieval
-                .episodes
-                .iter()
-                .map(|e| format!("Observations: {}", e.observation))
-                .chain(last)
-            {
-                if !past.contains(&entry) {
-                    past.push(entry);
-                }
-            }
-            past
-        } else {
-            Vec::new()
-        };
+        let recent: Vec<RecentStep<'_>> = self
+            .history
+            .iter()
+            .map(|h| RecentStep {
+                seen: &h.seen,
+                action: &h.action,
+            })
+            .collect();
+        let past = self.memory.past(retrieval, &recent);
         context! {
-            design => design.name(),
+            layout => layout.name(),
             graph => self.memory.graph().is_some(),
-            past_relevant => past_relevant,
+            past_relevant => layout == Layout::Ranked,
             goal => &self.goal,
             history_len => self.settings.history,
             recent => self.recent_as_reference(),

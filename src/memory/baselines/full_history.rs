@@ -3,6 +3,7 @@
 use anyhow::Result;
 
 use crate::llm::Llm;
+use crate::memory::layout::{Layout, RecentStep};
 use crate::memory::{
     CallLog, MemoryDesign, MemoryModule, Observed, Queries, Retrieval, RetrievedEpisode,
     UpdateReport,
@@ -12,6 +13,11 @@ use crate::memory::{
 #[derive(Debug, Default)]
 pub struct FullHistory {
     steps: Vec<(u32, String, String)>,
+    /// The observation of the step in progress as the reference shows it.
+    seen: String,
+    /// Every finished step as the reference's full history shows it
+    /// (`pipeline_fullhist.py`: `\nObservation: ...\nAction taken: ...`).
+    shown: Vec<String>,
 }
 
 #[async_trait::async_trait]
@@ -28,6 +34,7 @@ impl MemoryModule for FullHistory {
     ) -> Result<UpdateReport> {
         self.steps
             .push((seen.step, seen.observation.to_string(), String::new()));
+        self.seen = seen.as_reference();
         Ok(UpdateReport::default())
     }
 
@@ -35,6 +42,18 @@ impl MemoryModule for FullHistory {
         if let Some(s) = self.steps.iter_mut().rev().find(|s| s.0 == step) {
             s.2 = action.to_string();
         }
+        self.shown.push(format!(
+            "\nObservation: {}\nAction taken: {action}",
+            self.seen
+        ));
+    }
+
+    fn layout(&self) -> Layout {
+        Layout::FullHistory
+    }
+
+    fn past(&self, _retrieval: &Retrieval, _recent: &[RecentStep<'_>]) -> Vec<String> {
+        self.shown.clone()
     }
 
     async fn retrieve(

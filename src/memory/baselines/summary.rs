@@ -66,6 +66,10 @@ impl MemoryModule for Summary {
         MemoryDesign::Summary
     }
 
+    fn layout(&self) -> crate::memory::layout::Layout {
+        crate::memory::layout::Layout::Summary
+    }
+
     async fn update(
         &mut self,
         llm: &Llm,

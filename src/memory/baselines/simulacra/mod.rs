@@ -119,6 +119,18 @@ impl MemoryModule for Simulacra {
         MemoryDesign::Simulacra
     }
 
+    fn layout(&self) -> crate::memory::layout::Layout {
+        crate::memory::layout::Layout::Ranked
+    }
+
+    fn past(
+        &self,
+        retrieval: &Retrieval,
+        recent: &[crate::memory::layout::RecentStep<'_>],
+    ) -> Vec<String> {
+        crate::memory::baselines::ranked_past(retrieval, recent)
+    }
+
     async fn update(
         &mut self,
         llm: &Llm,
