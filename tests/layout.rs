@@ -314,22 +314,12 @@ fn names_a_design(text: &str) -> Vec<&'static str> {
 /// the design's (`MemoryModule::layout`, `MemoryModule::past`).
 #[test]
 fn the_agent_never_names_a_memory_design() {
+    let sources = sources_under("src/agent");
+    let read = sources.len();
     let mut found = Vec::new();
-    let mut read = 0;
-    let mut stack = vec![PathBuf::from("src/agent")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src/agent").flatten() {
-            let path = entry.path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            if path.is_dir() {
-                stack.push(path);
-            } else if name.is_some_and(|n| n.ends_with(".rs") && !n.ends_with("tests.rs")) {
-                read += 1;
-                let text = std::fs::read_to_string(&path).expect("source");
-                for n in names_a_design(&text) {
-                    found.push(format!("{} names {n}", path.display()));
-                }
-            }
+    for (path, text) in &sources {
+        for n in names_a_design(text) {
+            found.push(format!("{} names {n}", path.display()));
         }
     }
     assert!(read > 10, "only {read} files of src/agent read");
@@ -342,6 +332,43 @@ fn the_agent_never_names_a_memory_design() {
         names_a_design("if self.memory.design() == crate::memory::MemoryDesign::FullHistory {"),
         ["MemoryDesign"]
     );
+}
+
+/// The sources under `dir`, tests files left out.
+fn sources_under(dir: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::from(dir)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("source folder").flatten() {
+            let path = entry.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if path.is_dir() {
+                stack.push(path);
+            } else if name.is_some_and(|n| n.ends_with(".rs") && !n.ends_with("tests.rs")) {
+                let text = std::fs::read_to_string(&path).expect("source");
+                out.push((path, text));
+            }
+        }
+    }
+    out
+}
+
+/// An operation (`src/ops`) prints nothing: it returns what happened and the command
+/// says it.
+#[test]
+fn operations_print_nothing() {
+    let sources = sources_under("src/ops");
+    assert!(sources.len() > 5, "src/ops read");
+    let printing: Vec<String> = sources
+        .iter()
+        .filter(|(_, text)| {
+            ["println!(", "eprintln!(", "print!(", "eprint!("]
+                .iter()
+                .any(|m| text.contains(m))
+        })
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(printing.is_empty(), "operations that print: {printing:?}");
 }
 
 #[test]

@@ -54,12 +54,28 @@ pub async fn run(args: BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The results table a bench wrote, and its charts (or why they were not drawn).
+fn print_results(written: &crate::ops::bench::plan::Written) {
+    if let Some(e) = &written.chart_error {
+        eprintln!("warning: the bench charts were not drawn: {e}");
+    }
+    println!("{}", written.markdown);
+    if written.charts > 0 {
+        println!(
+            "{} in {}",
+            count(written.charts, "chart"),
+            written.charts_dir.display()
+        );
+    }
+}
+
 /// `bench compare` and `bench merge`.
 fn act(action: &BenchAction) -> Result<ExitCode> {
     match action {
         BenchAction::Compare { before, after } => print!("{}", compare::compare(before, after)?),
         BenchAction::Merge { dirs, out } => {
-            let missing = merge::merge(dirs, out)?;
+            let (missing, written) = merge::merge(dirs, out)?;
+            print_results(&written);
             println!(
                 "merged {} into {}",
                 count(dirs.len(), "shard"),
@@ -145,7 +161,9 @@ fn render(outcome: &BenchOutcome) -> Result<()> {
         rows,
         elapsed,
         interrupted,
+        results,
     } = outcome;
+    print_results(results);
     let failed = rows.iter().filter(|r| r.outcome == Outcome::Failed).count();
     println!(
         "{} recorded ({failed} failed) in {:.1}s; results in {}{}",

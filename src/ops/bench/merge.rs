@@ -40,7 +40,7 @@ fn unsharded(plan: &BenchPlan) -> Result<serde_json::Value> {
 /// # Errors
 /// A directory that is no bench, shards of different plans (one line naming the first
 /// one that differs), an episode in two shards, an `out` that already holds a bench.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<String>> {
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Vec<String>, super::plan::Written)> {
     let mut plans = Vec::new();
     for d in dirs {
         plans.push((d, read_plan(d)?));
@@ -109,6 +109,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Vec<String>> {
         lines.push('\n');
     }
     std::fs::write(out.join("episodes.jsonl"), lines)?;
-    write_results(out, &plan, &rows)?;
-    Ok(missing)
+    let written = write_results(out, &plan, &rows)?;
+    Ok((missing, written))
 }

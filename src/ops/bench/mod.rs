@@ -102,6 +102,8 @@ pub struct BenchOutcome {
     pub elapsed: Duration,
     /// Ctrl-C stopped it (resume with `--resume`).
     pub interrupted: bool,
+    /// The results written (the table to print, the charts drawn).
+    pub results: plan::Written,
 }
 
 /// Play a bench: every episode of the plan not yet finished, then the tables and
@@ -172,12 +174,13 @@ pub async fn bench(opts: BenchOptions, progress: &dyn BenchProgress) -> Result<B
         )));
     }
     let rows = read_episodes(&dir);
-    write_results(&dir, &plan, &rows)?;
+    let results = write_results(&dir, &plan, &rows)?;
     Ok(BenchOutcome {
         dir,
         rows,
         elapsed: started.elapsed(),
         interrupted: cancel.is_cancelled(),
+        results,
     })
 }
 

@@ -15,21 +15,34 @@ use crate::error::UserError;
 use crate::memory::MemoryDesign;
 use crate::rows::{Variant, VariantOption};
 
+/// What [`write_results`] wrote, for the command to print.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    /// The results table (`results.md` without its charts).
+    pub markdown: String,
+    /// How many charts were drawn, in `charts_dir`.
+    pub charts: usize,
+    /// Where the charts are.
+    pub charts_dir: std::path::PathBuf,
+    /// Why the charts were not drawn, when they were not.
+    pub chart_error: Option<String>,
+}
+
 /// Write the bench's results for `rows` into `dir` (`results.md` with its charts,
-/// `results.csv`, `results.json`) and print the Markdown.
+/// `results.csv`, `results.json`); returns what was written. Prints nothing.
 ///
 /// # Errors
 /// Files that cannot be written.
-pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Result<()> {
+pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Result<Written> {
     let games: Vec<String> = plan.games.iter().map(GameSpec::name).collect();
     let names: Vec<String> = plan.variants.iter().map(|v| v.name()).collect();
     let cells = aggregate(rows, &games, &names);
     let mut md = markdown(&cells, &games, &plan.variants, plan.runs);
     md.push_str(&nethack_settings(&setting_cells(plan, rows)));
-    let drawn = charts::write(dir, rows, &games, &plan.variants).unwrap_or_else(|e| {
-        eprintln!("warning: the bench charts were not drawn: {e:#}");
-        Vec::new()
-    });
+    let (drawn, chart_error) = match charts::write(dir, rows, &games, &plan.variants) {
+        Ok(drawn) => (drawn, None),
+        Err(e) => (Vec::new(), Some(format!("{e:#}"))),
+    };
     std::fs::write(
         dir.join("results.md"),
         md.clone() + &charts::markdown(&drawn),
@@ -43,15 +56,12 @@ pub fn write_results(dir: &Path, plan: &BenchPlan, rows: &[EpisodeRow]) -> Resul
         dir.join("results.json"),
         serde_json::to_string_pretty(&json!({"cells": by_cell, "episodes": rows}))? + "\n",
     )?;
-    println!("{md}");
-    if !drawn.is_empty() {
-        println!(
-            "{} in {}",
-            crate::text::count(drawn.len() as u64, "chart"),
-            dir.join("charts").display()
-        );
-    }
-    Ok(())
+    Ok(Written {
+        markdown: md,
+        charts: drawn.len(),
+        charts_dir: dir.join("charts"),
+        chart_error,
+    })
 }
 
 /// The game a row plays for a game of the bench: the game itself, or for the row
