@@ -15,13 +15,13 @@ use super::term::ProgressSink;
 use crate::cli::{BenchAction, BenchArgs};
 use crate::error::{Interrupted, UserError};
 use crate::llm::watch::CallWatch;
-use crate::ops::bench::report::EpisodeRow;
 use crate::ops::bench::{
     Announcement, BenchOptions, BenchOutcome, BenchPlan, BenchProgress, EpisodeProgress, Shard,
     bench, default_jobs, merge,
 };
 use crate::rows::Variant;
 use crate::settings::Resolver;
+use crate::trajectory::bench::EpisodeRow;
 use crate::trajectory::{Outcome, StepSink};
 
 /// Run `ariadne bench` from its arguments: `compare` and `merge`, or the settings

@@ -2,7 +2,7 @@
 //! [`EpisodeRow`] per episode (a line of a bench's `episodes.jsonl`), aggregated into one
 //! [`Cell`] per game and memory design; the paper's rule (mean normalized score of the
 //! best 3 of N attempts, Table 4) beside the mean and spread of all N, and the cost
-//! (Table 3). The bench operation renders them (`ops::bench::report`).
+//! (Table 3). The bench operation renders them (`ops::bench::tables`).
 
 use std::path::{Path, PathBuf};
 

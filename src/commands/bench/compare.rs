@@ -17,7 +17,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::error::UserError;
-use crate::ops::bench::report::{WM_HEADER, judges_text, show, wm_figures};
+use crate::ops::bench::tables::{WM_HEADER, judges_text, show, wm_figures};
 
 mod figures;
 mod side;

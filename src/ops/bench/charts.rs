@@ -12,9 +12,9 @@ use anyhow::{Context, Result, anyhow};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::report::{EpisodeRow, best_k_mean};
 use crate::rows::Variant;
 use crate::trajectory::Outcome;
+use crate::trajectory::bench::{EpisodeRow, best_k_mean};
 
 /// One chart written.
 #[derive(Debug, Clone, PartialEq)]
@@ -266,7 +266,7 @@ mod tests {
     fn row(game: &str, mem: &str, run: u32, score: f64, outcome: Outcome) -> EpisodeRow {
         EpisodeRow {
             prompt_tokens: Some(20_000 + u64::from(run) * 1000),
-            ..super::super::report::sample_row(game, mem, run, score, outcome)
+            ..crate::trajectory::bench::sample_row(game, mem, run, score, outcome)
         }
     }
 

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::report::{EpisodeRow, read_episodes};
 use super::{BenchPlan, episodes, write_results};
 use crate::error::UserError;
+use crate::trajectory::bench::{EpisodeRow, read_episodes};
 
 fn read_plan(dir: &Path) -> Result<BenchPlan> {
     let path = dir.join("bench.json");

@@ -9,10 +9,10 @@
 pub mod charts;
 pub mod merge;
 pub mod plan;
-pub mod report;
 mod session;
 mod settings;
 mod shard;
+pub mod tables;
 
 pub use plan::{episodes, write_results};
 pub use settings::{
@@ -36,8 +36,8 @@ use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
 use crate::rows::Variant;
+use crate::trajectory::bench::{Attempt, Endpoint, EpisodeRow, read_episodes};
 use crate::trajectory::{Outcome, StepSink};
-use report::{Attempt, Endpoint, EpisodeRow, read_episodes};
 
 /// What a bench will play, announced before it starts: the plan's size, what is left,
 /// and what it may cost at the paper's tokens per step (Table 3).

@@ -7,13 +7,14 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::json;
 
-use super::report::{Cell, EpisodeRow, aggregate, csv, markdown, nethack_settings};
+use super::tables::{csv, markdown, nethack_settings};
 use super::{BenchPlan, Shard, charts};
 use crate::env::GameSpec;
 use crate::env::nethack::{NetHackGame, ObsMode};
 use crate::error::UserError;
 use crate::memory::MemoryDesign;
 use crate::rows::{Variant, VariantOption};
+use crate::trajectory::bench::{Cell, EpisodeRow, aggregate};
 
 /// What [`write_results`] wrote, for the command to print.
 #[derive(Debug, Clone, Default)]
@@ -261,7 +262,7 @@ mod tests {
                 ("nethack-level", "level-obs", 2)
             ]
         );
-        let md = super::super::report::nethack_settings(&cells);
+        let md = super::super::tables::nethack_settings(&cells);
         for line in [
             "| nethack-room | arigraph | 2 | 30.0 ± 14.1 | 2.00 ± 1.41 | 0.00% | 2000 / 300 | 4.0 | - | - |",
             "| nethack-room | no-memory | 2 | 20.0 ± 14.1 | 1.00 ± 0.00 |",
@@ -269,7 +270,7 @@ mod tests {
         ] {
             assert!(md.contains(line), "{line}\n{md}");
         }
-        assert!(super::super::report::nethack_settings(&[]).is_empty());
+        assert!(super::super::tables::nethack_settings(&[]).is_empty());
     }
 
     /// `level-obs` plays a NetHack game with Level obs, and nothing else: a bench of

@@ -3,7 +3,7 @@
 //! its server reported none) and the score column's text.
 
 use super::side::{Side, bound_at};
-use crate::ops::bench::report::{Cell, EpisodeRow, Speed, aggregate, mean_std};
+use crate::trajectory::bench::{Cell, EpisodeRow, Speed, aggregate, mean_std};
 
 /// One side's figures for one (game, design).
 pub(super) struct Figures {

@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::UserError;
 use crate::llm::Usage;
-use crate::ops::bench::report::{EpisodeRow, lower_bound, read_episodes_checked};
+use crate::trajectory::bench::{EpisodeRow, lower_bound, read_episodes_checked};
 use crate::trajectory::{Manifest, Outcome, Summary, read_steps};
 
 /// One bench of a comparison: its episodes (sums filled in from the run directories

@@ -14,8 +14,8 @@ use anyhow::{Context, Result};
 
 use super::side::{Settings, Side};
 use crate::error::UserError;
-use crate::ops::bench::report::EpisodeRow;
 use crate::trajectory::Outcome;
+use crate::trajectory::bench::EpisodeRow;
 
 /// The rows of a TALES agent's log directory and what its name and file names say.
 #[derive(Debug)]

@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::llm::Usage;
-use crate::ops::bench::report::EpisodeRow;
-use crate::ops::bench::report::sample_row;
 use crate::trajectory::Outcome;
+use crate::trajectory::bench::EpisodeRow;
+use crate::trajectory::bench::sample_row;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 

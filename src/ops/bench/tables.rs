@@ -1,7 +1,7 @@
 //! The bench's tables as Markdown and CSV, rendered from the cells of
 //! [`crate::trajectory::bench`] (the record format and the statistics live there).
 
-pub use crate::trajectory::bench::*;
+use crate::trajectory::bench::*;
 
 use crate::rows::Variant;
 use crate::trajectory::call_kinds::{CallKinds, merge, table};
