@@ -383,12 +383,14 @@ pub struct LlmArgs {
     /// importance, 0.7 the rest.
     #[arg(long, value_parser = parse_temperature, help_heading = "LLM")]
     pub temperature: Option<f32>,
-    /// Per-request timeout in seconds.
+    /// Seconds one try of a request may take, at most the retry budget (default: half
+    /// of --retry-budget, so a hung endpoint is tried again).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "LLM")]
     pub llm_timeout: Option<u64>,
-    /// Total seconds one request may spend retrying rate limits (429), server errors
-    /// (5xx) and dropped connections, with exponential backoff (default 300; 0: no
-    /// retries).
+    /// Total seconds one request may spend retrying rate limits (429), busy servers
+    /// (5xx), timeouts and dropped connections, with exponential backoff (default 300,
+    /// 1200 for the embedded local model, or twice --llm-timeout when that is more; 0:
+    /// no retries).
     #[arg(long, help_heading = "LLM")]
     pub retry_budget: Option<u64>,
     /// Context window of the embedded local model, tokens (shared by its slots).

@@ -27,7 +27,7 @@ impl Resolver {
         let temperature = chosen.unwrap_or(0.0);
         crate::llm::check_temperature(temperature)
             .map_err(|e| UserError::new(format!("temperature: {e}")))?;
-        let l = limits(args, cfg)?;
+        let l = limits(args, cfg, e.base_url.is_none())?;
         Ok(LlmSettings {
             base_url: e.base_url,
             model: e.model,
@@ -125,26 +125,29 @@ struct Limits {
     threads: u32,
 }
 
-/// The limits, each checked: a timeout of at least 1 s, a retry budget of at most
+/// The limits, each checked: a timeout of at least 1 s and at most the retry budget
+/// (by default half of it: [`crate::llm::http::budget::time_limits`], `embedded` for the
+/// embedded chat model's longer default), a retry budget of at most
 /// [`MAX_RETRY_BUDGET_S`], a context of at least 1024 tokens, at least 1 thread (the
 /// machine's cores by default).
 ///
 /// # Errors
 /// A value out of range.
-fn limits(args: &LlmArgs, cfg: &ConfigFile) -> Result<Limits> {
-    let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
-    if timeout_s == 0 {
+fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
+    let timeout = args.llm_timeout.or(cfg.llm_timeout);
+    if timeout == Some(0) {
         bail!(UserError::new("llm_timeout must be at least 1 second"));
     }
-    let retry_budget_s = args
-        .retry_budget
-        .or(cfg.retry_budget)
-        .unwrap_or(crate::llm::http::DEFAULT_RETRY_BUDGET_S);
-    if retry_budget_s > MAX_RETRY_BUDGET_S {
-        bail!(UserError::new(format!(
-            "retry_budget {retry_budget_s} is too large; give 0 to {MAX_RETRY_BUDGET_S} seconds"
-        )));
+    let budget = args.retry_budget.or(cfg.retry_budget);
+    for (name, value) in [("retry_budget", budget), ("llm_timeout", timeout)] {
+        if let Some(v) = value.filter(|v| *v > MAX_RETRY_BUDGET_S) {
+            bail!(UserError::new(format!(
+                "{name} {v} is too large; give at most {MAX_RETRY_BUDGET_S} seconds"
+            )));
+        }
     }
+    let (timeout_s, retry_budget_s) =
+        crate::llm::http::budget::time_limits(timeout, budget, embedded).map_err(UserError::new)?;
     let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
     if ctx < 1024 {
         bail!(UserError::new(format!(
