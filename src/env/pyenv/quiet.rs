@@ -6,6 +6,17 @@ use tokio::process::Command;
 
 use crate::error::UserError;
 
+/// The command the environment variable `var` names (`ARIADNE_PYTHON`, `CXX`), or
+/// `default` when it is unset or empty: `CXX=` names no compiler, so it is read as
+/// unset.
+pub(super) fn command_named(var: &str, default: &str) -> String {
+    std::env::var(var)
+        .ok()
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
 /// `python -m pip install -q --disable-pip-version-check`, with `python` a venv's
 /// interpreter; the caller adds options and requirements.
 pub(super) fn pip_install(python: &std::path::Path) -> Command {
