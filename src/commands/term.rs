@@ -92,6 +92,12 @@ impl StepSink for TerminalView {
                 s.prompt_tokens_per_step.unwrap_or(0.0),
                 s.completion_tokens_per_step.unwrap_or(0.0)
             )
+        } else if s.usage.prompt_tokens + s.usage.completion_tokens == 0 {
+            // No call reported a count (or none got an answer): no lower bound to give.
+            format!(
+                "tokens ? (no usage reported for {})",
+                count(s.usage.unknown_calls, "call")
+            )
         } else {
             format!(
                 "tokens ? (the endpoint reported no usage for {}; at least {} prompt / {} completion)",
