@@ -281,8 +281,12 @@ impl Kind {
     /// the base URL); empty for the kinds that may pass by themselves.
     pub fn fix(self, what: &str, base: &str) -> String {
         let chat = what == "chat";
-        let not_openai =
-            "this URL does not speak the OpenAI API: check --base-url / OPENAI_BASE_URL";
+        let url_setting = if chat {
+            "--base-url / OPENAI_BASE_URL"
+        } else {
+            "--embed-base-url / ARIADNE_EMBED_BASE_URL"
+        };
+        let not_openai = format!("this URL does not speak the OpenAI API: check {url_setting}");
         let v1 = if has_v1(base) {
             String::new()
         } else {
@@ -295,11 +299,13 @@ impl Kind {
             Kind::Forbidden => "the API key may not use this model: check ARIADNE_EMBED_API_KEY (or OPENAI_API_KEY), or choose another model with --embed-model / ARIADNE_EMBED_MODEL".into(),
             Kind::UnknownModel if chat => "the model is unknown there: choose one it serves with --model / ARIADNE_MODEL".into(),
             Kind::UnknownModel => "the model is unknown there: choose one it serves with --embed-model / ARIADNE_EMBED_MODEL".into(),
-            Kind::NoV1 => format!("the base URL's path has no /v1: try {base}/v1 (--base-url / OPENAI_BASE_URL)"),
-            Kind::NotImplemented | Kind::MethodNotAllowed => format!("{not_openai}{v1}"),
-            Kind::ServerPage | Kind::NotFoundPage | Kind::HtmlAnswer | Kind::TextAnswer => {
-                format!("{not_openai}{v1}")
-            }
+            Kind::NoV1 => format!("the base URL's path has no /v1: try {base}/v1 ({url_setting})"),
+            Kind::NotImplemented
+            | Kind::MethodNotAllowed
+            | Kind::ServerPage
+            | Kind::NotFoundPage
+            | Kind::HtmlAnswer
+            | Kind::TextAnswer => format!("{not_openai}{v1}"),
             _ => String::new(),
         }
     }

@@ -110,6 +110,17 @@ fn the_v1_hint_is_given_only_when_the_path_lacks_it() {
             .fix("chat", "x")
             .contains("OPENAI_API_KEY")
     );
+    assert!(
+        Kind::NoV1
+            .fix("chat", "http://h")
+            .contains("try http://h/v1 (--base-url / OPENAI_BASE_URL)")
+    );
+    let embed = Kind::HtmlAnswer.fix("embedding", "http://h/v1");
+    assert!(
+        embed.contains("--embed-base-url / ARIADNE_EMBED_BASE_URL")
+            && !embed.contains(" OPENAI_BASE_URL"),
+        "{embed}"
+    );
 }
 
 #[test]
