@@ -174,6 +174,17 @@ fn a_url_that_does_not_speak_the_openai_api_is_named_at_once() {
     );
     assert!(!line.contains("JSON"), "{line}");
 
+    // A 2xx that is text but no JSON (a web app's greeting).
+    let line = ends_at_once(vec![Reply::text(200, "Hello from Flask!")], 2, 1);
+    assert!(
+        line.contains("answered 200 OK with text that is not JSON: Hello from Flask!"),
+        "{line}"
+    );
+    assert!(
+        line.contains("this URL does not speak the OpenAI API"),
+        "{line}"
+    );
+
     // An HTML 500 is tried once more, then read as the wrong URL.
     let page = "<html><head><title>500 Internal Server Error</title></head></html>";
     let line = ends_at_once(vec![Reply::text(500, page), Reply::text(500, page)], 2, 2);

@@ -194,6 +194,10 @@ impl OneTry {
                 "answered {status} with JSON cut off after {} bytes",
                 body.len()
             ),
+            Kind::TextAnswer => format!(
+                "answered {status} with text that is not JSON: {}",
+                error_message(body)
+            ),
             _ => format!("answered {status} with {}", error_message(body)),
         };
         self.judged(kind, why, None)
