@@ -76,3 +76,39 @@ fn likely_cause(endpoint: &str, why: &str) -> String {
     };
     format!("{cause}{v1}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::warning;
+
+    /// Each cause is named only when the evidence shows it: no choices is the
+    /// endpoint's failure, not the model's JSON; `/v1` only when the path lacks it.
+    #[test]
+    fn causes_follow_from_the_evidence() {
+        let v1 = "http://127.0.0.1:8080/v1";
+        let none = warning(
+            v1,
+            "action",
+            r#"the response has no choices: {"choices":[]}"#,
+        );
+        assert!(none.contains("answers without a completion"), "{none}");
+        assert!(
+            !none.contains("JSON form") && !none.contains("ends in /v1"),
+            "{none}"
+        );
+        let bare = warning(
+            "http://127.0.0.1:8080",
+            "action",
+            "the response has no choices",
+        );
+        assert!(bare.contains("usually ends in /v1"), "{bare}");
+        let cut = warning(v1, "plan", "the response is not JSON (EOF while parsing)");
+        assert!(cut.contains("start like JSON but do not parse"), "{cut}");
+        let prose = warning(v1, "plan", "no JSON value in the answer");
+        assert!(
+            prose.contains("does not answer in the JSON form"),
+            "{prose}"
+        );
+        assert!(!prose.contains("/v1)"), "{prose}");
+    }
+}
