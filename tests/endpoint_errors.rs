@@ -136,6 +136,17 @@ fn a_404_names_the_model_or_the_missing_v1_whichever_it_is() {
     assert!(!line.contains("ARIADNE_MODEL"), "{line}");
     assert!(retries(&out).is_empty(), "{}", stderr(&out));
     assert!(secs < AT_ONCE_S as f64, "{secs}");
+
+    // The URL of the route pasted whole: refused before any request, naming the base.
+    let whole = format!("{}/chat/completions", server.base_url);
+    let (out, _) = run(&server, &whole, "2", &[]);
+    let line = error_line(&out);
+    assert_eq!(out.status.code(), Some(2), "{line}");
+    assert!(
+        line.contains(&format!("give the base URL: {}", server.base_url)),
+        "{line}"
+    );
+    assert_eq!(server.script.lock().unwrap().chat_requests, 0);
 }
 
 #[test]

@@ -106,15 +106,27 @@ fn endpoints(args: &LlmArgs, cfg: &ConfigFile) -> Result<Endpoints> {
     })
 }
 
-/// A URL given as `what` must be http(s).
+/// The routes Ariadne adds to a base URL: a base URL that ends in one was pasted whole.
+const ROUTES: &[&str] = &["/chat/completions", "/completions", "/embeddings"];
+
+/// A URL given as `what` must be http(s), and a base URL, not the URL of a route.
 fn check_url(what: &str, url: &Option<String>) -> Result<()> {
-    match url {
-        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => Err(UserError::new(
-            format!("{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"),
-        )
-        .into()),
-        _ => Ok(()),
+    let Some(u) = url else {
+        return Ok(());
+    };
+    if !(u.starts_with("http://") || u.starts_with("https://")) {
+        bail!(UserError::new(format!(
+            "{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"
+        )));
     }
+    let trimmed = u.trim_end_matches('/');
+    if let Some(route) = ROUTES.iter().find(|r| trimmed.ends_with(*r)) {
+        bail!(UserError::new(format!(
+            "{what} {u:?} names the route {route}, which Ariadne adds itself; give the base URL: {}",
+            &trimmed[..trimmed.len() - route.len()]
+        )));
+    }
+    Ok(())
 }
 
 /// The time, context and thread limits.

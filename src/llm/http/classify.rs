@@ -14,7 +14,7 @@
 /// One kind of answer (or of no answer) from an endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// 429.
+    /// 429 (or 408: the server asks to come back later).
     RateLimited,
     /// 500 or another 5xx but 501, with a JSON body or none.
     ServerError,
@@ -32,13 +32,13 @@ pub enum Kind {
     Forbidden,
     /// 404 from a base URL whose path has no `/v1`.
     NoV1,
-    /// 404 with a JSON body, from a base URL with `/v1`: an unknown model.
+    /// 404 whose body names a model, from a base URL with `/v1`: an unknown model.
     UnknownModel,
-    /// 404 with a body that is not JSON, from a base URL with `/v1`.
+    /// Another 404 from a base URL with `/v1` (a web page, "Invalid URL").
     NotFoundPage,
     /// 405.
     MethodNotAllowed,
-    /// Another 4xx.
+    /// Another 4xx (or a 1xx or 3xx that was not followed).
     ClientError,
     /// A 2xx whose body is an HTML page.
     HtmlAnswer,
@@ -95,7 +95,7 @@ pub struct Row {
 pub static TABLE: &[Row] = &[
     Row {
         kind: Kind::RateLimited,
-        answered: "429 (any body)",
+        answered: "429 or 408 (any body)",
         retried: Retried::WithinBudget,
         exit: 1,
         says: "the endpoint's message; `Retry-After` honoured; raise `--retry-budget`",
@@ -158,14 +158,14 @@ pub static TABLE: &[Row] = &[
     },
     Row {
         kind: Kind::UnknownModel,
-        answered: "404 with a JSON body",
+        answered: "404 whose body names a model",
         retried: Retried::Never,
         exit: 2,
         says: "the model: `--model` / `ARIADNE_MODEL` (`--embed-model` / `ARIADNE_EMBED_MODEL`)",
     },
     Row {
         kind: Kind::NotFoundPage,
-        answered: "404 with a body that is not JSON",
+        answered: "another 404 (a web page, \"Invalid URL\")",
         retried: Retried::Never,
         exit: 2,
         says: "this URL does not speak the OpenAI API; `--base-url`",
@@ -179,7 +179,7 @@ pub static TABLE: &[Row] = &[
     },
     Row {
         kind: Kind::ClientError,
-        answered: "another 4xx",
+        answered: "another 4xx, or a 3xx not followed",
         retried: Retried::Never,
         exit: 1,
         says: "the endpoint's message",
@@ -249,7 +249,7 @@ impl Kind {
         let shape = Shape::of(body);
         let json = matches!(shape, Shape::Json | Shape::Empty);
         match status {
-            429 => Kind::RateLimited,
+            408 | 429 => Kind::RateLimited,
             501 => Kind::NotImplemented,
             502..=504 if !json => Kind::Gateway,
             500..=599 if json => Kind::ServerError,
@@ -258,7 +258,7 @@ impl Kind {
             401 => Kind::Unauthorized,
             403 => Kind::Forbidden,
             404 if !has_v1(base) => Kind::NoV1,
-            404 if matches!(shape, Shape::Json) => Kind::UnknownModel,
+            404 if names_a_model(body) => Kind::UnknownModel,
             404 => Kind::NotFoundPage,
             405 => Kind::MethodNotAllowed,
             _ => Kind::ClientError,
@@ -349,6 +349,15 @@ impl Shape {
             Shape::Text
         }
     }
+}
+
+/// True when a body names a model (`The model 'x' does not exist`, Ollama's `model "x"
+/// not found`): a 404 that says so is an unknown model, not a wrong URL.
+fn names_a_model(body: &[u8]) -> bool {
+    Shape::of(body) != Shape::Html
+        && String::from_utf8_lossy(body)
+            .to_lowercase()
+            .contains("model")
 }
 
 /// True when the path of `base` has a `/v1` (also `/v1beta`, as some providers name it).
