@@ -49,7 +49,10 @@ fn run_in(
         .env("ARIADNE_EMBED_BASE_URL", &server.base_url)
         .output()
         .unwrap();
-    (out, started.elapsed().as_secs_f64())
+    let secs = started.elapsed().as_secs_f64();
+    // Shown with --nocapture: what each case cost.
+    eprintln!("ran {secs:.1} s, exit {:?}", out.status.code());
+    (out, secs)
 }
 
 fn stderr(out: &Output) -> String {
