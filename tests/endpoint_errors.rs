@@ -98,7 +98,7 @@ fn ends_at_once(replies: Vec<Reply>, code: i32, tries: usize) -> String {
 const PYTHON_501: &str = "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error response</title>\n</head>\n<body>\n<h1>Error response</h1>\n<p>Error code: 501</p>\n<p>Message: Unsupported method ('POST').</p>\n</body>\n</html>\n";
 
 #[test]
-fn a_refused_key_names_the_key_and_its_variable() {
+fn a_refused_key_or_request_names_what_to_change() {
     let line = ends_at_once(vec![Reply::text(401, "nope")], 2, 1);
     assert!(line.contains("answered 401 Unauthorized: nope"), "{line}");
     assert!(line.contains("OPENAI_API_KEY"), "{line}");
@@ -114,6 +114,16 @@ fn a_refused_key_names_the_key_and_its_variable() {
         line.contains("OPENAI_API_KEY") && line.contains("--model / ARIADNE_MODEL"),
         "{line}"
     );
+
+    // A 400 about the response format names --json-mode; not retried, exit 1.
+    let body =
+        json!({"error": {"message": "'response_format.type' must be 'json_object' or 'text'"}});
+    let line = ends_at_once(vec![Reply::json(&body).with_status(400)], 1, 1);
+    assert!(
+        line.contains("answered 400 Bad Request: 'response_format.type'"),
+        "{line}"
+    );
+    assert!(line.contains("try --json-mode object (or none)"), "{line}");
 }
 
 #[test]

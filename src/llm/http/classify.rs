@@ -133,7 +133,7 @@ pub static TABLE: &[Row] = &[
         answered: "400",
         retried: Retried::Never,
         exit: 1,
-        says: "the endpoint's message (a prompt longer than the context is a failed call, not the end)",
+        says: "the endpoint's message; `--json-mode` when it is about the response format (a prompt longer than the context is a failed call, not the end)",
     },
     Row {
         kind: Kind::Unauthorized,

@@ -177,9 +177,19 @@ impl OneTry {
         body: &[u8],
     ) -> TryError {
         let kind = Kind::of_status(status.as_u16(), body, &self.base);
+        let message = error_message(body);
+        // A 400 about the response format: the endpoint takes no JSON schema.
+        let lower = message.to_lowercase();
+        let format_hint = if kind == Kind::BadRequest
+            && (lower.contains("response_format") || lower.contains("json_schema"))
+        {
+            "; it may not take a JSON schema: try --json-mode object (or none)"
+        } else {
+            ""
+        };
         self.judged(
             kind,
-            format!("answered {status}: {}", error_message(body)),
+            format!("answered {status}: {message}{format_hint}"),
             retry_after(headers),
         )
     }
