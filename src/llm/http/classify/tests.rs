@@ -150,3 +150,61 @@ fn html_titles_are_read() {
     );
     assert_eq!(html_title("<html></html>"), None);
 }
+
+/// Every kind, in the table's order; the match below stops the build when a kind is
+/// added without being listed here.
+const KINDS: [Kind; 19] = [
+    Kind::RateLimited,
+    Kind::ServerError,
+    Kind::Gateway,
+    Kind::ServerPage,
+    Kind::NotImplemented,
+    Kind::BadRequest,
+    Kind::Unauthorized,
+    Kind::Forbidden,
+    Kind::NoV1,
+    Kind::UnknownModel,
+    Kind::NotFoundPage,
+    Kind::MethodNotAllowed,
+    Kind::ClientError,
+    Kind::HtmlAnswer,
+    Kind::TextAnswer,
+    Kind::CutAnswer,
+    Kind::TimedOut,
+    Kind::Dropped,
+    Kind::Refused,
+];
+
+fn listed(kind: Kind) -> bool {
+    match kind {
+        Kind::RateLimited
+        | Kind::ServerError
+        | Kind::Gateway
+        | Kind::ServerPage
+        | Kind::NotImplemented
+        | Kind::BadRequest
+        | Kind::Unauthorized
+        | Kind::Forbidden
+        | Kind::NoV1
+        | Kind::UnknownModel
+        | Kind::NotFoundPage
+        | Kind::MethodNotAllowed
+        | Kind::ClientError
+        | Kind::HtmlAnswer
+        | Kind::TextAnswer
+        | Kind::CutAnswer
+        | Kind::TimedOut
+        | Kind::Dropped
+        | Kind::Refused => KINDS.contains(&kind),
+    }
+}
+
+#[test]
+fn every_kind_is_a_row_of_the_table() {
+    assert_eq!(TABLE.len(), KINDS.len());
+    for (row, kind) in TABLE.iter().zip(KINDS) {
+        assert!(listed(kind));
+        assert_eq!(row.kind, kind);
+        assert!(std::ptr::eq(kind.row(), row));
+    }
+}
