@@ -160,6 +160,9 @@ fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
     }
     let (timeout_s, retry_budget_s) =
         crate::llm::http::budget::time_limits(timeout, budget, embedded).map_err(UserError::new)?;
+    // A budget that follows from a long time limit stays within the longest one (the
+    // time limit, at most that long, stays within it).
+    let retry_budget_s = retry_budget_s.min(MAX_RETRY_BUDGET_S);
     let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
     if ctx < 1024 {
         bail!(UserError::new(format!(
