@@ -88,12 +88,14 @@ pub struct AgentArgs {
     pub llm: LlmArgs,
 }
 
-/// Options of `ariadne qa`.
+/// Options of `ariadne qa`: a data set to answer, or a run to resume or replay (one of
+/// the three is required, and clap names all three when none is given).
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["data", "resume", "replay"])))]
 pub struct QaArgs {
     /// The data set: MuSiQue's `.jsonl`, HotpotQA's or 2WikiMultihopQA's `.json` (the
     /// format is read from the content).
-    #[arg(long, required_unless_present_any = ["resume", "replay"])]
+    #[arg(long)]
     pub data: Option<PathBuf>,
     /// Answer N questions picked reproducibly by --seed (the paper: 200); default: all.
     #[arg(long, conflicts_with = "ids", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -214,6 +216,7 @@ pub enum GamesCommand {
 /// Options of `ariadne bench`.
 #[derive(Debug, Clone, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["games", "resume"])))]
 pub struct BenchArgs {
     /// `merge`: join the outputs of sharded benches.
     #[command(subcommand)]
@@ -229,7 +232,7 @@ pub struct BenchArgs {
     /// ...; `jericho:PATH` for a human-written .z8),
     /// `nethack[?seed=S&character=C&obs=room|level]`, or `all`; comma-separated or
     /// repeated.
-    #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
+    #[arg(long, value_delimiter = ',')]
     pub games: Vec<String>,
     /// Attempts per game and memory design (the paper: 5).
     #[arg(long, default_value_t = crate::trajectory::bench::PAPER_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..))]
@@ -389,12 +392,14 @@ pub struct LlmArgs {
     /// importance, 0.7 the rest.
     #[arg(long, value_parser = parse_temperature, help_heading = "LLM")]
     pub temperature: Option<f32>,
-    /// Per-request timeout in seconds.
+    /// Seconds one try of a request may take, at most the retry budget (default: half
+    /// of --retry-budget, so a hung endpoint is tried again).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), help_heading = "LLM")]
     pub llm_timeout: Option<u64>,
-    /// Total seconds one request may spend retrying rate limits (429), server errors
-    /// (5xx) and dropped connections, with exponential backoff (default 300; 0: no
-    /// retries).
+    /// Total seconds one request may spend retrying rate limits (429), busy servers
+    /// (5xx), timeouts and dropped connections, with exponential backoff (default 300,
+    /// 1200 for the embedded local model, or twice --llm-timeout when that is more; 0:
+    /// no retries).
     #[arg(long, help_heading = "LLM")]
     pub retry_budget: Option<u64>,
     /// Context window of the embedded local model, tokens (shared by its slots).

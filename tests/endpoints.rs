@@ -1303,11 +1303,10 @@ fn server_sent_events_to_a_request_without_stream_are_read_and_counted() {
 #[test]
 fn a_call_kind_whose_first_answers_are_all_refused_is_warned_about_once() {
     let server = Scripted::start(WALKTHROUGH);
+    // A model that ignores the format (an HTML page is the wrong URL, which ends the run
+    // at once: tests/endpoint_errors.rs).
     on_calls(&server, "action", |_, _| {
-        Some(Reply::text(
-            200,
-            "<html><body>Welcome to nginx!</body></html>",
-        ))
+        Some(answer("I would open the antique trunk first.", "stop"))
     });
     let work = tempfile::tempdir().unwrap();
     let out = run_simple(&server, work.path(), "3", &[]);
@@ -1317,5 +1316,9 @@ fn a_call_kind_whose_first_answers_are_all_refused_is_warned_about_once() {
         w.contains(&server.base_url) && w.contains("`action` call"),
         "{w}"
     );
-    assert!(w.contains("not an OpenAI-compatible chat endpoint"), "{w}");
+    assert!(
+        w.contains("does not answer in the JSON form asked for"),
+        "{w}"
+    );
+    assert!(!w.contains("ends in /v1"), "{w}");
 }

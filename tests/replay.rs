@@ -459,6 +459,30 @@ fn replay_of_a_missing_run_is_one_clear_line() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("not a run directory"), "{stderr}");
+
+    // A folder whose manifest.json is another tool's, or not JSON, and a file: not a
+    // run directory, for replay and view alike (never "format version 0").
+    let other = work.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let file = work.path().join("notes.txt");
+    std::fs::write(&file, "notes").unwrap();
+    for manifest in [r#"{"name": "a web app", "version": "1.0"}"#, "not json"] {
+        std::fs::write(other.join("manifest.json"), manifest).unwrap();
+        for target in [&other, &file] {
+            for command in ["replay", "view"] {
+                let out = Command::new(bin())
+                    .current_dir(work.path())
+                    .args([command, target.to_str().unwrap()])
+                    .output()
+                    .unwrap();
+                let (_, stderr) = text(&out);
+                assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+                assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+                assert!(stderr.contains("not a run directory"), "{stderr}");
+                assert!(!stderr.contains("format version"), "{stderr}");
+            }
+        }
+    }
 }
 
 /// A run recorded by a newer build (a memory-rules version or agent revision this

@@ -74,3 +74,37 @@ fn setup_takes_the_llm_build_by_name() {
         Err(clap::error::ErrorKind::ArgumentConflict)
     );
 }
+
+/// A subcommand whose required flag may be replaced by another (`qa`: `--data`, or
+/// `--resume DIR`, or `--replay DIR`; `bench`: `--games`, or `--resume DIR`) names every
+/// choice when none is given, and takes each alone.
+#[test]
+fn required_flags_that_another_can_replace_are_named_together() {
+    use clap::Parser;
+    let parse = |args: &[&str]| super::Cli::try_parse_from(args).map(|_| ());
+    for (args, named) in [
+        (
+            &["ariadne", "qa"][..],
+            &["--data", "--resume", "--replay"][..],
+        ),
+        (&["ariadne", "bench"][..], &["--games", "--resume"][..]),
+    ] {
+        let e = parse(args).expect_err("a required flag is missing");
+        assert_eq!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        let said = e.render().to_string();
+        for flag in named {
+            assert!(said.contains(flag), "{flag} is not named in: {said}");
+        }
+    }
+    for args in [
+        &["ariadne", "qa", "--replay", "runs/qa"][..],
+        &["ariadne", "qa", "--resume", "runs/qa"],
+        &["ariadne", "qa", "--data", "d.jsonl"],
+        &["ariadne", "bench", "--resume", "b"],
+        &["ariadne", "bench", "--games", "simple"],
+        &["ariadne", "bench", "merge", "a", "b", "--out", "c"],
+    ] {
+        assert!(parse(args).is_ok(), "{args:?}: {:?}", parse(args));
+    }
+    assert!(parse(&["ariadne", "qa", "--replay", "a", "--data", "b"]).is_err());
+}

@@ -84,22 +84,7 @@ impl StepSink for TerminalView {
         if !self.banner {
             return Ok(());
         }
-        let tokens = if s.usage.is_known() {
-            format!(
-                "tokens {} prompt / {} completion ({:.0}/{:.0} per step)",
-                s.usage.prompt_tokens,
-                s.usage.completion_tokens,
-                s.prompt_tokens_per_step.unwrap_or(0.0),
-                s.completion_tokens_per_step.unwrap_or(0.0)
-            )
-        } else {
-            format!(
-                "tokens ? (the endpoint reported no usage for {}; at least {} prompt / {} completion)",
-                count(s.usage.unknown_calls, "call"),
-                s.usage.prompt_tokens,
-                s.usage.completion_tokens
-            )
-        };
+        let tokens = tokens_said(s);
         let cuts = match s.prompt_cuts {
             0 => String::new(),
             n => format!(", {} cut by the endpoint", count(n, "prompt")),
@@ -273,4 +258,48 @@ pub fn spinner_task(message: String) -> crate::report::Task {
     pb.set_message(message);
     pb.enable_steady_tick(std::time::Duration::from_millis(200));
     crate::report::Task::new(move || pb.finish_and_clear())
+}
+
+/// The closing line's tokens: the sums, or "?" when some call reported none, with the
+/// lower bound only when some call did report a count (a call that got no answer
+/// reported nothing).
+fn tokens_said(s: &Summary) -> String {
+    if s.usage.is_known() {
+        format!(
+            "tokens {} prompt / {} completion ({:.0}/{:.0} per step)",
+            s.usage.prompt_tokens,
+            s.usage.completion_tokens,
+            s.prompt_tokens_per_step.unwrap_or(0.0),
+            s.completion_tokens_per_step.unwrap_or(0.0)
+        )
+    } else if s.usage.prompt_tokens + s.usage.completion_tokens == 0 {
+        format!(
+            "tokens ? (no usage reported for {})",
+            count(s.usage.unknown_calls, "call")
+        )
+    } else {
+        format!(
+            "tokens ? (the endpoint reported no usage for {}; at least {} prompt / {} completion)",
+            count(s.usage.unknown_calls, "call"),
+            s.usage.prompt_tokens,
+            s.usage.completion_tokens
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lower bound is given only when some call reported a count.
+    #[test]
+    fn no_lower_bound_of_zero_is_shown() {
+        let mut s = Summary::default();
+        s.usage.unknown_calls = 2;
+        assert_eq!(tokens_said(&s), "tokens ? (no usage reported for 2 calls)");
+        s.usage.prompt_tokens = 40;
+        assert!(tokens_said(&s).ends_with("at least 40 prompt / 0 completion)"));
+        s.usage.unknown_calls = 0;
+        assert!(tokens_said(&s).starts_with("tokens 40 prompt / 0 completion"));
+    }
 }

@@ -225,7 +225,7 @@ async fn create_venv() -> Result<PyEnv> {
         home: home.clone(),
     };
     if !env.python.exists() {
-        let base = std::env::var("ARIADNE_PYTHON").unwrap_or_else(|_| "python3".into());
+        let base = quiet::command_named("ARIADNE_PYTHON", "python3");
         let pb = crate::report::task(format!(
             "creating the Python environment {} (once)",
             venv.display()

@@ -144,7 +144,8 @@ pub fn build(
 }
 
 /// A step's time: the whole step since `started`, the LLM's share (its calls' and
-/// embeddings' latencies), the game's `env_ms`, and the agent's own work (the rest).
+/// embeddings' latencies), the game's `env_ms`, the time spent waiting on retries, and
+/// the agent's own work (the rest).
 fn timings(log: &CallLog, started: Instant, env_ms: u64) -> Timings {
     let llm_ms: u64 = log.calls.iter().map(|c| c.latency_ms).sum::<u64>()
         + log.embeds.iter().map(|e| e.latency_ms).sum::<u64>();
@@ -153,7 +154,8 @@ fn timings(log: &CallLog, started: Instant, env_ms: u64) -> Timings {
         total_ms,
         llm_ms,
         env_ms,
-        agent_ms: total_ms.saturating_sub(llm_ms + env_ms),
+        agent_ms: total_ms.saturating_sub(llm_ms + env_ms + log.waited_ms),
+        wait_ms: log.waited_ms,
     }
 }
 

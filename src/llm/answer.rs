@@ -64,6 +64,7 @@ pub fn read_completion(body: &Body) -> ChatAnswer {
         usage: usage_of(&v),
         latency_ms: 0,
         retries: 0,
+        waited_ms: 0,
         prompt_cut: None,
         from_events: events.is_some(),
     }

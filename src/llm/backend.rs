@@ -22,15 +22,20 @@ pub enum LlmError {
         /// The transport error.
         detail: String,
     },
-    /// The endpoint answered with an HTTP error (a 4xx other than 429).
-    #[error("the {what} endpoint at {endpoint} answered with an error: {detail}")]
+    /// The endpoint answered what no retry can mend (a refused key, an unknown model, a
+    /// URL that does not speak the OpenAI API: the table of
+    /// [`crate::llm::http::classify`]).
+    #[error("the {what} endpoint at {endpoint} {detail}")]
     Api {
         /// "chat" or "embedding".
         what: &'static str,
         /// Base URL, never with a key.
         endpoint: String,
-        /// Status and message from the server.
+        /// What it answered ("answered 401 Unauthorized: ..."), the server's message and
+        /// what to change.
         detail: String,
+        /// True when the user must change something (exit code 2).
+        user: bool,
     },
     /// The request kept failing (429, 5xx, timeouts, dropped connections) until the
     /// retry budget was spent.
@@ -94,13 +99,12 @@ impl LlmError {
     }
 
     /// True when the error is a setup problem the user must fix (unreachable endpoint,
-    /// authentication or unknown model), as opposed to a transient failure.
+    /// a refused key, an unknown model, a URL that does not speak the OpenAI API), as
+    /// opposed to a transient failure.
     pub fn is_user_error(&self) -> bool {
         match self {
             LlmError::Unreachable { .. } | LlmError::Setup { .. } | LlmError::Damaged(_) => true,
-            LlmError::Api { detail, .. } => {
-                detail.starts_with("401") || detail.starts_with("403") || detail.starts_with("404")
-            }
+            LlmError::Api { user, .. } => *user,
             LlmError::BadResponse { .. } | LlmError::Replay(_) | LlmError::GaveUp { .. } => false,
         }
     }
@@ -310,6 +314,9 @@ pub struct ChatAnswer {
     pub latency_ms: u64,
     /// Transport retries before this answer (429, 5xx, dropped connections).
     pub retries: u32,
+    /// Time spent before the try that answered (failed tries and the waits between
+    /// retries), milliseconds: waiting, not the agent's work.
+    pub waited_ms: u64,
     /// Why the endpoint probably cut the prompt ([`super::truncation`]), when it did.
     pub prompt_cut: Option<String>,
     /// The endpoint streamed this answer as server-sent events although the request
@@ -340,6 +347,9 @@ pub struct Embeddings {
     pub latency_ms: u64,
     /// Transport retries before this answer.
     pub retries: u32,
+    /// Time spent before the try that answered, milliseconds (see
+    /// [`ChatAnswer::waited_ms`]).
+    pub waited_ms: u64,
 }
 
 /// A source of chat answers and embeddings: a live endpoint, or (later) a recorded

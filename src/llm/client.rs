@@ -334,6 +334,7 @@ impl ChatBackend for OpenAiBackend {
         let mut answer = read_completion(&resp.body);
         answer.latency_ms = resp.latency_ms;
         answer.retries = resp.retries;
+        answer.waited_ms = resp.waited_ms;
         if let Some(u) = answer.usage {
             answer.prompt_cut =
                 self.watch
@@ -369,11 +370,17 @@ impl ChatBackend for OpenAiBackend {
                     let usage = serde_json::from_str::<Value>(&resp.body.text)
                         .ok()
                         .and_then(|v| usage_of(&v));
+                    // Time before the answer that was used, when there were retries.
+                    let waited_ms = match retries {
+                        0 => 0,
+                        _ => (started.elapsed().as_millis() as u64).saturating_sub(resp.latency_ms),
+                    };
                     return Ok(Embeddings {
                         vectors,
                         usage,
                         latency_ms: resp.latency_ms,
                         retries,
+                        waited_ms,
                     });
                 }
                 Err(why) => {

@@ -10,17 +10,20 @@
 //!    `Client::with_http_service`: tower's retry middleware with the call's
 //!    [`budget::Budget`] policy, around [`tries::OneTry`].
 //! 3. [`tries::OneTry`] makes one try: it sends the request, reads the body whole and
-//!    judges the status. A 2xx response goes up unchanged; 429, 5xx, a timeout or a
-//!    dropped connection is worth another try; another 4xx, or a refused connection to
-//!    an endpoint that never answered, is final.
-//! 4. [`budget::Budget`] retries with exponential backoff and jitter (backon), never
-//!    sooner than `Retry-After` (seconds or a date), within a total time budget per
-//!    call; each wait is a notice ([`crate::report`]); a call that would outlast the
-//!    budget ends as [`LlmError::GaveUp`].
-//! 5. The client parses the 2xx body. A body that is not JSON (server-sent events, an
-//!    HTML page, bytes that are not UTF-8) comes back as the client's deserialization
-//!    error, which carries its text: the caller judges it as a bad answer
-//!    ([`super::answer`]), never as a transport failure.
+//!    judges what came back by the table of [`classify`]: a 2xx response with a body to
+//!    judge goes up unchanged; a rate limit, a busy server, a timeout, a dropped
+//!    connection or an answer cut off is worth another try; a refused key, an unknown
+//!    model, a URL that does not speak the OpenAI API (an HTML page, 501, 405) is
+//!    final, with what to change.
+//! 4. [`budget::Budget`] retries with exponential backoff and jitter, never sooner than
+//!    `Retry-After` (seconds or a date), within a total time budget per call (one try
+//!    has half of it unless `--llm-timeout` is given: [`budget::time_limits`]); each
+//!    retry is a notice ([`crate::report`]); a call that would outlast the budget ends
+//!    as [`LlmError::GaveUp`].
+//! 5. The client parses the 2xx body. A body that is JSON-like but not a completion
+//!    (server-sent events, JSON that does not parse, bytes that are not UTF-8) comes
+//!    back as the client's deserialization error, which carries its text: the caller
+//!    judges it as a bad answer ([`super::answer`]), never as a transport failure.
 //!
 //! What only the stack sees of a call (its retries, the latency of the try that
 //! succeeded, how many characters of the body were not UTF-8) it writes to the call's
@@ -28,6 +31,7 @@
 //! HTTP client.
 
 pub mod budget;
+pub mod classify;
 pub mod tries;
 
 use std::sync::atomic::AtomicBool;
@@ -44,11 +48,8 @@ use serde_json::value::RawValue;
 
 use super::LlmError;
 use budget::Budget;
-pub use budget::RetryPolicy;
+pub use budget::{DEFAULT_RETRY_BUDGET_S, RetryPolicy};
 use tries::{OneTry, Tries, TryRequest};
-
-/// The default retry budget, seconds (`--retry-budget`, config key `retry_budget`).
-pub const DEFAULT_RETRY_BUDGET_S: u64 = 300;
 
 /// A successful (2xx) answer of one call.
 #[derive(Debug, Default)]
@@ -59,6 +60,9 @@ pub struct Response {
     pub latency_ms: u64,
     /// Retries made before it (0 when the first try succeeded).
     pub retries: u32,
+    /// Wall time before the try that succeeded (failed tries, waits between retries),
+    /// milliseconds.
+    pub waited_ms: u64,
 }
 
 /// The text of a response body, and whether it had to be decoded lossily.
@@ -225,9 +229,10 @@ impl Transport {
     ///
     /// # Errors
     /// [`LlmError::Unreachable`] for an endpoint that never answered; [`LlmError::Api`]
-    /// for a 4xx other than 429 (the detail starts with the status code);
-    /// [`LlmError::GaveUp`] for a retryable failure that outlasted the budget.
+    /// for an answer no retry mends ([`classify`]); [`LlmError::GaveUp`] for a
+    /// retryable failure that outlasted the budget.
     pub async fn post(&self, body: &Value) -> Result<Response, LlmError> {
+        let started = std::time::Instant::now();
         let tries = Arc::new(Mutex::new(Tries::default()));
         let stack = tower::ServiceBuilder::new()
             .map_request(TryRequest::first)
@@ -264,6 +269,11 @@ impl Transport {
             },
             latency_ms: tries.latency_ms,
             retries: tries.retries,
+            waited_ms: if tries.retries == 0 {
+                0
+            } else {
+                (started.elapsed().as_millis() as u64).saturating_sub(tries.latency_ms)
+            },
         })
     }
 

@@ -141,6 +141,7 @@ impl Llm {
             });
         }
         log.retries += e.retries;
+        log.waited_ms += e.waited_ms;
         log.embeds.push(EmbedRecord {
             kind,
             texts,

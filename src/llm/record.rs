@@ -167,6 +167,9 @@ pub struct CallLog {
     pub refused: u32,
     /// Transport retries of chat and embedding calls this step.
     pub retries: u32,
+    /// Time the step's answered calls spent before the try that answered (failed tries,
+    /// waits between retries), milliseconds.
+    pub waited_ms: u64,
 }
 
 impl CallLog {
@@ -187,6 +190,7 @@ impl CallLog {
         self.trimmed += later.trimmed;
         self.refused += later.refused;
         self.retries += later.retries;
+        self.waited_ms += later.waited_ms;
     }
 
     /// Tokens of the chat calls (unknown calls counted as such).

@@ -128,6 +128,7 @@ impl ChatBackend for ReplayBackend {
                     usage: rec.usage,
                     latency_ms: 0,
                     retries: 0,
+                    waited_ms: 0,
                     prompt_cut: rec.prompt_cut,
                     from_events: rec.from_events,
                 })
@@ -151,6 +152,7 @@ impl ChatBackend for ReplayBackend {
                 usage: None,
                 latency_ms: 0,
                 retries: 0,
+                waited_ms: 0,
             }),
             (None, Some(live)) => live.embed(texts, kind).await,
             (None, None) => {

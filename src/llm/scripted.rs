@@ -90,15 +90,17 @@ impl ChatBackend for Scripted {
             return Err(LlmError::Api {
                 what: "chat",
                 endpoint: "scripted".into(),
-                detail: "500 scripted failure".into(),
+                detail: "answered 500 Internal Server Error: scripted failure".into(),
+                user: false,
             });
         }
         if self.too_long_for.as_deref() == Some(request.purpose.as_str()) {
             return Err(LlmError::Api {
                 what: "chat",
                 endpoint: "scripted".into(),
-                detail: "400 the request exceeds the available context size, try increasing it"
+                detail: "answered 400 Bad Request: the request exceeds the available context size, try increasing it"
                     .into(),
+                user: false,
             });
         }
         if self.hang_at == Some(n) {
@@ -130,6 +132,7 @@ impl ChatBackend for Scripted {
             usage: None,
             latency_ms: 0,
             retries: 0,
+            waited_ms: 0,
         })
     }
 

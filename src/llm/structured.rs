@@ -55,6 +55,7 @@ where
             Err(e) => return Err(e),
         };
         log.retries += answer.retries;
+        log.waited_ms += answer.waited_ms;
         let cut_off = answer.finish_reason.as_deref() == Some("length");
         let judged = judge(&answer, &request, &validate);
         let mut record = answered_record(&request, attempt, &answer, answer_chars);

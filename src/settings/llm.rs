@@ -27,7 +27,7 @@ impl Resolver {
         let temperature = chosen.unwrap_or(0.0);
         crate::llm::check_temperature(temperature)
             .map_err(|e| UserError::new(format!("temperature: {e}")))?;
-        let l = limits(args, cfg)?;
+        let l = limits(args, cfg, e.base_url.is_none())?;
         let models = models_per_call(args, cfg, e.base_url.is_some())?;
         Ok(LlmSettings {
             base_url: e.base_url,
@@ -133,15 +133,27 @@ fn models_per_call(
     Ok(models)
 }
 
-/// A URL given as `what` must be http(s).
+/// The routes Ariadne adds to a base URL: a base URL that ends in one was pasted whole.
+const ROUTES: &[&str] = &["/chat/completions", "/completions", "/embeddings"];
+
+/// A URL given as `what` must be http(s), and a base URL, not the URL of a route.
 fn check_url(what: &str, url: &Option<String>) -> Result<()> {
-    match url {
-        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) => Err(UserError::new(
-            format!("{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"),
-        )
-        .into()),
-        _ => Ok(()),
+    let Some(u) = url else {
+        return Ok(());
+    };
+    if !(u.starts_with("http://") || u.starts_with("https://")) {
+        bail!(UserError::new(format!(
+            "{what} {u:?} is not an http(s) URL; give one like http://127.0.0.1:8080/v1"
+        )));
     }
+    let trimmed = u.trim_end_matches('/');
+    if let Some(route) = ROUTES.iter().find(|r| trimmed.ends_with(*r)) {
+        bail!(UserError::new(format!(
+            "{what} {u:?} names the route {route}, which Ariadne adds itself; give the base URL: {}",
+            &trimmed[..trimmed.len() - route.len()]
+        )));
+    }
+    Ok(())
 }
 
 /// The time, context and thread limits.
@@ -152,26 +164,32 @@ struct Limits {
     threads: u32,
 }
 
-/// The limits, each checked: a timeout of at least 1 s, a retry budget of at most
+/// The limits, each checked: a timeout of at least 1 s and at most the retry budget
+/// (by default half of it: [`crate::llm::http::budget::time_limits`], `embedded` for the
+/// embedded chat model's longer default), a retry budget of at most
 /// [`MAX_RETRY_BUDGET_S`], a context of at least 1024 tokens, at least 1 thread (the
 /// machine's cores by default).
 ///
 /// # Errors
 /// A value out of range.
-fn limits(args: &LlmArgs, cfg: &ConfigFile) -> Result<Limits> {
-    let timeout_s = args.llm_timeout.or(cfg.llm_timeout).unwrap_or(600);
-    if timeout_s == 0 {
+fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
+    let timeout = args.llm_timeout.or(cfg.llm_timeout);
+    if timeout == Some(0) {
         bail!(UserError::new("llm_timeout must be at least 1 second"));
     }
-    let retry_budget_s = args
-        .retry_budget
-        .or(cfg.retry_budget)
-        .unwrap_or(crate::llm::http::DEFAULT_RETRY_BUDGET_S);
-    if retry_budget_s > MAX_RETRY_BUDGET_S {
-        bail!(UserError::new(format!(
-            "retry_budget {retry_budget_s} is too large; give 0 to {MAX_RETRY_BUDGET_S} seconds"
-        )));
+    let budget = args.retry_budget.or(cfg.retry_budget);
+    for (name, value) in [("retry_budget", budget), ("llm_timeout", timeout)] {
+        if let Some(v) = value.filter(|v| *v > MAX_RETRY_BUDGET_S) {
+            bail!(UserError::new(format!(
+                "{name} {v} is too large; give at most {MAX_RETRY_BUDGET_S} seconds"
+            )));
+        }
     }
+    let (timeout_s, retry_budget_s) =
+        crate::llm::http::budget::time_limits(timeout, budget, embedded).map_err(UserError::new)?;
+    // A budget that follows from a long time limit stays within the longest one (the
+    // time limit, at most that long, stays within it).
+    let retry_budget_s = retry_budget_s.min(MAX_RETRY_BUDGET_S);
     let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
     if ctx < 1024 {
         bail!(UserError::new(format!(

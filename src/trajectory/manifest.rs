@@ -160,9 +160,20 @@ impl Manifest {
                 path.display()
             ))
         })?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| UserError::new(format!("{} is malformed: {e}", path.display())))?;
-        let version = v["format_version"].as_u64().unwrap_or(0);
+        // A file that is not a run's manifest (no JSON object with a format version) is
+        // no run directory, whatever else the folder holds.
+        let not_a_run = |why: String| {
+            UserError::new(format!(
+                "not a run directory: {} is not a run's manifest ({why})",
+                path.display()
+            ))
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| not_a_run(format!("not JSON: {e}")))?;
+        let version = match v.get("format_version").and_then(serde_json::Value::as_u64) {
+            Some(n) if n > 0 => n,
+            _ => return Err(not_a_run("it has no format_version".into()).into()),
+        };
         if !(u64::from(OLDEST_READABLE)..=u64::from(FORMAT_VERSION)).contains(&version) {
             return Err(UserError::new(format!(
                 "{} has trajectory format version {version}; this Ariadne reads versions {OLDEST_READABLE} to {FORMAT_VERSION}",

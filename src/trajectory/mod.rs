@@ -179,8 +179,13 @@ pub struct Timings {
     pub llm_ms: u64,
     /// Bridge round trip of the action.
     pub env_ms: u64,
-    /// The agent's own work: graph update, retrieval, prompt building (total - llm - env).
+    /// The agent's own work: graph update, retrieval, prompt building (total - llm -
+    /// env - wait).
     pub agent_ms: u64,
+    /// Waiting on retries: the failed tries of the step's answered calls and the waits
+    /// between them (0 in runs recorded before it was kept).
+    #[serde(default)]
+    pub wait_ms: u64,
 }
 
 /// A step that is one move of a `go to` route.

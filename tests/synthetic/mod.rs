@@ -236,6 +236,7 @@ pub fn synthetic_run(runs: &Path, steps: u32, alive: usize) -> PathBuf {
                 llm_ms: 28_000,
                 env_ms: 10,
                 agent_ms: 5,
+                wait_ms: 0,
             },
         };
         writer.write_step(&record).unwrap();

@@ -295,9 +295,9 @@ async fn cmake_bin_dir(python: &Path) -> Result<PathBuf> {
     Ok(dir.into())
 }
 
-/// A native build needs a C++ compiler (`c++`, or `$CXX`).
+/// A native build needs a C++ compiler (`c++`, or `$CXX` when it is set and not empty).
 async fn check_compiler() -> Result<()> {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let cxx = super::quiet::command_named("CXX", "c++");
     let ok = Command::new(&cxx)
         .arg("--version")
         .stdin(std::process::Stdio::null())

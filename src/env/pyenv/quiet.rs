@@ -6,6 +6,21 @@ use tokio::process::Command;
 
 use crate::error::UserError;
 
+/// The command the environment variable `var` names (`ARIADNE_PYTHON`, `CXX`), or
+/// `default` when it is unset or empty: `CXX=` names no compiler, so it is read as
+/// unset.
+pub(super) fn command_named(var: &str, default: &str) -> String {
+    command_or(std::env::var(var).ok(), default)
+}
+
+/// `value`, trimmed, or `default` when it is absent or empty.
+fn command_or(value: Option<String>, default: &str) -> String {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
 /// `python -m pip install -q --disable-pip-version-check`, with `python` a venv's
 /// interpreter; the caller adds options and requirements.
 pub(super) fn pip_install(python: &std::path::Path) -> Command {
@@ -36,4 +51,17 @@ pub(super) async fn run_quiet(cmd: &mut Command, what: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// `CXX=` (empty, or white space) names no compiler: the default is used.
+    #[test]
+    fn an_empty_variable_is_unset() {
+        use super::command_or;
+        assert_eq!(command_or(None, "c++"), "c++");
+        assert_eq!(command_or(Some(String::new()), "c++"), "c++");
+        assert_eq!(command_or(Some("  ".into()), "c++"), "c++");
+        assert_eq!(command_or(Some(" clang++ ".into()), "c++"), "clang++");
+    }
 }

@@ -1,8 +1,9 @@
 //! One try of a request: the innermost service of a call's tower stack
 //! ([`super::Transport`]). It sends the request the client built, reads the body whole
-//! and says what the try came to: a 2xx response goes up as the response it is (the
-//! body it read, status and headers unchanged), anything else is a [`TryError`] that
-//! [`super::budget::Budget`] retries or ends the call with.
+//! and says what the try came to: a 2xx response with a body to judge goes up as the
+//! response it is (the body it read, status and headers unchanged), anything else is a
+//! [`TryError`] of its kind ([`super::classify`]) that [`super::budget::Budget`]
+//! retries or ends the call with.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +16,7 @@ use async_openai::error::OpenAIError;
 use async_openai::middleware::HttpRequestFactory;
 use serde_json::Value;
 
+use super::classify::{Kind, Retried, Shape};
 use crate::llm::LlmError;
 
 /// What the service and the retry policy see of one call and the caller cannot: filled
@@ -36,14 +38,16 @@ pub type TriesRecord = Arc<Mutex<Tries>>;
 /// Why a try gave no usable response: the error type of a call's stack.
 #[derive(Debug, thiserror::Error)]
 pub enum TryError {
-    /// Worth another try within the budget: what happened, and the delay the server
-    /// asked for (`Retry-After`).
+    /// Worth another try (within the budget, or once, as its kind says): what happened,
+    /// and the delay the server asked for (`Retry-After`).
     #[error("{why}")]
     Retry {
         /// What the try met, as a clause ("answered 503 Service Unavailable: busy").
         why: String,
         /// The server's `Retry-After`, when it sent one.
         asked: Option<Duration>,
+        /// Its kind.
+        kind: Kind,
     },
     /// Final: no retry can help.
     #[error(transparent)]
@@ -124,22 +128,33 @@ impl OneTry {
                 detail: format!("cannot build the request: {e}"),
             })
         })?;
+        // The try's time limit: --llm-timeout, or what is left of the budget for a retry.
+        let mut limit = Limit::Timeout(self.timeout);
         if let Some(deadline) = request.deadline {
             let left = deadline.saturating_duration_since(Instant::now());
-            *built.timeout_mut() = Some(left.min(self.timeout).max(Duration::from_millis(1)));
+            if left < self.timeout {
+                limit = Limit::Budget(left.max(Duration::from_millis(1)));
+            }
+            *built.timeout_mut() = Some(limit.duration());
         }
         let t0 = Instant::now();
         let resp = self
             .http
             .execute(built)
             .await
-            .map_err(|e| self.transport_failure(&e))?;
+            .map_err(|e| self.transport_failure(&e, limit, false))?;
         self.reached.store(true, Ordering::Relaxed);
         let status = resp.status();
         let headers = resp.headers().clone();
         let version = resp.version();
-        let bytes = resp.bytes().await.map_err(|e| self.transport_failure(&e))?;
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| self.transport_failure(&e, limit, true))?;
         if status.is_success() {
+            if let Some(kind) = Kind::of_success(&bytes) {
+                return Err(self.no_answer(kind, status, &bytes));
+            }
             if let Ok(mut tries) = self.tries.lock() {
                 tries.latency_ms = t0.elapsed().as_millis() as u64;
                 tries.replaced = invalid_sequences(&bytes);
@@ -153,31 +168,74 @@ impl OneTry {
         Err(self.refusal(status, &headers, &bytes))
     }
 
-    /// A non-2xx answer: 429 and 5xx are retried, honouring `Retry-After`; any other
-    /// status is final, with the server's message.
+    /// A non-2xx answer, as its kind says ([`Kind::of_status`]): retried (honouring
+    /// `Retry-After`), or final with the server's message and what to change.
     fn refusal(
         &self,
         status: reqwest::StatusCode,
         headers: &reqwest::header::HeaderMap,
         body: &[u8],
     ) -> TryError {
+        let kind = Kind::of_status(status.as_u16(), body, &self.base);
         let message = error_message(body);
-        if status.as_u16() == 429 || status.is_server_error() {
-            return TryError::Retry {
-                why: format!("answered {status}: {message}"),
-                asked: retry_after(headers),
-            };
+        // A 400 about the response format: the endpoint takes no JSON schema.
+        let lower = message.to_lowercase();
+        let format_hint = if kind == Kind::BadRequest
+            && (lower.contains("response_format") || lower.contains("json_schema"))
+        {
+            "; it may not take a JSON schema: try --json-mode object (or none)"
+        } else {
+            ""
+        };
+        self.judged(
+            kind,
+            format!("answered {status}: {message}{format_hint}"),
+            retry_after(headers),
+        )
+    }
+
+    /// A 2xx answer of `kind` whose body is no answer to judge.
+    fn no_answer(&self, kind: Kind, status: reqwest::StatusCode, body: &[u8]) -> TryError {
+        let why = match kind {
+            Kind::CutAnswer if Shape::of(body) == Shape::Empty => {
+                format!("answered {status} with an empty body")
+            }
+            Kind::CutAnswer => format!(
+                "answered {status} with JSON cut off after {} bytes",
+                body.len()
+            ),
+            Kind::TextAnswer => format!(
+                "answered {status} with text that is not JSON: {}",
+                error_message(body)
+            ),
+            _ => format!("answered {status} with {}", error_message(body)),
+        };
+        self.judged(kind, why, None)
+    }
+
+    /// The try's error for what it met (`why`) of `kind`: retried, or final with what to
+    /// change.
+    fn judged(&self, kind: Kind, why: String, asked: Option<Duration>) -> TryError {
+        if kind.retried() != Retried::Never {
+            return TryError::Retry { why, asked, kind };
         }
+        let fix = kind.fix(self.what, &self.base);
         TryError::Fatal(LlmError::Api {
             what: self.what,
             endpoint: self.base.clone(),
-            detail: format!("{} {message}", status.as_u16()),
+            detail: if fix.is_empty() {
+                why
+            } else {
+                format!("{why}; {fix}")
+            },
+            user: kind.is_user_error(),
         })
     }
 
-    /// A try that got no answer: a refused connection before the endpoint ever answered
-    /// is a wrong URL (final); a timeout or a dropped connection is retried.
-    fn transport_failure(&self, e: &reqwest::Error) -> TryError {
+    /// A try that got no whole answer (`body`: the status came, the body did not): a
+    /// refused connection before the endpoint ever answered is a wrong URL (final); a
+    /// timeout (the try's `limit` named) or a dropped connection is retried.
+    fn transport_failure(&self, e: &reqwest::Error, limit: Limit, body: bool) -> TryError {
         let cause = root_cause(e);
         if !e.is_connect() {
             // A connection was made (the server closed it, or timed out, before it
@@ -192,15 +250,56 @@ impl OneTry {
                 detail: cause,
             });
         }
-        if e.is_timeout() {
-            return TryError::Retry {
-                why: "timed out (raise --llm-timeout for a slow model)".into(),
-                asked: None,
-            };
-        }
+        let (why, kind) = match (e.is_timeout(), body) {
+            (true, false) => (
+                format!("timed out: no answer within {}", limit.named()),
+                Kind::TimedOut,
+            ),
+            (true, true) => (
+                format!(
+                    "timed out: stopped sending mid-answer, not whole within {}",
+                    limit.named()
+                ),
+                Kind::TimedOut,
+            ),
+            (false, false) => (format!("sent no answer: {cause}"), Kind::Dropped),
+            (false, true) => (
+                format!("closed the connection mid-answer: {cause}"),
+                Kind::Dropped,
+            ),
+        };
         TryError::Retry {
-            why: format!("sent no answer: {cause}"),
+            why,
             asked: None,
+            kind,
+        }
+    }
+}
+
+/// The time limit of one try.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    /// `--llm-timeout` (or its default, half the retry budget).
+    Timeout(Duration),
+    /// What was left of the retry budget, shorter than the timeout.
+    Budget(Duration),
+}
+
+impl Limit {
+    fn duration(self) -> Duration {
+        match self {
+            Limit::Timeout(d) | Limit::Budget(d) => d,
+        }
+    }
+
+    /// The limit as the line names it.
+    fn named(self) -> String {
+        match self {
+            Limit::Timeout(d) => format!("{} s (--llm-timeout)", d.as_secs_f64()),
+            Limit::Budget(d) => format!(
+                "the {:.1} s left of the retry budget (--retry-budget)",
+                d.as_secs_f64()
+            ),
         }
     }
 }
@@ -230,10 +329,16 @@ pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     Some(Duration::from_millis(secs as u64))
 }
 
-/// A short message from an error body: `error.message` of a JSON body, else the text
-/// (lossily decoded, at most 300 characters).
+/// A short message from an error body: `error.message` of a JSON body, "an HTML page"
+/// with its title, else the text (lossily decoded, at most 300 characters).
 fn error_message(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
+    if Shape::of(body) == Shape::Html {
+        return match super::classify::html_title(&text) {
+            Some(title) => format!("an HTML page ({title})"),
+            None => "an HTML page".into(),
+        };
+    }
     let from_json = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
         v["error"]["message"]
             .as_str()

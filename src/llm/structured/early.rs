@@ -45,24 +45,70 @@ pub fn judged(backend: &dyn ChatBackend, purpose: &str, refused: Option<&String>
 
 /// The warning's one line: what happened, the last reason, the likely cause.
 pub fn warning(endpoint: &str, purpose: &str, why: &str) -> String {
-    let cause = likely_cause(why);
+    let cause = likely_cause(endpoint, why);
     let why: String = why.chars().take(160).collect();
     format!(
         "ariadne: warning: the first {EARLY_REFUSALS} answers of {endpoint} to the `{purpose}` call were all refused (last: {why}); {cause}"
     )
 }
 
-/// What a refusal most likely says about the endpoint.
-fn likely_cause(why: &str) -> &'static str {
-    if why.contains("not JSON") && why.contains("data:") {
-        "the endpoint streams although asked not to, in a form Ariadne cannot read"
-    } else if why.contains("the response is not JSON") || why.contains("not a completion") {
-        "this is probably not an OpenAI-compatible chat endpoint (a base URL should end in /v1)"
-    } else if why.contains("cut off by the token limit") {
-        "the model writes past the token budget: its context may be too small, or it does not stop"
-    } else if why.contains("no content") {
-        "the model answers without content (a tool call or only reasoning)"
+/// What a refusal most likely says about the endpoint at `endpoint`: each cause named
+/// only when the evidence shows it (the model's JSON only when the model's content was
+/// read; `/v1` only when the endpoint's path lacks it).
+fn likely_cause(endpoint: &str, why: &str) -> String {
+    let v1 = if crate::llm::http::classify::has_v1(endpoint) {
+        String::new()
     } else {
-        "the model does not answer in the JSON form asked for: try a larger or instruction-tuned model"
+        " (an OpenAI-compatible base URL usually ends in /v1)".to_string()
+    };
+    let cause = if why.contains("not JSON") && why.contains("data:") {
+        "the endpoint streams although asked not to, in a form Ariadne cannot read"
+    } else if why.contains("the response is not JSON") {
+        "the endpoint sends bodies that start like JSON but do not parse: check the server, or what sits between it and Ariadne"
+    } else if why.contains("not a completion") || why.contains("has no choices") {
+        "the endpoint answers without a completion (no choices, or an error): its server failed to generate; see its log"
+    } else if why.contains("cut off by the token limit") {
+        return "the model writes past the token budget: its context may be too small, or it does not stop".into();
+    } else if why.contains("no content") {
+        return "the model answers without content (a tool call or only reasoning)".into();
+    } else {
+        return "the model does not answer in the JSON form asked for: try a larger or instruction-tuned model".into();
+    };
+    format!("{cause}{v1}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warning;
+
+    /// Each cause is named only when the evidence shows it: no choices is the
+    /// endpoint's failure, not the model's JSON; `/v1` only when the path lacks it.
+    #[test]
+    fn causes_follow_from_the_evidence() {
+        let v1 = "http://127.0.0.1:8080/v1";
+        let none = warning(
+            v1,
+            "action",
+            r#"the response has no choices: {"choices":[]}"#,
+        );
+        assert!(none.contains("answers without a completion"), "{none}");
+        assert!(
+            !none.contains("JSON form") && !none.contains("ends in /v1"),
+            "{none}"
+        );
+        let bare = warning(
+            "http://127.0.0.1:8080",
+            "action",
+            "the response has no choices",
+        );
+        assert!(bare.contains("usually ends in /v1"), "{bare}");
+        let cut = warning(v1, "plan", "the response is not JSON (EOF while parsing)");
+        assert!(cut.contains("start like JSON but do not parse"), "{cut}");
+        let prose = warning(v1, "plan", "no JSON value in the answer");
+        assert!(
+            prose.contains("does not answer in the JSON form"),
+            "{prose}"
+        );
+        assert!(!prose.contains("/v1)"), "{prose}");
     }
 }

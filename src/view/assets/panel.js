@@ -85,7 +85,8 @@ const Panel = (() => {
           (s.failures ? ", " + s.failures + " rejected" : "") + (s.repairs ? ", " + s.repairs + " repaired" : "") +
           "; " + s.embeds.calls + " embedding calls (" + s.embeds.texts + " texts, " + fmtSec(s.embeds.latency_ms) + ")"),
         el("div", { class: "muted" }, "step " + fmtSec(t.total_ms) + ": LLM " + fmtSec(t.llm_ms) +
-          ", game " + fmtSec(t.env_ms) + ", agent " + fmtSec(t.agent_ms)),
+          ", game " + fmtSec(t.env_ms) + ", agent " + fmtSec(t.agent_ms) +
+          (t.wait_ms ? ", waiting on retries " + fmtSec(t.wait_ms) : "")),
         s.calls.map(callBox)),
       section("Admissible commands", s.admissible.length ? el("details", {},
         el("summary", {}, s.admissible.length + " commands"), el("pre", {}, s.admissible.join("\n"))) : null),
