@@ -371,6 +371,22 @@ fn operations_print_nothing() {
     assert!(printing.is_empty(), "operations that print: {printing:?}");
 }
 
+/// Text is cut in one place, `src/text.rs` (characters, never bytes).
+#[test]
+fn text_is_cut_only_by_text_rs() {
+    let sources = sources_under("src");
+    assert!(sources.len() > 100, "src read");
+    let cutting: Vec<String> = sources
+        .iter()
+        .filter(|(path, text)| !path.ends_with("src/text.rs") && text.contains(".chars().take("))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(
+        cutting.is_empty(),
+        "cut text with text::first_chars, clip or with_ellipsis: {cutting:?}"
+    );
+}
+
 #[test]
 fn functions_are_short_and_take_few_arguments() {
     let c = Crate::read();

@@ -36,7 +36,7 @@ pub fn read_completion(body: &Body) -> ChatAnswer {
                 defect: Some(lossy.unwrap_or_else(|| {
                     format!(
                         "the response is not JSON ({e}): {:?}",
-                        text.chars().take(200).collect::<String>()
+                        crate::text::first_chars(text, 200)
                     )
                 })),
                 ..ChatAnswer::default()

@@ -23,7 +23,7 @@ pub fn read_embeddings(
     let data = v["data"].as_array().ok_or_else(|| {
         format!(
             "no data array in {}",
-            v.to_string().chars().take(200).collect::<String>()
+            crate::text::first_chars(&v.to_string(), 200)
         )
     })?;
     if data.len() != n {
@@ -75,7 +75,7 @@ fn response(body: &Body) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| {
         format!(
             "the response is not JSON ({e}): {:?}",
-            text.chars().take(200).collect::<String>()
+            crate::text::first_chars(text, 200)
         )
     })
 }
@@ -135,7 +135,7 @@ fn wide_values(values: &[Value], index: usize) -> Result<Vec<f64>, String> {
         let f = x.as_f64().ok_or_else(|| {
             format!(
                 "the embedding of index {index} holds {} at position {k}, not a number{}",
-                x.to_string().chars().take(40).collect::<String>(),
+                crate::text::first_chars(&x.to_string(), 40),
                 if x.is_array() {
                     " (an array of arrays, not one flat vector)"
                 } else {

@@ -87,11 +87,11 @@ pub fn bound_answer(content: &str) -> (String, Option<usize>) {
         {
             let reasoning = &trimmed[..trimmed.len() - answer.len()];
             let r = reasoning.chars().count();
-            let head: String = reasoning.chars().take(REASONING_KEPT).collect();
+            let head: String = crate::text::first_chars(reasoning, REASONING_KEPT);
             let tail: String = reasoning.chars().skip(r - REASONING_KEPT.min(r)).collect();
             format!("{head}...{tail}{answer}")
         }
-        _ => trimmed.chars().take(ANSWER_CHARS).collect(),
+        _ => crate::text::first_chars(trimmed, ANSWER_CHARS),
     };
     let changed = cut.len() != content.len();
     let sent = changed.then(|| content.chars().count());
@@ -108,7 +108,7 @@ pub fn bound_text(text: Option<String>, limit: usize) -> Option<String> {
         if t.len() <= limit {
             t
         } else {
-            t.chars().take(limit).collect()
+            crate::text::first_chars(&t, limit)
         }
     })
 }

@@ -232,10 +232,12 @@ fn ask_again(
         request.max_tokens = request.max_tokens.saturating_mul(2);
     } else {
         let echo = split_reasoning(content).map(|(t, _)| t).unwrap_or("");
-        request.messages.push(Message::assistant(
-            echo.chars().take(ECHO_CHARS).collect::<String>(),
-        ));
-        let why: String = why.chars().take(ECHO_CHARS).collect();
+        request
+            .messages
+            .push(Message::assistant(crate::text::first_chars(
+                echo, ECHO_CHARS,
+            )));
+        let why: String = crate::text::first_chars(why, ECHO_CHARS);
         request.messages.push(Message::user(format!(
             "That answer was invalid: {why}. Reply again with only the JSON object, following the required format."
         )));

@@ -376,7 +376,7 @@ pub fn html_title(text: &str) -> Option<String> {
     let start = lower.find("<title>")? + "<title>".len();
     let end = start + lower[start..].find("</title>")?;
     let title = crate::report::one_line(text.get(start..end)?);
-    (!title.is_empty()).then(|| title.chars().take(80).collect())
+    (!title.is_empty()).then(|| crate::text::first_chars(&title, 80))
 }
 
 /// [`TABLE`] as a Markdown table, as `docs/reliability.md` holds it.

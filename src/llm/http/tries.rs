@@ -348,7 +348,7 @@ fn error_message(body: &[u8]) -> String {
     });
     let msg = from_json.unwrap_or_else(|| text.trim().to_string());
     // One line, whatever the body held (a traceback, an HTML page).
-    let msg: String = crate::report::one_line(&msg).chars().take(300).collect();
+    let msg: String = crate::text::first_chars(&crate::report::one_line(&msg), 300);
     if msg.is_empty() {
         "(empty body)".into()
     } else {

@@ -46,7 +46,7 @@ pub fn judged(backend: &dyn ChatBackend, purpose: &str, refused: Option<&String>
 /// The warning's one line: what happened, the last reason, the likely cause.
 pub fn warning(endpoint: &str, purpose: &str, why: &str) -> String {
     let cause = likely_cause(endpoint, why);
-    let why: String = why.chars().take(160).collect();
+    let why: String = crate::text::first_chars(why, 160);
     format!(
         "ariadne: warning: the first {EARLY_REFUSALS} answers of {endpoint} to the `{purpose}` call were all refused (last: {why}); {cause}"
     )
