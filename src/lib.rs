@@ -36,6 +36,7 @@ pub mod memory;
 pub mod nav;
 pub mod ops;
 pub mod profile;
+pub mod pyenv;
 pub mod qa;
 pub mod report;
 pub mod rows;

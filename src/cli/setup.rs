@@ -20,7 +20,7 @@ pub struct SetupArgs {
     /// Without it, setup keeps the build that is there, the wheel when there is none.
     /// Every run's manifest records the build.
     #[arg(long, value_enum)]
-    pub llm_build: Option<crate::env::pyenv::llm_build::LlmBuild>,
+    pub llm_build: Option<crate::pyenv::llm_build::LlmBuild>,
     /// Also TextWorld-Express (needs a Java runtime).
     #[arg(long)]
     pub twx: bool,

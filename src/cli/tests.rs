@@ -46,7 +46,7 @@ fn the_memory_helps_name_every_design_and_row() {
 /// installs no LLM server, it is refused.
 #[test]
 fn setup_takes_the_llm_build_by_name() {
-    use crate::env::pyenv::llm_build::LlmBuild;
+    use crate::pyenv::llm_build::LlmBuild;
     use clap::Parser;
     let build = |args: &[&str]| match super::Cli::try_parse_from(args) {
         Ok(super::Cli {

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use crate::cli::{GamesCommand, SetupArgs};
 use crate::env::games;
-use crate::env::pyenv::{self, Needs};
 use crate::error::UserError;
+use crate::pyenv::{self, Needs};
 
 /// Run `ariadne games make` or `ariadne games list`.
 ///

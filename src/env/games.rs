@@ -12,9 +12,9 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use tokio::process::Command;
 
-use super::pyenv::{self, Needs, PyEnv};
 use super::{GameSpec, games_dirs, resolve_game};
 use crate::error::UserError;
+use crate::pyenv::{self, Needs, PyEnv};
 
 /// The generator script, shipped inside the binary.
 pub const GAMES_PY: &str = include_str!("../../python/ariadne_games.py");

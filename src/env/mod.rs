@@ -9,7 +9,7 @@
 //! - [`jericho`]: human-written z-machine games (`.z3`, `.z5`, ..., or `jericho:PATH`);
 //! - [`nethack`]: NetHack through NLE (`nethack[?seed=S&character=C&obs=room|level]`).
 //!
-//! [`pyenv`] installs the bridges' Python side; [`games`] makes and lists the paper's
+//! [`crate::pyenv`] installs the bridges' Python side; [`games`] makes and lists the paper's
 //! game families.
 
 pub mod bridge;
@@ -19,7 +19,6 @@ pub mod grammar;
 pub mod harness;
 pub mod jericho;
 pub mod nethack;
-pub mod pyenv;
 pub mod scienceworld;
 pub mod suite;
 pub mod textworld;
@@ -221,7 +220,7 @@ impl GameSpec {
     /// The bridge cannot be started.
     pub async fn start(
         &self,
-        py: &pyenv::PyEnv,
+        py: &crate::pyenv::PyEnv,
         log: &Path,
         timeout: std::time::Duration,
     ) -> Result<Box<dyn Environment>, EnvError> {
@@ -258,7 +257,7 @@ impl GameSpec {
     }
 }
 
-impl pyenv::Needs {
+impl crate::pyenv::Needs {
     /// These needs, and what playing `games` needs (TextWorld-Express, Jericho).
     pub fn with_games<'a>(mut self, games: impl IntoIterator<Item = &'a GameSpec>) -> Self {
         for g in games {

@@ -8,11 +8,11 @@ use anyhow::{Context, Result};
 
 use super::{Episode, EpisodeConfig, EpisodeResult, trials};
 use crate::cancel::CancellationToken;
-use crate::env::pyenv::{self, PyEnv};
 use crate::env::{EnvError, GameSpec};
 use crate::llm::Llm;
 use crate::llm::connect::Connection;
 use crate::llm::prompts::Prompts;
+use crate::pyenv::{self, PyEnv};
 use crate::trajectory::{
     self, GameInfo, Manifest, Outcome, RunWriter, StepSink, Summary, Versions,
 };

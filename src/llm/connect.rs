@@ -11,7 +11,7 @@ use super::{ChatBackend, EmbedConfig, EndpointConfig, OpenAiBackend};
 use serde::Serialize;
 
 use super::JsonMode;
-use crate::env::pyenv::{LocalModel, PyEnv};
+use crate::pyenv::{LocalModel, PyEnv};
 
 /// Resolved LLM settings.
 #[derive(Debug, Clone, Serialize)]
@@ -261,8 +261,8 @@ fn describe(
                 "name": settings.local_model.name,
                 "file": settings.local_model.file,
                 "sha256": settings.local_model.sha256,
-                "runtime": crate::env::pyenv::LLM_REQ,
-                "build": server.build.as_ref().map(crate::env::pyenv::llm_build::describe),
+                "runtime": crate::pyenv::LLM_REQ,
+                "build": server.build.as_ref().map(crate::pyenv::llm_build::describe),
                 "ctx": settings.ctx,
                 "threads": threads,
             })),
@@ -277,7 +277,7 @@ fn describe(
         "embedding": {
             "base_url": embed.base_url,
             "embedded": servers.embed.is_some(),
-            "runtime": servers.embed.as_ref().map(|_| crate::env::pyenv::EMBED_REQ),
+            "runtime": servers.embed.as_ref().map(|_| crate::pyenv::EMBED_REQ),
             "query_model": embed.query_model,
             "passage_model": embed.passage_model,
             "api_key_set": embed.api_key.is_some(),

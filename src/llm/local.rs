@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use tokio::process::{Child, Command};
 
-use crate::env::pyenv::PyEnv;
-use crate::env::pyenv::llm_build::{self, Cpu, Installed};
 use crate::error::UserError;
+use crate::pyenv::PyEnv;
+use crate::pyenv::llm_build::{self, Cpu, Installed};
 
 /// Options of the local chat server.
 #[derive(Debug, Clone)]

@@ -7,10 +7,10 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cancel;
-use crate::env::pyenv::{self, Needs};
 use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect::{self, LlmSettings};
+use crate::pyenv::{self, Needs};
 use crate::trajectory::{StepSink, Summary};
 
 /// What shows a played game's steps as they finish: the sinks for its run directory

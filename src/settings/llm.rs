@@ -5,10 +5,10 @@ use anyhow::{Result, bail};
 
 use super::{ConfigFile, MAX_RETRY_BUDGET_S, Resolver};
 use crate::cli::LlmArgs;
-use crate::env::pyenv;
 use crate::error::UserError;
 use crate::llm::JsonMode;
 use crate::llm::connect::LlmSettings;
+use crate::pyenv;
 
 impl Resolver {
     /// The LLM settings: flag or environment variable, then config file, then default;

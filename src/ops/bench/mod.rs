@@ -4,7 +4,7 @@
 //! interrupted bench resumes without losing a finished episode. Its data flows one way:
 //! [`plan`] (the episodes, a shard of them), [`session`] (the directory across
 //! sessions), [`bench()`] (play, each finished episode a row of `episodes.jsonl`),
-//! [`report`] and [`charts`] (the tables and charts of the rows); [`merge`] joins shards.
+//! [`tables`] and [`charts`] (the tables and charts of the rows); [`merge`] joins shards.
 
 pub mod charts;
 pub mod merge;
@@ -31,10 +31,10 @@ use futures::StreamExt;
 
 use crate::cancel;
 use crate::env::GameSpec;
-use crate::env::pyenv::{self, Needs};
 use crate::episode::EpisodeConfig;
 use crate::episode::game::{GameRun, play_game};
 use crate::llm::connect;
+use crate::pyenv::{self, Needs};
 use crate::rows::Variant;
 use crate::trajectory::bench::{Attempt, Endpoint, EpisodeRow, read_episodes};
 use crate::trajectory::{Outcome, StepSink};

