@@ -149,7 +149,7 @@ impl Agent {
             && let Some(a) = &answer
             && match_admissible(&a.action, offered).is_none()
             && let Ok((command, repaired)) =
-                commands::free_command(&a.action, language, refusals, &here)
+                commands::free_command(&a.action, language, refusals, &here, revision)
         {
             let source = if repaired {
                 self.pending.repairs += 1;
@@ -166,17 +166,52 @@ impl Agent {
         Ok(match (matched, language) {
             (Some((cmd, rationale, false)), _) => (cmd, rationale, ActionSource::Llm),
             (Some((cmd, rationale, true)), _) => (cmd, rationale, ActionSource::Repaired),
-            (None, Some(l)) => (
-                self.commands.fallback(
-                    l,
-                    self.actions.last().map(String::as_str),
-                    refusals.is_some(),
+            (None, Some(l)) => match self.first_of_joined(l, revision) {
+                Some(first) => (
+                    first,
+                    "no valid command from the LLM; the first command of its answer, which joined several".into(),
+                    ActionSource::Fallback,
                 ),
-                "no valid command from the LLM; a way the observation names, else the game's look command".into(),
-                ActionSource::Fallback,
-            ),
+                None => (
+                    self.commands.fallback(
+                        l,
+                        self.actions.last().map(String::as_str),
+                        refusals.is_some(),
+                    ),
+                    "no valid command from the LLM; a way the observation names, else the game's look command".into(),
+                    ActionSource::Fallback,
+                ),
+            },
             (None, None) => self.fallback(offered),
         })
+    }
+
+    /// From agent revision 11, the first command of the step's last action answer when
+    /// that answer joined several (`take notebook put notebook in table`) and the first
+    /// is a command of `language` the game has not refused here.
+    fn first_of_joined(
+        &self,
+        language: &commands::Language,
+        revision: AgentRevision,
+    ) -> Option<String> {
+        if !revision.reads_answers_whole() {
+            return None;
+        }
+        let answer = self
+            .pending
+            .calls
+            .iter()
+            .rev()
+            .find(|c| c.purpose == "action")?;
+        let value: serde_json::Value = serde_json::from_str(answer.answer.trim()).ok()?;
+        let action = value
+            .get("action")
+            .or_else(|| value.get("action_to_take"))?
+            .as_str()?;
+        let first = language.first_command(action)?;
+        let refused =
+            self.settings.remembers_refusals() && self.commands.refused_here(&first).is_some();
+        (!refused).then_some(first)
     }
 
     /// The entity key of the room the agent is in: the game's, else the one its
@@ -240,7 +275,7 @@ impl Agent {
         let check = |a: &ActionAnswer| match match_admissible(&a.action, admissible) {
             Some(_) => Ok(()),
             None if free_text => {
-                commands::free_command(&a.action, language, refusals, &here).map(|_| ())
+                commands::free_command(&a.action, language, refusals, &here, revision).map(|_| ())
             }
             None => Err(format!(
                 "\"{}\" is not one of the admissible actions",

@@ -337,6 +337,12 @@ impl AgentRevision {
     pub fn counts_decisions(self) -> bool {
         self >= Self::R11
     }
+    /// A free-text answer is read whole under rule `game-commands`: a trailing place that
+    /// is the current room is dropped, and an answer that joins commands falls back to
+    /// its first command (from 11).
+    pub fn reads_answers_whole(self) -> bool {
+        self >= Self::R11
+    }
 
     /// The revision of a recorded number.
     ///

@@ -205,3 +205,23 @@ async fn a_request_too_long_for_the_context_falls_back() {
     );
     assert!(summary.expect("summary").llm_failures >= 2);
 }
+
+/// An answer that joins two commands, written again when asked again, is played as its
+/// first command (the step's fallback, agent revision 11), not as the game's look.
+#[tokio::test]
+async fn a_joined_answer_falls_back_to_its_first_command() {
+    let script = Arc::new(Scripted::default().actions(&[
+        "take key from box then put key in box",
+        "take key from box and put key in box",
+    ]));
+    let mut config = free_config();
+    config.max_steps = 1;
+    let (result, steps, _) = play_in(parser(), script, CancellationToken::new(), config).await;
+    result.expect("episode");
+    assert_eq!(steps[0].command, "take key from box");
+    assert_eq!(steps[0].action_source, ActionSource::Fallback);
+    assert_eq!(
+        steps[0].feedback,
+        "-= Hall =-\nYou take the key from the box."
+    );
+}

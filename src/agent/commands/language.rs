@@ -147,6 +147,32 @@ impl Language {
         Ok((command, repaired))
     }
 
+    /// The first command of an answer that joins several (`take notebook put notebook
+    /// in table`: `take notebook`), when it is a command of this language on its own;
+    /// `None` for an answer that joins none, or whose first part is no command.
+    pub fn first_command(&self, answer: &str) -> Option<String> {
+        let cleaned = clean(answer).ok()?;
+        let words = plain(&cleaned);
+        let verbs = self.verbs();
+        let cut = words
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, w)| JOINERS.contains(&w.as_str()) || verbs.contains(&w.as_str()))
+            .map(|(i, _)| i)?;
+        let first = words[..cut].join(" ");
+        self.command(&first).ok().map(|(c, _)| c)
+    }
+
+    /// The first words of the family's templates (its verbs).
+    fn verbs(&self) -> Vec<&'static str> {
+        self.grammar
+            .templates()
+            .iter()
+            .filter_map(|t| t.split(' ').next())
+            .collect()
+    }
+
     /// Whether `command` reads as more than one command or a plan (`open door and go
     /// north`, `take coin in shower put coin`, `examine room to find coin`): past its
     /// first word it has a verb of the family's templates or a word no generated
@@ -156,12 +182,7 @@ impl Language {
         if !self.grammar.closed() {
             return false;
         }
-        let verbs: Vec<&str> = self
-            .grammar
-            .templates()
-            .iter()
-            .filter_map(|t| t.split(' ').next())
-            .collect();
+        let verbs = self.verbs();
         command
             .split(' ')
             .skip(1)

@@ -240,7 +240,9 @@ impl<'a> Speech<'a> {
 
 /// A free-text answer as the command to send, and whether it was repaired: held to
 /// `language` when there is one (never a `go to` the room the agent is in, `here`), and
-/// refused when `commands` (rule `remembered-refusals`) holds it as refused here.
+/// refused when `commands` (rule `remembered-refusals`) holds it as refused here. From
+/// agent revision 11 (`rev`), a trailing `in <the room the agent is in>` is dropped in a
+/// generated family (a repair: the parser reads no place, and the place is here).
 ///
 /// # Errors
 /// Why the answer cannot be sent, for the retry.
@@ -249,11 +251,26 @@ pub fn free_command(
     language: Option<&Language>,
     commands: Option<&GameCommands>,
     here: &str,
+    rev: crate::agent::AgentRevision,
 ) -> Result<(String, bool), String> {
-    let (command, repaired) = match language {
+    let (mut command, mut repaired) = match language {
         Some(l) => l.command(answer)?,
         None => (language::clean(answer)?, false),
     };
+    // `put notebook on table in living room` while in the living room: the trailing
+    // place is where the agent is, which the generated families' parsers do not read.
+    if rev.reads_answers_whole()
+        && language.is_some_and(|l| l.grammar.closed())
+        && !here.is_empty()
+        && let Some(rest) = command.strip_suffix(here).and_then(|r| {
+            r.strip_suffix(" in ")
+                .or_else(|| r.strip_suffix(" in the "))
+        })
+        && rest.contains(' ')
+    {
+        command = rest.to_string();
+        repaired = true;
+    }
     if language.is_some()
         && !here.is_empty()
         && let Some(room) = command.strip_prefix(crate::nav::GO_TO)

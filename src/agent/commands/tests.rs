@@ -1,6 +1,7 @@
 //! Free text in the game's language and the answers kept: the pure parts, no LLM.
 use super::language::clean;
 use super::*;
+use crate::agent::AgentRevision;
 use crate::env::CommandGrammar;
 
 /// The pattern the server enforces is the one checked here: commands of the family
@@ -58,7 +59,14 @@ fn refusals_hold_in_their_place() {
     c.set_place(None, "", 0, "You are in the kitchen. You see a stove.");
     c.observe("take coin", "Unknown action: I'm not sure what you mean.");
     c.observe("look around", "You are in the kitchen.");
-    let e = free_command("take the coin", Some(&lang), Some(&c), "kitchen").unwrap_err();
+    let e = free_command(
+        "take the coin",
+        Some(&lang),
+        Some(&c),
+        "kitchen",
+        AgentRevision::CURRENT,
+    )
+    .unwrap_err();
     assert!(
         e.contains("answer to \"take coin\" here is known (\"Unknown action"),
         "{e}"
@@ -67,12 +75,28 @@ fn refusals_hold_in_their_place() {
     assert_eq!(c.refusals_here().len(), 1);
     // `look around` told something new: the refusal is shown but no longer holds.
     c.set_place(None, "", 0, "You are in the kitchen.");
-    assert!(free_command("take coin", Some(&lang), Some(&c), "kitchen").is_ok());
+    assert!(
+        free_command(
+            "take coin",
+            Some(&lang),
+            Some(&c),
+            "kitchen",
+            AgentRevision::CURRENT
+        )
+        .is_ok()
+    );
     assert_eq!(c.refusals_here().len(), 1);
     // The same answer again is nothing new: held until something changes.
     c.observe("look around", "You are in the kitchen.");
     c.set_place(None, "", 0, "You are in the kitchen.");
-    let e = free_command("look around", Some(&lang), Some(&c), "kitchen").unwrap_err();
+    let e = free_command(
+        "look around",
+        Some(&lang),
+        Some(&c),
+        "kitchen",
+        AgentRevision::CURRENT,
+    )
+    .unwrap_err();
     assert!(e.contains("nothing new"), "{e}");
     assert_eq!(
         c.fallback(&lang, None, true),
@@ -81,14 +105,48 @@ fn refusals_hold_in_their_place() {
     );
     // Somewhere else the same commands may be sent.
     c.set_place(None, "", 0, "You move west.\n\nYou are in the pantry.");
-    assert!(free_command("look around", Some(&lang), Some(&c), "pantry").is_ok());
-    assert!(free_command("take coin", Some(&lang), Some(&c), "pantry").is_ok());
+    assert!(
+        free_command(
+            "look around",
+            Some(&lang),
+            Some(&c),
+            "pantry",
+            AgentRevision::CURRENT
+        )
+        .is_ok()
+    );
+    assert!(
+        free_command(
+            "take coin",
+            Some(&lang),
+            Some(&c),
+            "pantry",
+            AgentRevision::CURRENT
+        )
+        .is_ok()
+    );
     assert!(c.refusals_here().is_empty());
     // Without the rule, nothing is refused.
     c.set_place(None, "", 0, "You are in the kitchen.");
-    assert!(free_command("look around", Some(&lang), None, "kitchen").is_ok());
+    assert!(
+        free_command(
+            "look around",
+            Some(&lang),
+            None,
+            "kitchen",
+            AgentRevision::CURRENT
+        )
+        .is_ok()
+    );
     let sw = Language::new(CommandGrammar::ScienceWorld, &[], "");
-    let e = free_command("go to the kitchen", Some(&sw), None, "kitchen").unwrap_err();
+    let e = free_command(
+        "go to the kitchen",
+        Some(&sw),
+        None,
+        "kitchen",
+        AgentRevision::CURRENT,
+    )
+    .unwrap_err();
     assert!(e.contains("already in the kitchen"), "{e}");
 }
 
@@ -180,10 +238,26 @@ fn a_look_that_repeats_the_room_changes_nothing() {
     c.set_place(None, "", 0, shower);
     assert_eq!(c.named_room(), "shower");
     for held in ["move west", "look around"] {
-        let e = free_command(held, Some(&lang), Some(&c), "shower").unwrap_err();
+        let e = free_command(
+            held,
+            Some(&lang),
+            Some(&c),
+            "shower",
+            AgentRevision::CURRENT,
+        )
+        .unwrap_err();
         assert!(e.contains("is known"), "{held}: {e}");
     }
-    assert!(free_command("take coin", Some(&lang), Some(&c), "shower").is_ok());
+    assert!(
+        free_command(
+            "take coin",
+            Some(&lang),
+            Some(&c),
+            "shower",
+            AgentRevision::CURRENT
+        )
+        .is_ok()
+    );
 }
 
 /// Quotes and a closing mark are dropped, and any change to the answer is counted as
@@ -212,4 +286,59 @@ fn repairs_are_counted_and_closing_marks_do_not_hide_a_refusal() {
         "Unknown action: I'm not sure what you mean.",
     );
     assert!(c.refused_here("Open the door to North.").is_some());
+}
+
+/// An answer that joins commands gives its first one as the fallback, when that one is
+/// a command of the family on its own; one that joins none gives none.
+#[test]
+fn the_first_command_of_a_joined_answer() {
+    let twx = Language::new(CommandGrammar::TextworldExpress, &[], "");
+    assert_eq!(
+        twx.first_command("take notebook put notebook in coffee-table"),
+        Some("take notebook".into())
+    );
+    assert_eq!(
+        twx.first_command("Open the door and move north."),
+        Some("open door".into())
+    );
+    assert_eq!(twx.first_command("take notebook"), None);
+    assert_eq!(twx.first_command("find the coin then take it"), None);
+}
+
+/// From revision 11 a trailing place that is the current room is dropped (a repair);
+/// another room stays, and revision 10 reads the answer as it did.
+#[test]
+fn a_trailing_place_that_is_here_is_dropped() {
+    let twx = Language::new(CommandGrammar::TextworldExpress, &[], "");
+    let here = "living room";
+    assert_eq!(
+        free_command(
+            "put notebook on coffee table in the living room",
+            Some(&twx),
+            None,
+            here,
+            AgentRevision::CURRENT
+        ),
+        Ok(("put notebook on coffee table".into(), true))
+    );
+    assert_eq!(
+        free_command(
+            "take coin in kitchen",
+            Some(&twx),
+            None,
+            here,
+            AgentRevision::CURRENT
+        ),
+        Ok(("take coin in kitchen".into(), false))
+    );
+    assert_eq!(
+        free_command(
+            "put notebook on coffee table in living room",
+            Some(&twx),
+            None,
+            here,
+            AgentRevision::R10
+        ),
+        Ok(("put notebook on coffee table in living room".into(), false))
+    );
 }
