@@ -173,6 +173,19 @@ fn a_url_that_does_not_speak_the_openai_api_is_named_at_once() {
     );
     assert!(!line.contains("/v1?"), "{line}");
 
+    // A redirect is not followed (the POST would go on as a GET, the key to another
+    // host): the line names where it points.
+    let mut moved = Reply::text(302, "");
+    moved
+        .headers
+        .push(("location", "http://127.0.0.1:1/elsewhere/v1".into()));
+    let line = ends_at_once(vec![moved], 2, 1);
+    assert!(
+        line.contains("answered 302 Found: a redirect to http://127.0.0.1:1/elsewhere/v1"),
+        "{line}"
+    );
+    assert!(line.contains("does not follow redirects"), "{line}");
+
     // What `python3 -m http.server` answers to a POST.
     let line = ends_at_once(vec![Reply::text(501, PYTHON_501)], 2, 1);
     assert!(

@@ -134,6 +134,38 @@ fn a_model_per_call_kind_reaches_the_endpoint_and_replays() {
     assert!(stdout.contains("every step matches the log"), "{stdout}");
 }
 
+/// Runs started in the same second each get a directory of their own (the name gets a
+/// suffix), none fails on a name another has just taken.
+#[test]
+fn runs_started_at_once_get_a_directory_each() {
+    let work = tempfile::tempdir().unwrap();
+    let server = Scripted::start(WALK);
+    let g = game("simple.z8");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            common::play_command(
+                work.path(),
+                &server.base_url,
+                &[&g, "--max-steps", "1", "--quiet"],
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let runs = std::fs::read_dir(work.path().join("runs")).unwrap().count();
+    assert_eq!(runs, 4);
+}
+
 /// A run with one of PersonalAI's strategies records it in its manifest and replays
 /// exactly (the strategy reads only recorded vectors; no new embedding is asked).
 #[test]

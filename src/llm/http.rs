@@ -203,9 +203,12 @@ impl Transport {
             detail,
         };
         let timeout = Duration::from_secs(timeout_s.max(1));
+        // Redirects are not followed: a POST would go on as a GET, and the key to
+        // another host; a 3xx is answered as what it is (`classify::Kind::Redirect`).
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| setup(format!("cannot build the HTTP client: {e}")))?;
         let config = ApiConfig::new(&base, key).map_err(setup)?;

@@ -175,10 +175,15 @@ struct Limits {
 fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
     let timeout = args.llm_timeout.or(cfg.llm_timeout);
     if timeout == Some(0) {
-        bail!(UserError::new("llm_timeout must be at least 1 second"));
+        bail!(UserError::new(
+            "--llm-timeout (config llm_timeout) must be at least 1 second"
+        ));
     }
     let budget = args.retry_budget.or(cfg.retry_budget);
-    for (name, value) in [("retry_budget", budget), ("llm_timeout", timeout)] {
+    for (name, value) in [
+        ("--retry-budget (config retry_budget)", budget),
+        ("--llm-timeout (config llm_timeout)", timeout),
+    ] {
         if let Some(v) = value.filter(|v| *v > MAX_RETRY_BUDGET_S) {
             bail!(UserError::new(format!(
                 "{name} {v} is too large; give at most {MAX_RETRY_BUDGET_S} seconds"
@@ -193,7 +198,7 @@ fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
     let ctx = args.ctx.or(cfg.ctx).unwrap_or(16384);
     if ctx < 1024 {
         bail!(UserError::new(format!(
-            "ctx {ctx} is too small; give at least 1024 tokens"
+            "--ctx (config ctx) {ctx} is too small; give at least 1024 tokens"
         )));
     }
     let cores = std::thread::available_parallelism()
@@ -201,7 +206,9 @@ fn limits(args: &LlmArgs, cfg: &ConfigFile, embedded: bool) -> Result<Limits> {
         .unwrap_or(2);
     let threads = args.threads.or(cfg.threads).unwrap_or(cores);
     if threads == 0 {
-        bail!(UserError::new("threads must be at least 1"));
+        bail!(UserError::new(
+            "--threads (config threads) must be at least 1"
+        ));
     }
     Ok(Limits {
         timeout_s,

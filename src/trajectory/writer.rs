@@ -33,13 +33,22 @@ impl RunWriter {
                 runs_dir.display()
             ))
         })?;
+        // The directory is claimed by creating it: two runs started in the same second
+        // each get their own (`create_dir` fails for the one that comes second).
         let mut dir = runs_dir.join(run_id);
         let mut n = 1;
-        while dir.exists() {
-            n += 1;
-            dir = runs_dir.join(format!("{run_id}-{n}"));
+        loop {
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    n += 1;
+                    dir = runs_dir.join(format!("{run_id}-{n}"));
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", dir.display()));
+                }
+            }
         }
-        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let open = |name: &str| -> Result<BufWriter<File>> {
             let p = dir.join(name);
             Ok(BufWriter::new(File::create(&p).with_context(|| {

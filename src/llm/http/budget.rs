@@ -171,6 +171,7 @@ impl Budget {
             .unwrap_or_default();
         let budget = self.policy.budget.as_secs();
         let hint = match kind {
+            _ if budget == 0 => "--retry-budget 0: no retry; the one try has --llm-timeout (half the default budget when it is not given): give --llm-timeout for a shorter try, or a budget to retry".to_string(),
             Kind::TimedOut => format!(
                 "the retry budget is {budget} s: the endpoint accepts connections but does not answer; check that its server is up, or, for a slow model, raise --retry-budget, of which each try has half unless --llm-timeout is given"
             ),

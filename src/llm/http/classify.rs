@@ -38,7 +38,10 @@ pub enum Kind {
     NotFoundPage,
     /// 405.
     MethodNotAllowed,
-    /// Another 4xx (or a 1xx or 3xx that was not followed).
+    /// A 3xx: a redirect, which is not followed (a POST is not sent on to another URL,
+    /// nor the API key to another host).
+    Redirect,
+    /// Another 4xx (or a 1xx).
     ClientError,
     /// A 2xx whose body is an HTML page.
     HtmlAnswer,
@@ -178,8 +181,15 @@ pub static TABLE: &[Row] = &[
         says: "this URL does not speak the OpenAI API; `--base-url`, `/v1` if its path lacks it",
     },
     Row {
+        kind: Kind::Redirect,
+        answered: "3xx (a redirect: not followed)",
+        retried: Retried::Never,
+        exit: 2,
+        says: "the URL it points to (`Location`); `--base-url`",
+    },
+    Row {
         kind: Kind::ClientError,
-        answered: "another 4xx, or a 3xx not followed",
+        answered: "another 4xx, or a 1xx",
         retried: Retried::Never,
         exit: 1,
         says: "the endpoint's message",
@@ -261,6 +271,7 @@ impl Kind {
             404 if names_a_model(body) => Kind::UnknownModel,
             404 => Kind::NotFoundPage,
             405 => Kind::MethodNotAllowed,
+            300..=399 => Kind::Redirect,
             _ => Kind::ClientError,
         }
     }
@@ -300,6 +311,7 @@ impl Kind {
             Kind::UnknownModel if chat => "the model is unknown there: choose one it serves with --model / ARIADNE_MODEL".into(),
             Kind::UnknownModel => "the model is unknown there: choose one it serves with --embed-model / ARIADNE_EMBED_MODEL".into(),
             Kind::NoV1 => format!("the base URL's path has no /v1: try {base}/v1 ({url_setting})"),
+            Kind::Redirect => format!("Ariadne does not follow redirects: give the URL it points to as the base URL ({url_setting})"),
             Kind::NotImplemented
             | Kind::MethodNotAllowed
             | Kind::ServerPage

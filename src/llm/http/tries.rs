@@ -177,7 +177,12 @@ impl OneTry {
         body: &[u8],
     ) -> TryError {
         let kind = Kind::of_status(status.as_u16(), body, &self.base);
-        let message = error_message(body);
+        let message = match headers.get(reqwest::header::LOCATION) {
+            Some(to) if kind == Kind::Redirect => {
+                format!("a redirect to {}", String::from_utf8_lossy(to.as_bytes()))
+            }
+            _ => error_message(body),
+        };
         // A 400 about the response format: the endpoint takes no JSON schema.
         let lower = message.to_lowercase();
         let format_hint = if kind == Kind::BadRequest

@@ -69,7 +69,8 @@ fn statuses_are_classified_as_a_user_reads_them() {
             Kind::NotFoundPage,
         ),
         (408, b"", v1, Kind::RateLimited),
-        (302, b"", v1, Kind::ClientError),
+        (302, b"", v1, Kind::Redirect),
+        (307, html, v1, Kind::Redirect),
         (404, b"", "http://127.0.0.1:8080", Kind::NoV1),
         (404, html, v1, Kind::NotFoundPage),
         (405, b"", v1, Kind::MethodNotAllowed),
@@ -153,7 +154,7 @@ fn html_titles_are_read() {
 
 /// Every kind, in the table's order; the match below stops the build when a kind is
 /// added without being listed here.
-const KINDS: [Kind; 19] = [
+const KINDS: [Kind; 20] = [
     Kind::RateLimited,
     Kind::ServerError,
     Kind::Gateway,
@@ -166,6 +167,7 @@ const KINDS: [Kind; 19] = [
     Kind::UnknownModel,
     Kind::NotFoundPage,
     Kind::MethodNotAllowed,
+    Kind::Redirect,
     Kind::ClientError,
     Kind::HtmlAnswer,
     Kind::TextAnswer,
@@ -189,6 +191,7 @@ fn listed(kind: Kind) -> bool {
         | Kind::UnknownModel
         | Kind::NotFoundPage
         | Kind::MethodNotAllowed
+        | Kind::Redirect
         | Kind::ClientError
         | Kind::HtmlAnswer
         | Kind::TextAnswer
