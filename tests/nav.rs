@@ -87,9 +87,11 @@ fn go_to_first_room_arrives_through_the_bridge_with_every_move_logged() {
             "{room} not in {offered:?}"
         );
     }
+    // The paper's profile offers every room decided in, the current one too, as the
+    // reference does (`pipeline_arigraph.py:110`).
     assert!(
-        !offered.contains(&"washroom".to_string()),
-        "the current room is not a target"
+        offered.contains(&"washroom".to_string()),
+        "the current room is a target under paper: {offered:?}"
     );
 
     // The route: six moves back, each a logged step flagged as part of the route.
@@ -245,32 +247,12 @@ fn switches_turn_off_exploration_and_go_to() {
     assert_eq!(manifest["agent"]["go_to"], false);
 }
 
+/// Under the extended profile (rule `checked-routes`) a route stops where a move does
+/// not arrive and says so; under the paper's the move is sent and the game's answer kept
+/// as it is, as the reference plays a route.
 #[test]
 fn a_blocked_route_stops_and_tells_the_agent() {
-    // Walk from the bedroom into the kitchen, close the door behind, then ask to go back.
-    let actions = [
-        "open antique trunk",
-        "take old key from antique trunk",
-        "unlock wooden door with old key",
-        "open wooden door",
-        "go east",
-        "close wooden door",
-        "go to bedroom",
-    ];
-    let server = Scripted::start(&actions);
-    let work = tempfile::tempdir().unwrap();
-    let out = play(
-        work.path(),
-        &server.base_url,
-        &[&game("simple.z8"), "--max-steps", "8", "--quiet"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
-    assert_eq!(steps.len(), 8);
+    let (steps, _work) = blocked_route(&["--profile", "extended"]);
     let blocked = &steps[6];
     assert_eq!(blocked["action"], "go to bedroom");
     assert_eq!(blocked["command"], "go west");
@@ -286,4 +268,43 @@ fn a_blocked_route_stops_and_tells_the_agent() {
     // The agent's next observation is that report, and it is still in the kitchen.
     assert_eq!(steps[7]["observation"], blocked["feedback"]);
     assert_eq!(steps[7]["room"], "Kitchen");
+
+    let (steps, _work) = blocked_route(&[]);
+    let blocked = &steps[6];
+    assert_eq!(blocked["command"], "go west");
+    let feedback = blocked["feedback"].as_str().unwrap();
+    assert!(!feedback.contains("The route stopped"), "{feedback}");
+    assert!(
+        feedback.contains("open the wooden door first"),
+        "{feedback}"
+    );
+}
+
+/// Walk from the bedroom into the kitchen, close the door behind, then ask to go back,
+/// with `flags`; the steps (and the work folder, kept while they are read).
+fn blocked_route(flags: &[&str]) -> (Vec<serde_json::Value>, tempfile::TempDir) {
+    // Walk from the bedroom into the kitchen, close the door behind, then ask to go back.
+    let actions = [
+        "open antique trunk",
+        "take old key from antique trunk",
+        "unlock wooden door with old key",
+        "open wooden door",
+        "go east",
+        "close wooden door",
+        "go to bedroom",
+    ];
+    let server = Scripted::start(&actions);
+    let work = tempfile::tempdir().unwrap();
+    let g = game("simple.z8");
+    let mut args = vec![g.as_str(), "--max-steps", "8", "--quiet"];
+    args.extend(flags);
+    let out = play(work.path(), &server.base_url, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps = read_jsonl(&run_dir(work.path()).join("steps.jsonl"));
+    assert_eq!(steps.len(), 8);
+    (steps, work)
 }
