@@ -26,6 +26,11 @@ const ROOMS: [&str; 6] = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Side"];
 const SIDE: usize = 5;
 
 impl Corridor {
+    /// The corridor at its west end, twisted or not.
+    fn new(twisted: bool) -> Self {
+        Corridor { room: 0, twisted }
+    }
+
     fn way(&self, command: &str) -> Option<usize> {
         match (self.room, command) {
             (SIDE, "go west") => Some(0),
@@ -101,7 +106,7 @@ async fn walk(twisted: bool, config: EpisodeConfig) -> (Vec<StepRecord>, Vec<Cha
         "look",
     ]));
     let (result, steps, _) = play_in(
-        Corridor { room: 0, twisted },
+        Corridor::new(twisted),
         script.clone(),
         CancellationToken::new(),
         config,
@@ -213,10 +218,7 @@ async fn checked_routes_stop_where_the_map_was_wrong() {
 async fn an_unroutable_go_to_gets_the_reference_answer() {
     let script = Arc::new(Scripted::default().actions(&["go to alpha", "look"]));
     let (result, steps, _) = play_in(
-        Corridor {
-            room: 0,
-            twisted: false,
-        },
+        Corridor::new(false),
         script,
         CancellationToken::new(),
         paper(2),
@@ -237,10 +239,7 @@ async fn key_items_are_lowercased_as_the_reference_does() {
             .actions(&["look"]),
     );
     let (result, steps, _) = play_in(
-        Corridor {
-            room: 0,
-            twisted: false,
-        },
+        Corridor::new(false),
         script,
         CancellationToken::new(),
         paper(1),
@@ -268,10 +267,7 @@ async fn an_unreadable_plan_is_shown_back_as_its_text_and_a_bad_action_is_look()
     );
     let (result, steps, requests) = {
         let (r, s, _) = play_in(
-            Corridor {
-                room: 0,
-                twisted: false,
-            },
+            Corridor::new(false),
             script.clone(),
             CancellationToken::new(),
             paper(2),
