@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::tests::{config, play_in};
+use super::tests::{config, play_in, played};
 use super::*;
 use crate::env::EnvError;
 use crate::llm::ChatRequest;
@@ -97,23 +97,15 @@ fn paper(max_steps: u32) -> EpisodeConfig {
 
 /// East four times, `go to alpha`, then look; the commands sent and every request.
 async fn walk(twisted: bool, config: EpisodeConfig) -> (Vec<StepRecord>, Vec<ChatRequest>) {
-    let script = Arc::new(Scripted::default().actions(&[
+    let actions = [
         "go east",
         "go east",
         "go east",
         "go east",
         "go to alpha",
         "look",
-    ]));
-    let (result, steps, _) = play_in(
-        Corridor::new(twisted),
-        script.clone(),
-        CancellationToken::new(),
-        config,
-    )
-    .await;
-    result.expect("episode");
-    (steps, script.requests())
+    ];
+    played(Corridor::new(twisted), &actions, config).await
 }
 
 /// The user message of the `n`-th request (1-based) made for `purpose`.

@@ -841,16 +841,19 @@ const NOTE_WALK: [&str; 9] = [
 /// Play the first `n` commands of [`NOTE_WALK`] in the house with a note under
 /// `config`; the steps and every chat request.
 async fn note_walk(mut config: EpisodeConfig, n: usize) -> (Vec<StepRecord>, Vec<ChatRequest>) {
-    let actions = &NOTE_WALK[..n];
-    let script = Arc::new(Scripted::default().actions(actions));
     config.max_steps = n as u32;
-    let (result, steps, _) = play_in(
-        House::new(true),
-        script.clone(),
-        CancellationToken::new(),
-        config,
-    )
-    .await;
+    played(House::new(true), &NOTE_WALK[..n], config).await
+}
+
+/// [`play_in`] with a script that plays `actions` in `game`, the episode expected to end
+/// without error; the steps and every chat request.
+pub(super) async fn played(
+    game: impl Environment + 'static,
+    actions: &[&str],
+    config: EpisodeConfig,
+) -> (Vec<StepRecord>, Vec<ChatRequest>) {
+    let script = Arc::new(Scripted::default().actions(actions));
+    let (result, steps, _) = play_in(game, script.clone(), CancellationToken::new(), config).await;
     result.expect("episode");
     (steps, script.requests())
 }

@@ -347,10 +347,14 @@ pub trait MemoryModule: Send + Sync {
     }
 
     /// The past entries this design shows as item 2 of the reference's working memory,
-    /// given this step's `retrieval` and the `recent` steps; empty for a design that
-    /// shows the recent steps themselves.
-    fn past(&self, _retrieval: &Retrieval, _recent: &[layout::RecentStep<'_>]) -> Vec<String> {
-        Vec::new()
+    /// given this step's `retrieval` and the `recent` steps: for a ranked layout its
+    /// retrieved entries with the recent steps ([`ranked_past`]); empty for a design
+    /// that shows the recent steps themselves.
+    fn past(&self, retrieval: &Retrieval, recent: &[layout::RecentStep<'_>]) -> Vec<String> {
+        match self.layout() {
+            layout::Layout::Ranked => ranked_past(retrieval, recent),
+            _ => Vec::new(),
+        }
     }
 
     /// How many episodic memories a step's retrieval returns at most (AriGraph's k of
@@ -371,4 +375,25 @@ pub trait MemoryModule: Send + Sync {
     async fn sync(&mut self, _llm: &Llm, _log: &mut CallLog) -> Result<()> {
         Ok(())
     }
+}
+
+/// The ranked designs' past (`pipeline_smartrag.py:88`: `Observations: ...\nAction taken:
+/// ...`): the retrieved notes first (reflections, lessons), then the retrieved episodes,
+/// then the recent steps, each once.
+fn ranked_past(retrieval: &Retrieval, recent: &[layout::RecentStep<'_>]) -> Vec<String> {
+    let mut past: Vec<String> = retrieval.notes.clone();
+    let last = recent
+        .iter()
+        .map(|h| format!("Observations: {}\nAction taken: {}", h.seen, h.action));
+    for entry in retrieval
+        .episodes
+        .iter()
+        .map(|e| format!("Observations: {}", e.observation))
+        .chain(last)
+    {
+        if !past.contains(&entry) {
+            past.push(entry);
+        }
+    }
+    past
 }

@@ -54,27 +54,3 @@ pub(crate) async fn embed_one(
         .into_iter()
         .next())
 }
-
-/// The ranked designs' past (`pipeline_smartrag.py:88`: `Observations: ...\nAction taken:
-/// ...`): the retrieved notes first (reflections, lessons), then the retrieved episodes,
-/// then the recent steps, each once.
-pub fn ranked_past(
-    retrieval: &crate::memory::Retrieval,
-    recent: &[crate::memory::layout::RecentStep<'_>],
-) -> Vec<String> {
-    let mut past: Vec<String> = retrieval.notes.clone();
-    let last = recent
-        .iter()
-        .map(|h| format!("Observations: {}\nAction taken: {}", h.seen, h.action));
-    for entry in retrieval
-        .episodes
-        .iter()
-        .map(|e| format!("Observations: {}", e.observation))
-        .chain(last)
-    {
-        if !past.contains(&entry) {
-            past.push(entry);
-        }
-    }
-    past
-}

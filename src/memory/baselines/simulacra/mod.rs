@@ -123,14 +123,6 @@ impl MemoryModule for Simulacra {
         crate::memory::layout::Layout::Ranked
     }
 
-    fn past(
-        &self,
-        retrieval: &Retrieval,
-        recent: &[crate::memory::layout::RecentStep<'_>],
-    ) -> Vec<String> {
-        crate::memory::baselines::ranked_past(retrieval, recent)
-    }
-
     async fn update(
         &mut self,
         llm: &Llm,
